@@ -1,0 +1,55 @@
+"""/healthz: is Engram able to remember and recall right now?"""
+
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.http import JsonResponse
+from django.views.decorators.http import require_GET
+
+from memories.models import Memory
+from memories.providers.embeddings import get_provider
+
+
+def _database() -> dict:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('server_version'), "
+            "(SELECT extversion FROM pg_extension WHERE extname = 'vector')"
+        )
+        server_version, pgvector_version = cursor.fetchone()
+    return {
+        "ok": True,
+        "embedded": bool(settings.DATABASES["default"].get("EMBEDDED_PGDATA")),
+        "server_version": server_version,
+        "pgvector": pgvector_version,
+    }
+
+
+def _queue() -> dict:
+    from huey.contrib.djhuey import HUEY
+
+    report = {"backend": type(HUEY).__name__, "immediate": HUEY.immediate}
+    try:
+        report.update(pending=HUEY.pending_count(), scheduled=HUEY.scheduled_count(), ok=True)
+    except Exception as exc:  # the queue may be down while the database is up
+        report.update(ok=False, error=str(exc).splitlines()[0])
+    return report
+
+
+@require_GET
+def healthz(request):
+    try:
+        database = _database()
+        awaiting = Memory.objects.awaiting_embedding().count()
+    except DatabaseError as exc:
+        return JsonResponse(
+            {"status": "unavailable", "database": {"ok": False, "error": str(exc)}}, status=503
+        )
+    queue = _queue()
+    body = {
+        "status": "ok" if database["pgvector"] and queue["ok"] else "degraded",
+        "database": database,
+        "pgvector": database["pgvector"],
+        "embedding": {**get_provider().describe(), "awaiting_embedding": awaiting},
+        "queue": queue,
+    }
+    return JsonResponse(body, status=200)

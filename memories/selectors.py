@@ -1,0 +1,122 @@
+"""Reads: the queries that find memories. Writes live in services.py."""
+
+import hashlib
+import re
+import uuid
+from collections.abc import Sequence
+
+import numpy as np
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connection
+from django.db.models import F
+from django.db.models.functions import Cast
+from pgvector.django import CosineDistance, VectorField
+
+from .models import Memory, Status
+
+_MODEL_ID = re.compile(r"^[A-Za-z0-9._:/@-]{1,200}$")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def vector_literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"
+
+
+def vector_index_name(model_id: str) -> str:
+    return "memory_embedding_" + hashlib.sha1(model_id.encode()).hexdigest()[:12]
+
+
+def ensure_vector_index(model_id: str, dimensions: int) -> str:
+    """Create the partial HNSW (cosine) index for one embedding model, if missing.
+
+    The column is an untyped `vector`; an index needs one size, so each model gets its
+    own index over `embedding::vector(n)` restricted to that model's rows, and every
+    dense query uses that same expression and filter.
+    """
+    if not _MODEL_ID.match(model_id) or not 0 < dimensions <= 16000:
+        raise ValueError(f"unusable embedding model id {model_id!r} / {dimensions}")
+    name = vector_index_name(model_id)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE INDEX IF NOT EXISTS {name} ON {Memory._meta.db_table} "
+            f"USING hnsw ((embedding::vector({dimensions})) vector_cosine_ops) "
+            f"WHERE embedding_model = '{model_id}'"
+        )
+    return name
+
+
+def _distance(model_id: str, dimensions: int, vector: np.ndarray):
+    return CosineDistance(
+        Cast("embedding", VectorField(dimensions=dimensions)), vector_literal(vector)
+    )
+
+
+def filtered(owner, *, memory_types: Sequence[str] = (), kinds: Sequence[str] = (),
+             project: str | None = None, statuses: Sequence[str] = (Status.ACTIVE,)):
+    memories = Memory.objects.for_owner(owner).filter(status__in=statuses)
+    if memory_types:
+        memories = memories.filter(memory_type__in=memory_types)
+    if kinds:
+        memories = memories.filter(kind__in=kinds)
+    if project is not None:
+        memories = memories.filter(project=project)
+    return memories
+
+
+def dense_search(memories, *, model_id: str, dimensions: int, vector: np.ndarray,
+                 limit: int) -> list[tuple[Memory, float]]:
+    """Nearest memories by cosine, among those embedded by `model_id` only."""
+    rows = (
+        memories.filter(embedding_model=model_id)
+        .annotate(distance=_distance(model_id, dimensions, vector))
+        .order_by("distance")
+        .defer("embedding")[:limit]
+    )
+    return [(memory, 1.0 - memory.distance) for memory in rows]
+
+
+def keyword_search(memories, query: str, *, limit: int) -> list[tuple[Memory, float]]:
+    """Any-word full-text match on the generated tsvector, ranked by ts_rank_cd."""
+    words = _WORD.findall(query)
+    if not words:
+        return []
+    search = SearchQuery(" or ".join(words), search_type="websearch", config="english")
+    rows = (
+        memories.filter(search_vector=search)
+        .annotate(rank=SearchRank(F("search_vector"), search, cover_density=True))
+        .order_by("-rank")
+        .defer("embedding")[:limit]
+    )
+    return [(memory, memory.rank) for memory in rows]
+
+
+def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: int,
+                     vectors: np.ndarray) -> list[tuple[uuid.UUID, float] | None]:
+    """For each vector, the closest active memory of this owner and project.
+
+    One round trip for a whole batch (a LATERAL top-1 per vector), so bulk imports do
+    not pay a query per memory for deduplication.
+    """
+    if len(vectors) == 0:
+        return []
+    table = Memory._meta.db_table
+    sql = f"""
+        SELECT q.ord, best.id, 1 - best.distance
+        FROM unnest(%s::text[]) WITH ORDINALITY AS q(vec, ord)
+        LEFT JOIN LATERAL (
+            SELECT m.id, (m.embedding::vector({dimensions})) <=> q.vec::vector({dimensions})
+                   AS distance
+            FROM {table} m
+            WHERE m.owner_id = %s AND m.project = %s AND m.status = %s
+              AND m.embedding_model = %s
+            ORDER BY (m.embedding::vector({dimensions})) <=> q.vec::vector({dimensions})
+            LIMIT 1
+        ) best ON true
+        ORDER BY q.ord
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql, [[vector_literal(v) for v in vectors], owner_id, project, Status.ACTIVE,
+                  model_id],
+        )
+        return [(mid, float(sim)) if mid else None for _, mid, sim in cursor.fetchall()]

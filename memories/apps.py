@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.core import checks
 from django.db.models.signals import post_migrate
 
 
@@ -8,6 +9,19 @@ class MemoriesConfig(AppConfig):
 
     def ready(self):
         post_migrate.connect(prepare_database, sender=self)
+        checks.register(database_is_usable, checks.Tags.database)
+
+
+def database_is_usable(databases=None, **kwargs):
+    """Connect once, so `check --database` and `migrate` fail fast on an unusable server.
+
+    The backend raises DatabaseSetupError with the one sentence a person needs.
+    """
+    from django.db import connections
+
+    for alias in databases or ():
+        connections[alias].ensure_connection()
+    return []
 
 
 def prepare_database(using="default", **kwargs):

@@ -46,9 +46,7 @@ def ensure_vector_index(model_id: str, dimensions: int) -> str:
 
 
 def _distance(model_id: str, dimensions: int, vector: np.ndarray):
-    return CosineDistance(
-        Cast("embedding", VectorField(dimensions=dimensions)), vector_literal(vector)
-    )
+    return CosineDistance(Cast("embedding", VectorField(dimensions=dimensions)), vector)
 
 
 def filtered(owner, *, memory_types: Sequence[str] = (), kinds: Sequence[str] = (),

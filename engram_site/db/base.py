@@ -82,8 +82,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 "DATABASE_URL and that the server is running."
             ) from None
         key = (conn_params.get("host"), conn_params.get("port"), conn_params.get("dbname"))
-        # The maintenance database is only used to create and drop test databases.
-        if key not in _checked_databases and conn_params.get("dbname") != "postgres":
+        # NAME None is Django's maintenance connection, used to create test databases.
+        if key not in _checked_databases and self.settings_dict["NAME"] is not None:
             previous_autocommit = connection.autocommit
             connection.autocommit = True
             try:

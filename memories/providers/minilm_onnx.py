@@ -25,7 +25,7 @@ DIM = 384
 MAX_LENGTH = 256  # sentence_bert_config.json max_seq_length
 # Bump whenever build_onnx changes what it writes: the cache file name
 # includes it, so old cached graphs are simply ignored and rebuilt.
-BUILD_VERSION = "1"
+BUILD_VERSION = "2"
 OPSET = 17  # first opset with LayerNormalization
 
 
@@ -109,7 +109,7 @@ def _bert_graph(weights: dict[str, np.ndarray], cfg: dict):
 
     const("heads_shape", np.array([0, 0, heads, head_dim], np.int64))  # 0 = copy dim
     const("merge_shape", np.array([0, 0, hidden], np.int64))
-    const("sqrt_half", np.array(1 / np.sqrt(2), np.float32))
+    const("sqrt2", np.array(np.sqrt(2.2), np.float32))
     const("half", np.array(0.5, np.float32))
     scale = float(1.0 / np.sqrt(head_dim))  # python float: keeps the weights float32
 
@@ -133,12 +133,13 @@ def _bert_graph(weights: dict[str, np.ndarray], cfg: dict):
         attn = linear(ctx, f"{p}.attention.output.dense", f"{t}_attn")
         x = layer_norm(node("Add", [attn, x], f"{t}_res1"), f"{p}.attention.output.LayerNorm", f"{t}_ln1")
 
-        # Exact GELU, 0.5*x*(1+erf(x/sqrt2)), written out so onnxruntime can
-        # fuse it (BiasGelu) and it works on opsets without a Gelu op.
+        # Exact GELU written in the PyTorch-export form x*(1+erf(x/sqrt2))*0.5:
+        # onnxruntime only fuses it (with the bias Add) into BiasGelu when the
+        # ops come in exactly this order.
         h = linear(x, f"{p}.intermediate.dense", f"{t}_ff1")
-        erf = node("Erf", [node("Mul", [h, "sqrt_half"], f"{t}_gs")], f"{t}_erf")
-        gelu = node("Mul", [node("Mul", [h, "half"], f"{t}_gh"),
-                            node("Add", [erf, "f_one"], f"{t}_g1")], f"{t}_gelu")
+        erf = node("Erf", [node("Div", [h, "sqrt2"], f"{t}_gd")], f"{t}_erf")
+        gelu = node("Mul", [node("Mul", [h, node("Add", [erf, "f_one"], f"{t}_g1")], f"{t}_gm"), "half"],
+                    f"{t}_gelu")
         ff = linear(gelu, f"{p}.output.dense", f"{t}_ff2")
         x = layer_norm(node("Add", [ff, x], f"{t}_res2"), f"{p}.output.LayerNorm", f"{t}_out")
 

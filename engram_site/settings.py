@@ -217,3 +217,6 @@ ENGRAM_PROVIDER_TIMEOUT = envfloat("ENGRAM_PROVIDER_TIMEOUT", 10.0, 0.1, 600.0)
 # Delta ingestion with semantic deduplication: at this cosine similarity a new memory
 # strengthens the existing one instead of adding a row.
 ENGRAM_DEDUP_THRESHOLD = envfloat("ENGRAM_DEDUP_THRESHOLD", 0.90, 0.5, 1.0)
+# ...and, when strict, only if both texts carry the same details (numbers, names, words),
+# so a changed fact is kept as a new memory instead of vanishing into the old one.
+ENGRAM_DEDUP_STRICT = envbool("ENGRAM_DEDUP_STRICT", True)

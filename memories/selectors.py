@@ -89,32 +89,34 @@ def keyword_search(memories, query: str, *, limit: int) -> list[tuple[Memory, fl
 
 
 def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: int,
-                     vectors: np.ndarray) -> list[tuple[uuid.UUID, float] | None]:
-    """For each vector, the closest active memory of this owner and project.
+                     vectors: np.ndarray, per_vector: int = 5,
+                     ) -> list[list[tuple[uuid.UUID, str, float]]]:
+    """For each vector, the closest active memories of this owner and project.
 
-    One round trip for a whole batch (a LATERAL top-1 per vector), so bulk imports do
-    not pay a query per memory for deduplication.
+    One round trip for a whole batch (a LATERAL top-k per vector), so bulk imports do
+    not pay a query per memory for deduplication. Rows are (id, content, similarity).
     """
     if len(vectors) == 0:
         return []
     table = Memory._meta.db_table
     sql = f"""
-        SELECT q.ord, best.id, 1 - best.distance
+        SELECT q.ord, near.id, near.content, 1 - near.distance
         FROM unnest(%s::text[]) WITH ORDINALITY AS q(vec, ord)
-        LEFT JOIN LATERAL (
-            SELECT m.id, (m.embedding::vector({dimensions})) <=> q.vec::vector({dimensions})
-                   AS distance
+        JOIN LATERAL (
+            SELECT m.id, m.content,
+                   (m.embedding::vector({dimensions})) <=> q.vec::vector({dimensions}) AS distance
             FROM {table} m
             WHERE m.owner_id = %s AND m.project = %s AND m.status = %s
               AND m.embedding_model = %s
             ORDER BY (m.embedding::vector({dimensions})) <=> q.vec::vector({dimensions})
-            LIMIT 1
-        ) best ON true
-        ORDER BY q.ord
+            LIMIT %s
+        ) near ON true
+        ORDER BY q.ord, near.distance
     """
+    found: list[list[tuple[uuid.UUID, str, float]]] = [[] for _ in range(len(vectors))]
     with connection.cursor() as cursor:
-        cursor.execute(
-            sql, [[vector_literal(v) for v in vectors], owner_id, project, Status.ACTIVE,
-                  model_id],
-        )
-        return [(mid, float(sim)) if mid else None for _, mid, sim in cursor.fetchall()]
+        cursor.execute(sql, [[vector_literal(v) for v in vectors], owner_id, project,
+                             Status.ACTIVE, model_id, per_vector])
+        for ordinal, memory_id, content, similarity in cursor.fetchall():
+            found[ordinal - 1].append((memory_id, content, float(similarity)))
+    return found

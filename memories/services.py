@@ -174,7 +174,6 @@ def remember_many(*, owner, items: Sequence[NewMemory],
         return []
 
     vectors = _embed_all(items, provider)
-    threshold = settings.ENGRAM_DEDUP_THRESHOLD
     hashes = [content_hash(item.content) for item in items]
 
     with transaction.atomic():
@@ -184,44 +183,55 @@ def remember_many(*, owner, items: Sequence[NewMemory],
             for m in Memory.objects.for_owner(owner).active()
             .filter(content_hash__in=set(hashes)).defer("embedding")
         }
-        nearest: list = [None] * len(items)
-        in_batch: list = [None] * len(items)
-        if vectors is not None:
-            for project in {item.project for item in items}:
-                idx = [i for i, item in enumerate(items) if item.project == project]
-                found = selectors.nearest_for_each(
-                    owner.pk, project, model_id=provider.model_id,
-                    dimensions=provider.dimensions, vectors=vectors[idx],
-                )
-                dupes = first_duplicate_in_batch(vectors[idx], threshold)
-                for local, i in enumerate(idx):
-                    nearest[i] = found[local]
-                    in_batch[i] = None if dupes[local] is None else idx[dupes[local]]
-        return _write(owner, items, vectors, hashes, existing_by_hash, nearest, in_batch,
-                      threshold, provider, now)
+        stored_match, batch_match = _semantic_matches(owner, items, vectors, provider)
+        return _write(owner, items, vectors, hashes, existing_by_hash, stored_match,
+                      batch_match, provider, now)
 
 
-def _write(owner, items, vectors, hashes, existing_by_hash, nearest, in_batch, threshold,
+def _semantic_matches(owner, items, vectors, provider):
+    """Per item: the stored memory it duplicates (id, similarity) and the earlier batch
+    item it duplicates (index), each None when there is none."""
+    stored: list[tuple | None] = [None] * len(items)
+    in_batch: list[int | None] = [None] * len(items)
+    if vectors is None:
+        return stored, in_batch
+    threshold, strict = settings.ENGRAM_DEDUP_THRESHOLD, settings.ENGRAM_DEDUP_STRICT
+    for project in {item.project for item in items}:
+        idx = [i for i, item in enumerate(items) if item.project == project]
+        contents = [items[i].content for i in idx]
+        found = selectors.nearest_for_each(owner.pk, project, model_id=provider.model_id,
+                                           dimensions=provider.dimensions, vectors=vectors[idx])
+        earlier = first_duplicate_in_batch(contents, vectors[idx], threshold, strict=strict)
+        for local, i in enumerate(idx):
+            candidates = found[local]
+            decision = decide(contents[local], [(c, sim) for _, c, sim in candidates],
+                              threshold, strict=strict)
+            if decision.duplicate_of is not None:
+                stored[i] = (candidates[decision.duplicate_of][0], decision.similarity)
+            if earlier[local] is not None:
+                in_batch[i] = idx[earlier[local]]
+    return stored, in_batch
+
+
+def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_match,
            provider, now) -> list[RememberResult]:
     results: list[RememberResult | None] = [None] * len(items)
     to_create: list[Memory] = []
     strengthened: dict[str, tuple[Memory, list[int]]] = {}
-    existing_ids = {n[0] for n in nearest if n and n[1] >= threshold}
-    existing = Memory.objects.defer("embedding").in_bulk(existing_ids)
+    existing = Memory.objects.defer("embedding").in_bulk(
+        {match[0] for match in stored_match if match})
     batch_hashes: dict[tuple[str, str], int] = {}
 
     for i, item in enumerate(items):
         match, similarity = existing_by_hash.get((item.project, hashes[i])), 1.0
-        if match is None and nearest[i] is not None:
-            decision = decide([nearest[i][1]], threshold)
-            if decision.duplicate_of is not None:
-                match, similarity = existing[nearest[i][0]], decision.similarity
+        if match is None and stored_match[i] is not None:
+            match, similarity = existing[stored_match[i][0]], stored_match[i][1]
         earlier = batch_hashes.setdefault((item.project, hashes[i]), i)
         if match is None and earlier != i:
             match = results[earlier].memory
-        elif match is None and in_batch[i] is not None:
-            match = results[in_batch[i]].memory
-            similarity = float(vectors[i] @ vectors[in_batch[i]])
+        elif match is None and batch_match[i] is not None:
+            match = results[batch_match[i]].memory
+            similarity = float(vectors[i] @ vectors[batch_match[i]])
         if match is not None:
             results[i] = RememberResult(match, created=False, similarity=similarity)
             strengthened.setdefault(str(match.pk), (match, []))[1].append(i)

@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from memories.engine.dedup import content_hash, decide, first_duplicate_in_batch
+from memories.engine.dedup import content_hash, decide, first_duplicate_in_batch, same_details
 from memories.engine.ids import uuid7
 
 
@@ -26,12 +26,30 @@ def test_content_hash_ignores_case_and_spacing_but_not_words():
     assert content_hash("use tabs") != content_hash("use spaces")
 
 
-def test_decide_takes_the_most_similar_candidate_at_the_threshold():
-    assert decide([0.5, 0.93, 0.91], 0.90).duplicate_of == 1
-    assert decide([0.90], 0.90).duplicate_of == 0
-    below = decide([0.89], 0.90)
+def test_decide_takes_the_most_similar_duplicate_at_the_threshold():
+    text = "Run the migrations before deploying"
+    candidates = [("Lunch is at noon", 0.5), ("run the migration before deploying!", 0.93),
+                  ("Run migrations before deploys", 0.91)]
+    assert decide(text, candidates, 0.90).duplicate_of == 1
+    assert decide(text, [("run migrations before deploying", 0.90)], 0.90).duplicate_of == 0
+    below = decide(text, [("run migrations before deploying", 0.89)], 0.90)
     assert below.duplicate_of is None and below.similarity == 0.89
-    assert decide([], 0.9).duplicate_of is None
+    assert decide(text, [], 0.9).duplicate_of is None
+
+
+def test_a_changed_detail_is_not_a_duplicate_however_close_the_vectors():
+    old = "The Redis cluster for ledger is in us-east-2 with 5 replicas"
+    new = "The Redis cluster for ledger is in eu-west-1 with 3 replicas"
+    assert not same_details(old, new)
+    assert decide(new, [(old, 0.95)], 0.90).duplicate_of is None
+    assert decide(new, [(old, 0.95)], 0.90, strict=False).duplicate_of == 0
+
+
+def test_negation_and_added_words_are_details():
+    assert not same_details("Deploy on Fridays", "Never deploy on Fridays")
+    assert not same_details("Run migrations", "Run migrations on prod")
+    assert same_details("The password rotates every 30 days",
+                        "The password is rotated every 30 days.")
 
 
 def test_batch_duplicates_point_at_the_earliest_original():
@@ -39,6 +57,13 @@ def test_batch_duplicates_point_at_the_earliest_original():
     b = np.array([0.0, 1.0])
     near_a = np.array([0.99, 0.141])
     near_a /= np.linalg.norm(near_a)
+    contents = ["use tabs", "lunch at noon", "Use tabs.", "use  TABS"]
     vectors = np.stack([a, b, near_a, a])
-    assert first_duplicate_in_batch(vectors, 0.9) == [None, None, 0, 0]
-    assert first_duplicate_in_batch(np.zeros((0, 2)), 0.9) == []
+    assert first_duplicate_in_batch(contents, vectors, 0.9) == [None, None, 0, 0]
+    assert first_duplicate_in_batch([], np.zeros((0, 2)), 0.9) == []
+
+
+def test_batch_items_with_other_details_are_all_kept():
+    contents = ["5 replicas in us-east-2", "3 replicas in eu-west-1"]
+    vectors = np.stack([np.array([1.0, 0.0])] * 2)
+    assert first_duplicate_in_batch(contents, vectors, 0.9) == [None, None]

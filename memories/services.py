@@ -330,20 +330,21 @@ def recall(*, owner, query: str, limit: int = 10, memory_types: Sequence[str] = 
     if errors:
         raise ValidationError(errors)
 
-    memories = selectors.filtered(owner, memory_types=memory_types, kinds=kinds,
-                                  project=project, statuses=statuses)
+    filters = {"memory_types": memory_types, "kinds": kinds, "project": project,
+               "statuses": statuses}
     provider = get_provider()
     try:
         vector = provider.embed_query(query)
     except ProviderError as exc:
         log.warning("recall falls back to keyword search: %s", exc)
+        memories = selectors.filtered(owner, **filters)
         return [Recalled(m, None, rank)
                 for m, rank in selectors.keyword_search(memories, query, limit=limit)]
     return [
         Recalled(m, similarity)
         for m, similarity in selectors.dense_search(
-            memories, model_id=provider.model_id, dimensions=provider.dimensions,
-            vector=vector, limit=limit,
+            owner, model_id=provider.model_id, dimensions=provider.dimensions,
+            vector=vector, limit=limit, **filters,
         )
     ]
 

@@ -7,6 +7,7 @@ vectors of different models from ever being compared.
 
 import functools
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,16 +66,26 @@ class EmbeddingProvider:
 
 
 class LocalProvider(EmbeddingProvider):
-    """all-MiniLM-L6-v2 run offline through ONNX Runtime; no PyTorch, no network."""
+    """all-MiniLM-L6-v2 run offline through ONNX Runtime; no PyTorch, no network.
+
+    int8 (the default) is 2.4x faster than fp32 and agrees with the PyTorch model at
+    cosine 0.993; on LoCoMo its recall@10 matched fp32. Dynamic int8 scales activations
+    per run over the whole batch, so a text's vector would depend on its batch-mates:
+    each text gets a run of its own, spread over a small thread pool, which keeps every
+    vector reproducible. fp32 is exact and batch-independent, so it runs in batches.
+    """
 
     name = "local"
-    model = "all-MiniLM-L6-v2"
     dimensions = 384
 
-    def __init__(self, cache_dir: Path):
+    def __init__(self, cache_dir: Path, *, precision: str = "int8", threads: int = 2):
         super().__init__()
         self.cache_dir = cache_dir
+        self.quantized = precision == "int8"
+        self.model = "all-MiniLM-L6-v2" + ("-int8" if self.quantized else "")
+        self.threads = max(1, threads)
         self._encoder = None
+        self._pool = None
         self._lock = threading.Lock()
 
     @property
@@ -88,11 +99,27 @@ class LocalProvider(EmbeddingProvider):
                 if self._encoder is None:
                     from .minilm_onnx import ensure_model
 
-                    self._encoder = ensure_model(self.cache_dir)
+                    self._pool = ThreadPoolExecutor(self.threads, "engram-embed")
+                    self._encoder = ensure_model(
+                        self.cache_dir, quantize=self.quantized,
+                        threads=1 if self.quantized else self.threads,
+                    )
         return self._encoder
 
     def _embed(self, texts, *, query):
-        return self.encoder().encode(texts)
+        encoder = self.encoder()
+        if not self.quantized:
+            return encoder.encode(texts)
+        if len(texts) == 1:
+            return encoder.encode(texts, batch_size=1)
+        # ONNX Runtime releases the GIL while it runs, so threads use every core.
+        shares = [texts[i::self.threads] for i in range(self.threads)]
+        encoded = list(self._pool.map(lambda share: encoder.encode(share, batch_size=1),
+                                      shares))
+        rows = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        for i, share in enumerate(encoded):
+            rows[i::self.threads] = share
+        return rows
 
     def describe(self):
         return {**super().describe(), "loaded": self.loaded}
@@ -186,15 +213,15 @@ class OllamaProvider(EmbeddingProvider):
 
 
 @functools.cache
-def _build_provider(kind: str, cache_dir: str, openai_key: str, openai_model: str,
-                    openai_url: str, ollama_url: str, ollama_model: str,
-                    timeout: float) -> EmbeddingProvider:
+def _build_provider(kind: str, cache_dir: str, precision: str, threads: int,
+                    openai_key: str, openai_model: str, openai_url: str, ollama_url: str,
+                    ollama_model: str, timeout: float) -> EmbeddingProvider:
     if kind == "openai":
         return OpenAIProvider(api_key=openai_key, model=openai_model, base_url=openai_url,
                               timeout=timeout)
     if kind == "ollama":
         return OllamaProvider(base_url=ollama_url, model=ollama_model, timeout=timeout)
-    return LocalProvider(Path(cache_dir))
+    return LocalProvider(Path(cache_dir), precision=precision, threads=threads)
 
 
 def get_provider() -> EmbeddingProvider:
@@ -204,6 +231,8 @@ def get_provider() -> EmbeddingProvider:
     return _build_provider(
         settings.ENGRAM_EMBEDDING_PROVIDER,
         str(settings.ENGRAM_MODEL_CACHE),
+        settings.ENGRAM_LOCAL_EMBEDDING_PRECISION,
+        settings.ENGRAM_EMBEDDING_THREADS,
         settings.OPENAI_API_KEY,
         settings.ENGRAM_OPENAI_EMBEDDING_MODEL,
         settings.OPENAI_BASE_URL,

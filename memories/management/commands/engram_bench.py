@@ -14,40 +14,37 @@ from memories.providers.embeddings import get_provider
 
 BENCH_USER = "engram-bench"
 
-TEAMS = ["The payments team", "Alice", "Bob", "The on-call engineer", "CI", "The mobile squad",
-         "Our reviewer", "The data team", "The SRE rotation", "Charlie"]
-COMPONENTS = ["the checkout service", "the auth middleware", "the search indexer",
-              "the billing cron job", "the GraphQL gateway", "the image resizer",
-              "the Kafka consumer", "the feature-flag client", "the nightly ETL",
-              "the websocket hub", "the PDF exporter", "the rate limiter",
-              "the session store", "the CSV importer", "the email renderer"]
-PROBLEMS = ["leaks memory", "times out", "returns stale data", "double-charges customers",
-            "drops messages", "deadlocks", "logs secrets", "crashes on empty input",
-            "ignores the retry budget", "slows down under load", "breaks on daylight saving",
-            "rejects valid tokens"]
-CONDITIONS = ["after a deploy", "on Mondays", "when Redis fails over", "for EU customers",
-              "with more than 10k rows", "behind the corporate proxy", "on ARM hosts",
-              "when the cache is cold", "during the backup window", "in Safari only"]
-FIXES = ["pinning the client library", "adding an index on created_at",
-         "moving the work to a queue", "setting a 5 s timeout", "batching the writes",
-         "switching to UTC everywhere", "adding a circuit breaker", "raising the pool size",
-         "validating the payload first", "rotating the signing key"]
+FIRST = ["Alice","Bob","Charlie","Dana","Eve","Farid","Grace","Hiro","Ines","Jonas","Kemal","Lena","Mina","Noor","Omar","Priya","Quinn","Rosa","Sven","Tara"]
+SERVICES = ["checkout","auth","search","billing","gateway","image-resizer","kafka-consumer","feature-flags","etl","websocket-hub","pdf-export","rate-limiter","sessions","csv-import","email","notifications","geo","ledger","inventory","recommendations"]
+LANGS = ["Python","Go","Rust","TypeScript","Kotlin","Ruby","Elixir","Java","C#","Swift"]
+TOOLS = ["pytest","ruff","mypy","black","eslint","prettier","terraform","helm","docker compose","bazel","poetry","uv","webpack","vite","gradle"]
+DBS = ["PostgreSQL","Redis","MySQL","SQLite","DynamoDB","Elasticsearch","ClickHouse","MongoDB","Cassandra","S3"]
+ERRS = ["TimeoutError","KeyError","NullPointerException","ECONNRESET","OOMKilled","deadlock detected","429 Too Many Requests","SSL handshake failure","segfault","UnicodeDecodeError","disk full","clock skew"]
+TEMPLATES = [
+ lambda r,i: f"{r.choice(FIRST)} prefers {r.choice(TOOLS)} over {r.choice(TOOLS)} for the {r.choice(SERVICES)} repo and wants line length {r.choice([79,88,100,120])}.",
+ lambda r,i: f"Incident {i}: {r.choice(SERVICES)} hit {r.choice(ERRS)} talking to {r.choice(DBS)}; root cause was a missing index on {r.choice(['user_id','created_at','order_id','tenant_id','sku'])}.",
+ lambda r,i: f"Decision: the {r.choice(SERVICES)} service moves from {r.choice(LANGS)} to {r.choice(LANGS)} by Q{r.randint(1,4)} {r.randint(2024,2027)} because of {r.choice(['latency','hiring','memory use','type safety','library support','cost'])}.",
+ lambda r,i: f"To release {r.choice(SERVICES)}, run `{r.choice(TOOLS)}` then tag v{r.randint(1,9)}.{r.randint(0,30)}.{r.randint(0,99)} and wait for the {r.choice(['canary','blue-green','staging','smoke'])} checks.",
+ lambda r,i: f"{r.choice(FIRST)} asked to never commit directly to {r.choice(['main','release','develop','prod'])}; use a PR with {r.randint(1,3)} reviewers for {r.choice(SERVICES)}.",
+ lambda r,i: f"The {r.choice(DBS)} cluster for {r.choice(SERVICES)} is in {r.choice(['eu-west-1','us-east-2','ap-south-1','eu-central-1'])} with {r.choice([2,3,5,7])} replicas and a {r.choice([7,14,30,90])}-day backup retention.",
+ lambda r,i: f"Fixed {r.choice(ERRS)} in {r.choice(SERVICES)}/{r.choice(['handlers','models','client','worker','api'])}.py line {r.randint(10,900)} by {r.choice(['retrying with jitter','closing the cursor','bounding the queue','normalising Unicode','raising the ulimit','syncing NTP'])}.",
+ lambda r,i: f"Meeting note {i}: {r.choice(FIRST)} and {r.choice(FIRST)} agreed the {r.choice(SERVICES)} API returns {r.choice(['ISO 8601 dates','cents as integers','snake_case keys','cursor pagination','RFC 7807 errors'])}.",
+]
 
 
 def synthetic_memories(count: int, seed: int) -> list[str]:
-    """Distinct, realistic engineering notes (a ticket number keeps each one unique)."""
+    """Engineering notes of eight shapes: many share a shape and differ in details,
+    which is what makes deduplication and recall hard on real stores."""
     rng = random.Random(seed)
-    return [
-        f"{rng.choice(TEAMS)} found that {rng.choice(COMPONENTS)} {rng.choice(PROBLEMS)} "
-        f"{rng.choice(CONDITIONS)}; fixed by {rng.choice(FIXES)} (ticket ENG-{1000 + i})."
-        for i in range(count)
-    ]
+    return [rng.choice(TEMPLATES)(rng, i) for i in range(count)]
 
 
 def synthetic_queries(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
-    return [f"why does {rng.choice(COMPONENTS)} {rng.choice(PROBLEMS)} {rng.choice(CONDITIONS)}"
-            f" #{i}" for i in range(count)]
+    asks = ["which database does {s} use", "how do we release {s}", "who decided on {s}",
+            "what broke in {s} last time", "review rules for {s}", "{s} API conventions"]
+    return [rng.choice(asks).format(s=rng.choice(SERVICES)) + f" ({i})" for i in range(count)]
+
 
 
 def locomo_turns(path: Path) -> list[str]:

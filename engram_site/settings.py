@@ -130,6 +130,11 @@ else:
         "CONN_MAX_AGE": 60,
     }
 _default_db["CONN_HEALTH_CHECKS"] = True
+# HNSW returns at most ef_search rows, and filters (owner, status) can leave fewer: search
+# wider, and let pgvector 0.8 keep scanning in order until enough rows pass the filters.
+_default_db.setdefault("OPTIONS", {})["options"] = (
+    "-c hnsw.ef_search=100 -c hnsw.iterative_scan=strict_order"
+)
 DATABASES = {"default": _default_db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -205,3 +205,54 @@ class MemoryVersion(models.Model):
     class Meta:
         ordering = ["memory", "changed_at", "id"]
         indexes = [models.Index(fields=["memory", "changed_at"])]
+
+
+class UsageKind(models.TextChoices):
+    RETRIEVED = "retrieved"  # handed to an agent or a person by recall / context
+    CITED = "cited"  # the agent reports it shaped an action
+    IGNORED = "ignored"  # the agent reports it was not used
+    HELPFUL = "helpful"
+    HARMFUL = "harmful"
+
+
+class UsageEvent(models.Model):
+    """What happened to a memory after it was stored: the usage tracker's raw log."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="usage")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    kind = models.CharField(max_length=16, choices=UsageKind.choices)
+    agent_id = models.CharField(max_length=200, blank=True, default="")
+    session_id = models.CharField(max_length=200, blank=True, default="")
+    score = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner", "session_id", "kind"]),
+            models.Index(fields=["memory", "kind", "agent_id", "-created_at"]),
+        ]
+
+
+class ApiKeyQuerySet(models.QuerySet):
+    def usable(self):
+        return self.filter(revoked_at__isnull=True, owner__is_active=True)
+
+
+class ApiKey(models.Model):
+    """A per-user key for agents. Only its SHA-256 is stored; the key is shown once."""
+
+    PREFIX = "engram_"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="api_keys")
+    name = models.CharField(max_length=100)
+    key_prefix = models.CharField(max_length=16, editable=False)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiKeyQuerySet.as_manager()
+
+    def __str__(self):
+        return f"{self.name} ({self.key_prefix}…)"

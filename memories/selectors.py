@@ -4,13 +4,15 @@ import hashlib
 import re
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import F
 
-from .models import Memory, Status
+from .models import Memory, MemoryLink, Status
 
 _MODEL_ID = re.compile(r"^[A-Za-z0-9._:/@-]{1,200}$")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -142,3 +144,126 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
         for ordinal, memory_id, content, similarity in cursor.fetchall():
             found[ordinal - 1].append((memory_id, content, float(similarity)))
     return found
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    """What a caller may narrow recall to. Deleted memories are never candidates."""
+
+    memory_types: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # a memory must carry all of them
+    project: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    valid_at: datetime | None = None  # what was true then: valid_from <= t < valid_to
+    min_importance: float | None = None
+    include_archived: bool = False
+
+    def where(self, owner_id: int, alias: str = "m") -> tuple[str, list]:
+        statuses = [Status.ACTIVE, Status.ARCHIVED] if self.include_archived else [Status.ACTIVE]
+        clauses = [f"{alias}.owner_id = %s", f"{alias}.status = ANY(%s)"]
+        params: list = [owner_id, statuses]
+        for column, values in (("memory_type", self.memory_types), ("kind", self.kinds)):
+            if values:
+                clauses.append(f"{alias}.{column} = ANY(%s)")
+                params.append(list(values))
+        if self.tags:
+            clauses.append(f"{alias}.tags @> %s::varchar[]")
+            params.append(list(self.tags))
+        for column in ("project", "agent_id", "session_id"):
+            if getattr(self, column) is not None:
+                clauses.append(f"{alias}.{column} = %s")
+                params.append(getattr(self, column))
+        if self.created_after:
+            clauses.append(f"{alias}.created_at >= %s")
+            params.append(self.created_after)
+        if self.created_before:
+            clauses.append(f"{alias}.created_at < %s")
+            params.append(self.created_before)
+        if self.valid_at:
+            clauses.append(f"{alias}.valid_from <= %s AND ({alias}.valid_to IS NULL "
+                           f"OR %s < {alias}.valid_to)")
+            params += [self.valid_at, self.valid_at]
+        if self.min_importance is not None:
+            clauses.append(f"{alias}.importance >= %s")
+            params.append(self.min_importance)
+        return " AND ".join(clauses), params
+
+
+def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id: str,
+                      dimensions: int, filters: RecallFilters = RecallFilters(),
+                      exclude_ids: Sequence[uuid.UUID] = (), dense_k: int = 50,
+                      keyword_k: int = 50, graph_seeds: int = 10, graph_depth: int = 2,
+                      ) -> list[Memory]:
+    """Dense, keyword and graph candidate lists in one round trip.
+
+    Each returned memory carries `similarity` and `dense_rank` (HNSW over the active
+    model's vectors), `keyword_score` and `keyword_rank` (ts_rank_cd on the tsvector,
+    any query word), and `graph_hop` / `graph_from` (reached over links, in either
+    direction, from the top hits of the other two lists); absent parts are None.
+    """
+    where, params = filters.where(owner.pk)
+    if exclude_ids:
+        where += " AND m.id <> ALL(%s)"
+        params = [*params, list(exclude_ids)]
+    table, links = Memory._meta.db_table, MemoryLink._meta.db_table
+    words = _WORD.findall(query)
+    ctes, args = [], []
+    if vector is not None:
+        distance = f"{_as_halfvec('m.embedding', dimensions)} <=> %s::halfvec({dimensions})"
+        ctes.append(f"""dense AS (
+            SELECT id, 1 - distance AS similarity,
+                   row_number() OVER (ORDER BY distance, id) AS rank
+            FROM (SELECT m.id, {distance} AS distance FROM {table} m
+                  WHERE {where} AND m.embedding_model = %s
+                  ORDER BY distance LIMIT %s) nearest)""")
+        args += [vector_literal(vector), *params, model_id, dense_k]
+    else:
+        ctes.append("dense AS (SELECT NULL::uuid AS id, NULL::float AS similarity, "
+                    "NULL::bigint AS rank WHERE false)")
+    if words:
+        ctes.append(f"""keyword AS (
+            SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
+            FROM (SELECT m.id, ts_rank_cd(m.search_vector, q) AS score
+                  FROM {table} m, websearch_to_tsquery('english', %s) q
+                  WHERE {where} AND m.search_vector @@ q
+                  ORDER BY score DESC LIMIT %s) matched)""")
+        args += [" or ".join(words), *params, keyword_k]
+    else:
+        ctes.append("keyword AS (SELECT NULL::uuid AS id, NULL::float AS score, "
+                    "NULL::bigint AS rank WHERE false)")
+    # Graph walk: links in either direction from the strongest hits, up to graph_depth.
+    ctes.append("""seeds AS (
+            SELECT id FROM dense WHERE rank <= %s
+            UNION SELECT id FROM keyword WHERE rank <= %s)""")
+    args += [graph_seeds, graph_seeds]
+    ctes.append(f"""walk AS (
+            SELECT id, 0 AS hop, NULL::uuid AS came_from FROM seeds
+            UNION ALL
+            SELECT e.other, w.hop + 1, w.id FROM walk w
+            JOIN LATERAL (
+                SELECT to_memory_id AS other FROM {links} WHERE from_memory_id = w.id
+                UNION ALL
+                SELECT from_memory_id FROM {links} WHERE to_memory_id = w.id
+            ) e ON true
+            WHERE w.hop < %s)""")
+    args.append(graph_depth)
+    ctes.append("""graph AS (
+            SELECT DISTINCT ON (id) id, hop, came_from FROM walk
+            WHERE hop > 0 AND id NOT IN (SELECT id FROM seeds) ORDER BY id, hop)""")
+    sql = f"""
+        WITH RECURSIVE {', '.join(ctes)},
+        pool AS (SELECT id FROM dense UNION SELECT id FROM keyword UNION SELECT id FROM graph)
+        SELECT {', '.join('m.' + c.strip() for c in _RESULT_COLUMNS.split(','))},
+               d.similarity, d.rank AS dense_rank, k.score AS keyword_score,
+               k.rank AS keyword_rank, g.hop AS graph_hop, g.came_from AS graph_from
+        FROM pool JOIN {table} m ON m.id = pool.id
+        LEFT JOIN dense d ON d.id = m.id
+        LEFT JOIN keyword k ON k.id = m.id
+        LEFT JOIN graph g ON g.id = m.id
+        WHERE {where}
+    """
+    return list(Memory.objects.raw(sql, [*args, *params]))

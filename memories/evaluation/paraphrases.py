@@ -1,0 +1,57 @@
+"""The paraphrase set: queries that share (almost) no content word with their memory.
+
+paraphrases.jsonl holds one JSON object a line: {"memory": ..., "query": ...} for a
+pair, {"memory": ...} alone for a distractor that answers none of the queries.
+"""
+
+import json
+from pathlib import Path
+
+from .bm25 import tokenize
+
+DEFAULT_PATH = Path(__file__).with_name("paraphrases.jsonl")
+MAX_SHARED_CONTENT_WORDS = 1
+
+
+def content_words(text: str) -> set[str]:
+    """Stemmed words that are not stopwords (the same analysis as the BM25 baseline)."""
+    return set(tokenize(text))
+
+
+def shared_content_words(a: str, b: str) -> set[str]:
+    return content_words(a) & content_words(b)
+
+
+def load(path: Path = DEFAULT_PATH) -> tuple[list[tuple[str, str]], list[str]]:
+    pairs, distractors = [], []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            memory = item["memory"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{number}: expected a JSON object with \"memory\"") from exc
+        if item.get("query"):
+            pairs.append((memory, item["query"]))
+        else:
+            distractors.append(memory)
+    return pairs, distractors
+
+
+def problems(pairs, distractors) -> list[str]:
+    """What makes a set unfit: pairs sharing too many content words, repeated texts."""
+    found = []
+    for memory, query in pairs:
+        shared = shared_content_words(memory, query)
+        if len(shared) > MAX_SHARED_CONTENT_WORDS:
+            found.append(f"{query!r} shares {sorted(shared)} with {memory!r}")
+    memories = [m for m, _ in pairs] + list(distractors)
+    queries = [q for _, q in pairs]
+    for label, texts in (("memory", memories), ("query", queries)):
+        seen = set()
+        for text in texts:
+            if text.casefold() in seen:
+                found.append(f"repeated {label}: {text!r}")
+            seen.add(text.casefold())
+    return found

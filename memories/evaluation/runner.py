@@ -1,0 +1,266 @@
+"""Loads evaluation data into Engram through the services and ranks it four ways:
+`services.recall` (what the API answers) and three baselines computed on the very same
+stored memories: BM25 over their texts, exact cosine over their stored embeddings, and
+the reciprocal rank fusion of those two."""
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.contrib.auth import get_user_model
+
+from memories import services
+from memories.models import Memory
+from memories.providers.embeddings import get_provider
+
+from . import metrics
+from .bm25 import BM25
+from .locomo import CATEGORY_NAMES, Conversation
+
+METHODS = ("recall", "bm25", "dense", "rrf")
+RRF_K = 60
+FUSION_DEPTH = 100  # each baseline list RRF fuses
+TOKEN_BUDGET = 500
+
+
+def fresh_owner(username: str):
+    """The evaluation owner, with every memory it had deleted (history goes with them)."""
+    owner, _ = get_user_model().objects.get_or_create(username=username)
+    Memory.objects.filter(owner=owner).delete()
+    return owner
+
+
+class Rankers:
+    """Ranked memory ids for a query, by each method, over one owner's active memories."""
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.provider = get_provider()
+        rows = list(Memory.objects.for_owner(owner).active()
+                    .values_list("id", "content", "embedding", "embedding_model"))
+        self.texts = {memory_id: content for memory_id, content, _, _ in rows}
+        self.bm25 = BM25([(memory_id, content) for memory_id, content, _, _ in rows])
+        embedded = [(memory_id, vector) for memory_id, _, vector, model in rows
+                    if vector is not None and model == self.provider.model_id]
+        self.dense_ids = [memory_id for memory_id, _ in embedded]
+        self.matrix = (np.vstack([np.asarray(v, dtype=np.float32) for _, v in embedded])
+                       if embedded else np.zeros((0, self.provider.dimensions), np.float32))
+        self.recall_ms: list[float] = []
+
+    def tokens(self, memory_id) -> int:
+        return metrics.estimate_tokens(self.texts[memory_id])
+
+    def recall(self, query: str, k: int) -> list:
+        started = time.perf_counter()
+        hits = services.recall(owner=self.owner, query=query, limit=k)
+        self.recall_ms.append((time.perf_counter() - started) * 1000)
+        for hit in hits:  # normally known already; recall must not depend on our cache
+            self.texts.setdefault(hit.memory.pk, hit.memory.content)
+        return [hit.memory.pk for hit in hits]
+
+    def bm25_ranking(self, query: str, k: int) -> list:
+        return [memory_id for memory_id, _ in self.bm25.search(query, k)]
+
+    def dense(self, query: str, k: int) -> list:
+        if not len(self.dense_ids):
+            return []
+        scores = self.matrix @ np.asarray(self.provider.embed_query(query), dtype=np.float32)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((top, -scores[top]))]
+        return [self.dense_ids[i] for i in top]
+
+    def rankings(self, query: str, k: int) -> dict[str, list]:
+        """Recall is asked first, so its latency includes embedding the query."""
+        recalled = self.recall(query, k)
+        lexical = self.bm25_ranking(query, FUSION_DEPTH)
+        dense = self.dense(query, FUSION_DEPTH)
+        return {"recall": recalled, "bm25": lexical[:k], "dense": dense[:k],
+                "rrf": metrics.rrf([lexical, dense], k=RRF_K, limit=k)}
+
+
+# ---------------------------------------------------------------- LoCoMo
+
+@dataclass
+class LoadedConversation:
+    sample_id: str
+    owner: object
+    dia_map: dict  # dia_id -> id of the memory that holds the turn
+    turns: int
+    created: int
+    seconds: float
+    merges: list = field(default_factory=list)  # (dia_id, dia_id of the memory it joined)
+
+
+def load_conversation(conversation: Conversation, *, username: str,
+                      batch_size: int = 128) -> LoadedConversation:
+    """One memory per turn, a session at a time (in chunks of batch_size), stamped with
+    the session's date. Keeps dia_id -> memory id, merged turns included."""
+    owner = fresh_owner(username)
+    dia_map, first_turn_of = {}, {}
+    created, merges = 0, []
+    started = time.perf_counter()
+    for number, turns in conversation.sessions.items():
+        for start in range(0, len(turns), batch_size):
+            chunk = turns[start:start + batch_size]
+            items = [
+                services.NewMemory(
+                    content=turn.content, memory_type="episodic", kind="episode",
+                    metadata={"dia_id": turn.dia_id, "session": number},
+                    valid_from=turn.date,
+                )
+                for turn in chunk
+            ]
+            results = services.remember_many(owner=owner, items=items, now=chunk[0].date)
+            for turn, result in zip(chunk, results):
+                dia_map[turn.dia_id] = result.memory.pk
+                if result.created:
+                    created += 1
+                    first_turn_of[result.memory.pk] = turn.dia_id
+                else:
+                    merges.append((turn.dia_id, first_turn_of.get(result.memory.pk)))
+    return LoadedConversation(conversation.sample_id, owner, dia_map, len(conversation.turns),
+                              created, time.perf_counter() - started, merges)
+
+
+def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequence[int],
+                    username_of: Callable[[str], str] = lambda sid: f"locomo-{sid}",
+                    batch_size: int = 128, ks: Sequence[int] = (5, 10, 20),
+                    progress: Callable[[str], None] = lambda message: None) -> dict:
+    depth = max(ks)
+    rows: list[dict] = []  # one per (question, method)
+    loaded_info, fixes, skipped = [], Counter(), 0
+    total_load = 0.0
+    recall_ms: list[float] = []
+    for conversation in conversations:
+        loaded = load_conversation(conversation, username=username_of(conversation.sample_id),
+                                   batch_size=batch_size)
+        total_load += loaded.seconds
+        fixes += conversation.evidence_fixes
+        rankers = Rankers(loaded.owner)
+        asked = 0
+        for question in conversation.questions:
+            if question.category not in categories:
+                continue
+            if not question.evidence:
+                skipped += 1
+                continue
+            asked += 1
+            evidence = [loaded.dia_map[dia_id] for dia_id in question.evidence]
+            for method, ranked in rankers.rankings(question.question, depth).items():
+                row = {"method": method, "category": question.category,
+                       "fit": metrics.fits_in_budget(ranked, evidence, rankers.tokens,
+                                                     TOKEN_BUDGET)}
+                for k in ks:
+                    row[f"r@{k}"] = metrics.recall_at_k(ranked, evidence, k)
+                rows.append(row)
+        recall_ms += rankers.recall_ms
+        evidence_turns = {d for q in conversation.questions for d in q.evidence}
+        info = {
+            "sample_id": conversation.sample_id, "owner": loaded.owner.username,
+            "turns": loaded.turns, "memories": loaded.created,
+            "merged_turns": len(loaded.merges),
+            "merged_evidence_turns": sum(1 for d, _ in loaded.merges if d in evidence_turns),
+            "merges": [{"turn": d, "into": into} for d, into in loaded.merges],
+            "load_seconds": round(loaded.seconds, 2), "questions": asked,
+        }
+        loaded_info.append(info)
+        progress(f"{conversation.sample_id}: {loaded.turns} turns -> {loaded.created} "
+                 f"memories ({len(loaded.merges)} merged) in {loaded.seconds:.1f} s; "
+                 f"{asked} questions")
+
+    methods = {}
+    for method in METHODS:
+        mine = [row for row in rows if row["method"] == method]
+        groups = {str(c): [r for r in mine if r["category"] == c] for c in sorted(categories)}
+        groups["all"] = mine
+        methods[method] = {
+            name: _summary(group, ks) for name, group in groups.items()
+        }
+    return {
+        "benchmark": "locomo",
+        "categories": {str(c): CATEGORY_NAMES.get(c, str(c)) for c in sorted(categories)},
+        "questions": len(rows) // len(METHODS),
+        "skipped_without_evidence": skipped,
+        "evidence_fixes": dict(fixes),
+        "conversations": loaded_info,
+        "turns": sum(c["turns"] for c in loaded_info),
+        "memories": sum(c["memories"] for c in loaded_info),
+        "merged_turns": sum(c["merged_turns"] for c in loaded_info),
+        "methods": methods,
+        "timing": {
+            "load_seconds": round(total_load, 2),
+            "turns_per_second": round(sum(c["turns"] for c in loaded_info) / total_load, 1)
+            if total_load else None,
+            "recall_mean_ms": round(statistics.fmean(recall_ms), 2) if recall_ms else None,
+            "recall_p95_ms": round(_percentile(recall_ms, 95), 2) if recall_ms else None,
+        },
+        "token_budget": TOKEN_BUDGET,
+    }
+
+
+def _summary(rows: list[dict], ks) -> dict:
+    result = {"n": len(rows)}
+    for k in ks:
+        result[f"r@{k}"] = _round(metrics.mean([row[f"r@{k}"] for row in rows]))
+    result[f"fit@{TOKEN_BUDGET}"] = _round(metrics.mean([float(row["fit"]) for row in rows]))
+    return result
+
+
+def _round(value):
+    return None if value is None else round(value, 4)
+
+
+def _percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+# ---------------------------------------------------------------- paraphrases
+
+def evaluate_paraphrases(pairs: Sequence[tuple[str, str]], distractors: Sequence[str], *,
+                         username: str = "paraphrase-eval") -> dict:
+    """All memories (answers and distractors) go to one owner; each query must find its
+    own memory. Reports hit@1, hit@5 and MRR@10 per method."""
+    owner = fresh_owner(username)
+    texts = [memory for memory, _ in pairs] + list(distractors)
+    started = time.perf_counter()
+    results = services.remember_many(
+        owner=owner,
+        items=[services.NewMemory(content=text, memory_type="semantic", kind="fact")
+               for text in texts],
+    )
+    load_seconds = time.perf_counter() - started
+    merged = [{"memory": texts[i], "into": results[i].memory.content}
+              for i, result in enumerate(results) if not result.created]
+    rankers = Rankers(owner)
+    scores = {method: {"hit@1": [], "hit@5": [], "mrr@10": []} for method in METHODS}
+    misses = []
+    for i, (_, query) in enumerate(pairs):
+        target = results[i].memory.pk
+        rankings = rankers.rankings(query, 10)
+        for method, ranked in rankings.items():
+            scores[method]["hit@1"].append(metrics.hit_at_k(ranked, target, 1))
+            scores[method]["hit@5"].append(metrics.hit_at_k(ranked, target, 5))
+            scores[method]["mrr@10"].append(metrics.reciprocal_rank(ranked, target, 10))
+        if rankings["recall"][:1] != [target]:
+            top = rankings["recall"][0] if rankings["recall"] else None
+            misses.append({"query": query, "expected": texts[i],
+                           "got": rankers.texts.get(top)})
+    return {
+        "benchmark": "paraphrase",
+        "pairs": len(pairs), "distractors": len(distractors),
+        "memories": sum(r.created for r in results), "merged": merged,
+        "methods": {method: {name: _round(metrics.mean(values))
+                             for name, values in per.items()}
+                    for method, per in scores.items()},
+        "recall_misses_at_1": misses,
+        "timing": {
+            "load_seconds": round(load_seconds, 2),
+            "recall_mean_ms": round(statistics.fmean(rankers.recall_ms), 2)
+            if rankers.recall_ms else None,
+        },
+    }

@@ -1,0 +1,130 @@
+"""Retrieval quality: `engram_eval locomo PATH` and `engram_eval paraphrase [PATH]`."""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memories.evaluation import locomo, paraphrases, runner
+from memories.providers.embeddings import get_provider
+
+
+def _categories(value: str) -> list[int]:
+    try:
+        found = sorted({int(part) for part in value.split(",") if part.strip()})
+    except ValueError as exc:
+        raise CommandError(f"--categories takes numbers 1-5 separated by commas, not "
+                           f"{value!r}") from exc
+    if not found or any(c not in locomo.CATEGORY_NAMES for c in found):
+        raise CommandError(f"--categories takes numbers 1-5 separated by commas, not {value!r}")
+    return found
+
+
+def _f(value) -> str:
+    return "   -  " if value is None else f"{value:6.3f}"
+
+
+class Command(BaseCommand):
+    help = ("Retrieval evaluation. `locomo PATH`: evidence recall@5/10/20 and the share of "
+            "questions whose evidence fits a 500-token context, for recall and BM25 / dense "
+            "/ RRF baselines. `paraphrase [PATH]`: hit@1, hit@5, MRR@10 on queries worded "
+            "unlike their memory.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("benchmark", choices=["locomo", "paraphrase"])
+        parser.add_argument("path", nargs="?", type=Path,
+                            help="LoCoMo JSON (required for locomo) or paraphrase JSONL "
+                                 "(defaults to the set shipped with Engram)")
+        parser.add_argument("--categories", default="1,2,3,4",
+                            help="LoCoMo question categories, e.g. 1,2,3,4 (default)")
+        parser.add_argument("--limit-conversations", type=int, default=None,
+                            help="only the first N LoCoMo conversations")
+        parser.add_argument("--batch-size", type=int, default=128)
+        parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+    def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
+               json: bool, **options):
+        as_json = json
+        if batch_size < 1:
+            raise CommandError("--batch-size must be positive.")
+        if benchmark == "locomo":
+            if path is None:
+                raise CommandError("locomo needs the path of a LoCoMo JSON file.")
+            if limit_conversations is not None and limit_conversations < 1:
+                raise CommandError("--limit-conversations must be positive.")
+            chosen = _categories(categories)
+            try:
+                conversations = locomo.load(path)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise CommandError(f"cannot read {path}: {exc}") from exc
+            conversations = conversations[:limit_conversations]
+            report = runner.evaluate_locomo(
+                conversations, categories=chosen, batch_size=batch_size,
+                progress=self.stderr.write,  # progress on stderr keeps --json parseable
+            )
+            report["path"] = str(path)
+        else:
+            try:
+                pairs, distractors = paraphrases.load(path or paraphrases.DEFAULT_PATH)
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"cannot read {path}: {exc}") from exc
+            if not pairs:
+                raise CommandError("the paraphrase set has no pairs.")
+            report = runner.evaluate_paraphrases(pairs, distractors)
+            report["problems"] = paraphrases.problems(pairs, distractors)
+            report["path"] = str(path or paraphrases.DEFAULT_PATH)
+        report["embedding_model"] = get_provider().model_id
+        if as_json:
+            self.stdout.write(_dumps(report))
+        elif benchmark == "locomo":
+            self._locomo_table(report)
+        else:
+            self._paraphrase_table(report)
+
+    def _locomo_table(self, report):
+        out = self.stdout.write
+        out(f"LoCoMo: {len(report['conversations'])} conversations, {report['turns']} turns -> "
+            f"{report['memories']} memories ({report['merged_turns']} turns merged into an "
+            f"existing memory); {report['questions']} questions "
+            f"({report['skipped_without_evidence']} without evidence skipped); "
+            f"model {report['embedding_model']}")
+        if report["evidence_fixes"]:
+            out("evidence fixed: " + ", ".join(f"{k} {v}" for k, v in
+                                              sorted(report["evidence_fixes"].items())))
+        budget = report["token_budget"]
+        out("")
+        out(f"{'method':<8} {'category':<15} {'n':>5}   {'R@5':>6} {'R@10':>6} {'R@20':>6}   "
+            f"{'fit@' + str(budget):>7}")
+        for method, groups in report["methods"].items():
+            for name, s in groups.items():
+                label = "all" if name == "all" else f"{name} {report['categories'][name]}"
+                out(f"{method:<8} {label:<15} {s['n']:>5}   {_f(s['r@5'])} {_f(s['r@10'])} "
+                    f"{_f(s['r@20'])}   {_f(s[f'fit@{budget}']):>7}")
+            out("")
+        t = report["timing"]
+        out(f"load {t['load_seconds']:.1f} s ({t['turns_per_second']} turns/s); recall mean "
+            f"{t['recall_mean_ms']} ms, p95 {t['recall_p95_ms']} ms")
+
+    def _paraphrase_table(self, report):
+        out = self.stdout.write
+        out(f"Paraphrases: {report['pairs']} pairs + {report['distractors']} distractors -> "
+            f"{report['memories']} memories ({len(report['merged'])} merged); model "
+            f"{report['embedding_model']}")
+        for problem in report["problems"]:
+            out(f"warning: {problem}")
+        out("")
+        out(f"{'method':<8} {'hit@1':>6} {'hit@5':>6} {'MRR@10':>7}")
+        for method, s in report["methods"].items():
+            out(f"{method:<8} {_f(s['hit@1'])} {_f(s['hit@5'])} {_f(s['mrr@10']):>7}")
+        out("")
+        t = report["timing"]
+        out(f"load {t['load_seconds']:.2f} s; recall mean {t['recall_mean_ms']} ms")
+        if report["recall_misses_at_1"]:
+            out("")
+            out("recall misses at 1:")
+            for miss in report["recall_misses_at_1"]:
+                out(f"  {miss['query']!r}: expected {miss['expected']!r}, got {miss['got']!r}")
+
+
+def _dumps(report) -> str:
+    return json.dumps(report, indent=2, default=str)

@@ -1,0 +1,119 @@
+"""The three candidate lists (dense, keyword, graph) and every recall filter."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memories import services
+from memories.models import Memory, MemoryLink
+from memories.providers.embeddings import get_provider
+from memories.selectors import RecallFilters, hybrid_candidates
+
+
+def candidates(owner, query, **kwargs):
+    provider = get_provider()
+    found = hybrid_candidates(owner, query=query, vector=provider.embed_query(query),
+                              model_id=provider.model_id, dimensions=provider.dimensions,
+                              **kwargs)
+    return {m.content: m for m in found}
+
+
+def remember(owner, content, **fields):
+    return services.remember(owner=owner, content=content, **fields).memory
+
+
+@pytest.fixture
+def store(alice):
+    router = remember(alice, "The office router hands out DHCP leases for 5 minutes")
+    ticket = remember(alice, "Ticket NET-42 tracks the flaky access point in room 3")
+    vendor = remember(alice, "Our hardware vendor is Ubiquiti, contact Sam")
+    remember(alice, "Sourdough needs a long cold proof")
+    MemoryLink.objects.create(from_memory=ticket, to_memory=router, relation="related")
+    MemoryLink.objects.create(from_memory=ticket, to_memory=vendor, relation="related")
+    return alice
+
+
+def test_each_memory_carries_the_lists_it_came_from(store):
+    found = candidates(store, "DHCP leases", graph_seeds=1)
+    router = found["The office router hands out DHCP leases for 5 minutes"]
+    assert router.dense_rank == 1 and router.similarity > 0.3
+    assert router.keyword_rank == 1 and router.keyword_score > 0
+    assert router.graph_hop is None
+
+
+def test_the_graph_walk_follows_links_both_ways_for_two_hops(store):
+    found = candidates(store, "DHCP leases", graph_seeds=1, dense_k=1, keyword_k=1)
+    assert found["Ticket NET-42 tracks the flaky access point in room 3"].graph_hop == 1
+    vendor = found["Our hardware vendor is Ubiquiti, contact Sam"]
+    assert vendor.graph_hop == 2 and vendor.similarity is None
+    one_hop = candidates(store, "DHCP leases", graph_seeds=1, dense_k=1, keyword_k=1,
+                         graph_depth=1)
+    assert "Our hardware vendor is Ubiquiti, contact Sam" not in one_hop
+
+
+def test_deleted_and_other_owners_memories_are_never_candidates(store, bob):
+    Memory.objects.filter(content__startswith="Our hardware").update(status="deleted")
+    remember(bob, "Bob's router DHCP leases last a day")
+    found = candidates(store, "router DHCP leases vendor")
+    assert "Our hardware vendor is Ubiquiti, contact Sam" not in found
+    assert "Bob's router DHCP leases last a day" not in found
+
+
+def test_archived_memories_come_back_only_when_asked(store):
+    Memory.objects.filter(content__startswith="Sourdough").update(status="archived")
+    assert "Sourdough needs a long cold proof" not in candidates(store, "sourdough")
+    assert "Sourdough needs a long cold proof" in candidates(
+        store, "sourdough", filters=RecallFilters(include_archived=True))
+
+
+def test_valid_at_returns_what_was_true_then(alice):
+    now = timezone.now()
+    old = remember(alice, "Deploys go through Jenkins", valid_from=now - timedelta(days=30))
+    Memory.objects.filter(pk=old.pk).update(valid_to=now - timedelta(days=10))
+    remember(alice, "Deploys go through GitHub Actions", valid_from=now - timedelta(days=10))
+    then = candidates(alice, "deploys", filters=RecallFilters(valid_at=now - timedelta(days=20)))
+    today = candidates(alice, "deploys", filters=RecallFilters(valid_at=now))
+    assert set(then) == {"Deploys go through Jenkins"}
+    assert set(today) == {"Deploys go through GitHub Actions"}
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        (RecallFilters(tags=("infra", "urgent")), {"Rotate the VPN certificate"}),
+        (RecallFilters(kinds=("decision",)), {"We chose Terraform for the VPN"}),
+        (RecallFilters(memory_types=("procedural",)), {"Restart the VPN with vpnctl"}),
+        (RecallFilters(project="edge"), {"Restart the VPN with vpnctl"}),
+        (RecallFilters(agent_id="claude"), {"We chose Terraform for the VPN"}),
+        (RecallFilters(session_id="s1"), {"Rotate the VPN certificate"}),
+        (RecallFilters(min_importance=9), {"Rotate the VPN certificate"}),
+    ],
+)
+def test_filters_narrow_the_candidates(alice, filters, expected):
+    remember(alice, "Rotate the VPN certificate", tags=["infra", "urgent"], session_id="s1",
+             importance=9)
+    remember(alice, "We chose Terraform for the VPN", kind="decision", agent_id="claude",
+             tags=["infra"], importance=5)
+    remember(alice, "Restart the VPN with vpnctl", memory_type="procedural", project="edge",
+             importance=5)
+    assert set(candidates(alice, "VPN", filters=filters)) == expected
+
+
+def test_created_time_range_and_excluded_ids(alice):
+    now = timezone.now()
+    early = remember(alice, "Backups run nightly at 2am")
+    Memory.objects.filter(pk=early.pk).update(created_at=now - timedelta(days=3))
+    late = remember(alice, "Backups are kept for 30 days")
+    window = RecallFilters(created_after=now - timedelta(days=1))
+    assert set(candidates(alice, "backups", filters=window)) == {late.content}
+    assert set(candidates(alice, "backups", exclude_ids=[late.pk])) == {early.content}
+
+
+def test_keyword_only_when_there_is_no_query_vector(store):
+    found = hybrid_candidates(store, query="Ubiquiti", vector=None, model_id="unused",
+                              dimensions=384)
+    direct = [m for m in found if m.graph_hop is None]
+    assert [m.content for m in direct] == ["Our hardware vendor is Ubiquiti, contact Sam"]
+    assert direct[0].similarity is None and direct[0].keyword_rank == 1
+    assert all(m.similarity is None for m in found)

@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "template_partials",
     "huey.contrib.djhuey",
@@ -184,12 +185,32 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memories.api.authentication.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "memories.api.errors.handle",
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "memories": env("ENGRAM_RATE_MEMORIES", "1200/min"),
+        "search": env("ENGRAM_RATE_SEARCH", "600/min"),
+        "context": env("ENGRAM_RATE_CONTEXT", "600/min"),
+        "feedback": env("ENGRAM_RATE_FEEDBACK", "120/min"),
+    },
+    "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Engram API",
     "DESCRIPTION": "A living memory for AI agents.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs page must work offline: Swagger UI is served from static/, never a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {
@@ -235,3 +256,5 @@ ENGRAM_DEDUP_THRESHOLD = envfloat("ENGRAM_DEDUP_THRESHOLD", 0.90, 0.5, 1.0)
 # ...and, when strict, only if both texts carry the same details (numbers, names, words),
 # so a changed fact is kept as a new memory instead of vanishing into the old one.
 ENGRAM_DEDUP_STRICT = envbool("ENGRAM_DEDUP_STRICT", True)
+# One helpful/harmful vote per agent per memory in this many seconds.
+ENGRAM_FEEDBACK_INTERVAL = envint("ENGRAM_FEEDBACK_INTERVAL", 3600, 0, 10**7)

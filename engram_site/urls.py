@@ -1,5 +1,7 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import AllowAny
 
 from engram_site.health import healthz
 from memories import views as memory_views
@@ -8,4 +10,11 @@ urlpatterns = [
     path("", memory_views.home, name="home"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("memories.api.urls")),
+    # The schema and its docs hold no data, so they are open to read.
+    path("api/schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]),
+         name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema",
+                                                     permission_classes=[AllowAny]),
+         name="api-docs"),
 ]

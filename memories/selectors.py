@@ -10,7 +10,7 @@ from datetime import datetime
 import numpy as np
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
-from django.db.models import F
+from django.db.models import F, Q
 
 from .models import Memory, MemoryLink, Status
 
@@ -267,3 +267,50 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         WHERE {where}
     """
     return list(Memory.objects.raw(sql, [*args, *params]))
+
+
+def related_memories(memory: Memory, *, depth: int) -> list[tuple[Memory, int, str]]:
+    """Memories linked to `memory` within `depth` hops, either direction, nearest first.
+
+    Each comes with its hop count and the relation of the link that first reached it.
+    Deleted memories are not walked through or returned.
+    """
+    seen = {memory.pk: (0, "")}
+    frontier = {memory.pk}
+    for hop in range(1, depth + 1):
+        links = MemoryLink.objects.filter(
+            Q(from_memory__in=frontier) | Q(to_memory__in=frontier)
+        ).exclude(from_memory__status=Status.DELETED).exclude(to_memory__status=Status.DELETED)
+        frontier = set()
+        for from_id, to_id, relation in links.values_list("from_memory", "to_memory",
+                                                          "relation"):
+            for other in (from_id, to_id):
+                if other not in seen:
+                    seen[other] = (hop, relation)
+                    frontier.add(other)
+        if not frontier:
+            break
+    found = Memory.objects.filter(pk__in=[pk for pk in seen if pk != memory.pk],
+                                  owner_id=memory.owner_id).defer("embedding", "search_vector")
+    return sorted(((m, *seen[m.pk]) for m in found), key=lambda row: (row[1], str(row[0].pk)))
+
+
+def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None,
+           agent_id=None, session_id=None, pinned=None, created_after=None,
+           created_before=None):
+    """The list view's filters; without a status, deleted memories stay out of sight."""
+    memories = memories.filter(status__in=status) if status else memories.visible()
+    for lookup, values in (("memory_type__in", memory_type), ("kind__in", kind)):
+        if values:
+            memories = memories.filter(**{lookup: list(values)})
+    if tag:
+        memories = memories.filter(tags__contains=list(tag))
+    for name, value in (("project", project), ("agent_id", agent_id),
+                        ("session_id", session_id), ("pinned", pinned)):
+        if value is not None:
+            memories = memories.filter(**{name: value})
+    if created_after:
+        memories = memories.filter(created_at__gte=created_after)
+    if created_before:
+        memories = memories.filter(created_at__lt=created_before)
+    return memories

@@ -1,9 +1,11 @@
 """Writes, and the one place where models, engine and providers meet."""
 
 import logging
+import math
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -21,11 +23,14 @@ from .models import (
     MAX_CONTENT_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
+    ApiKey,
     Kind,
     Memory,
     MemoryType,
     MemoryVersion,
     Status,
+    UsageEvent,
+    UsageKind,
     VersionChange,
 )
 from .providers.embeddings import get_provider
@@ -75,50 +80,64 @@ class Recalled:
     keyword_rank: float | None = None
 
 
+def _content_error(content) -> str | None:
+    if not isinstance(content, str) or not content.strip():
+        return "Content is empty: give the text to remember."
+    if len(content) > MAX_CONTENT_LENGTH:
+        return f"Content has {len(content):,} characters; the limit is {MAX_CONTENT_LENGTH:,}."
+    return None
+
+
+def _importance_error(importance) -> str | None:
+    if importance is None:
+        return None
+    if isinstance(importance, bool) or not isinstance(importance, (int, float)) \
+            or not 1 <= importance <= 10:
+        return "Importance must be a number from 1 to 10."
+    return None
+
+
+def _tags_error(tags) -> str | None:
+    if not isinstance(tags, (list, tuple)) or len(tags) > MAX_TAGS or not all(
+        isinstance(t, str) and 0 < len(t.strip()) <= MAX_TAG_LENGTH for t in tags
+    ):
+        return (f"Tags must be a list of at most {MAX_TAGS} non-empty texts of at most "
+                f"{MAX_TAG_LENGTH} characters.")
+    return None
+
+
+def _embedding_error(embedding, dimensions: int) -> str | None:
+    if embedding is None:
+        return None
+    try:
+        vector = np.asarray(embedding, dtype=np.float32)
+    except (TypeError, ValueError):
+        vector = None
+    if vector is None or vector.shape != (dimensions,) or not np.isfinite(vector).all():
+        return f"The embedding must be {dimensions} finite numbers for the active embedding model."
+    if not np.linalg.norm(vector):
+        return "The embedding is all zeros."
+    return None
+
+
 def _validate(item: NewMemory, dimensions: int) -> dict[str, list[str]]:
-    errors: dict[str, list[str]] = {}
-
-    def error(name, message):
-        errors.setdefault(name, []).append(message)
-
-    if not isinstance(item.content, str) or not item.content.strip():
-        error("content", "Content is empty: give the text to remember.")
-    elif len(item.content) > MAX_CONTENT_LENGTH:
-        error("content", f"Content has {len(item.content):,} characters; the limit is "
-                         f"{MAX_CONTENT_LENGTH:,}.")
-    if item.memory_type not in MemoryType.values:
-        error("memory_type", f"Unknown memory type {item.memory_type!r}: use one of "
-                             f"{', '.join(MemoryType.values)}.")
-    if item.kind not in Kind.values:
-        error("kind", f"Unknown kind {item.kind!r}: use one of {', '.join(Kind.values)}.")
+    found = {
+        "content": _content_error(item.content),
+        "memory_type": None if item.memory_type in MemoryType.values else (
+            f"Unknown memory type {item.memory_type!r}: use one of "
+            f"{', '.join(MemoryType.values)}."),
+        "kind": None if item.kind in Kind.values else (
+            f"Unknown kind {item.kind!r}: use one of {', '.join(Kind.values)}."),
+        "importance": _importance_error(item.importance),
+        "tags": _tags_error(item.tags),
+        "metadata": None if isinstance(item.metadata, dict) else "Metadata must be a JSON object.",
+        "embedding": _embedding_error(item.embedding, dimensions),
+    }
     for name in ("project", "agent_id", "session_id"):
         value = getattr(item, name)
         if not isinstance(value, str) or len(value) > MAX_SCOPE_LENGTH:
-            error(name, f"{name} must be text of at most {MAX_SCOPE_LENGTH} characters.")
-    if item.importance is not None and (
-        isinstance(item.importance, bool) or not isinstance(item.importance, (int, float))
-        or not 1 <= item.importance <= 10
-    ):
-        error("importance", "Importance must be a number from 1 to 10.")
-    tags = list(item.tags) if isinstance(item.tags, (list, tuple)) else None
-    if tags is None or len(tags) > MAX_TAGS or not all(
-        isinstance(t, str) and 0 < len(t.strip()) <= MAX_TAG_LENGTH for t in tags
-    ):
-        error("tags", f"Tags must be a list of at most {MAX_TAGS} non-empty texts of at most "
-                      f"{MAX_TAG_LENGTH} characters.")
-    if not isinstance(item.metadata, dict):
-        error("metadata", "Metadata must be a JSON object.")
-    if item.embedding is not None:
-        try:
-            vector = np.asarray(item.embedding, dtype=np.float32)
-        except (TypeError, ValueError):
-            vector = None
-        if vector is None or vector.shape != (dimensions,) or not np.isfinite(vector).all():
-            error("embedding", f"The embedding must be {dimensions} finite numbers for the "
-                               "active embedding model.")
-        elif not np.linalg.norm(vector):
-            error("embedding", "The embedding is all zeros.")
-    return errors
+            found[name] = f"{name} must be text of at most {MAX_SCOPE_LENGTH} characters."
+    return {name: [message] for name, message in found.items() if message}
 
 
 def _owner_lock(owner_id: int) -> None:
@@ -145,13 +164,24 @@ def _embed_all(items: list[NewMemory], provider) -> np.ndarray | None:
     return vectors
 
 
-def remember(*, owner, now: datetime | None = None, **fields) -> RememberResult:
-    """Store one memory, or strengthen the near-duplicate that already exists."""
-    return remember_many(owner=owner, items=[NewMemory(**fields)], now=now)[0]
+class DuplicateMemory(Exception):
+    def __init__(self, existing: Memory):
+        super().__init__(f"A near-duplicate is already stored as memory {existing.pk}.")
+        self.existing = existing
 
 
-def remember_many(*, owner, items: Sequence[NewMemory],
-                  now: datetime | None = None) -> list[RememberResult]:
+def remember(*, owner, now: datetime | None = None, reject_duplicates: bool = False,
+             **fields) -> RememberResult:
+    """Store one memory, or strengthen the near-duplicate that already exists.
+
+    With reject_duplicates, a duplicate raises DuplicateMemory and nothing changes.
+    """
+    return remember_many(owner=owner, items=[NewMemory(**fields)], now=now,
+                         reject_duplicates=reject_duplicates)[0]
+
+
+def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = None,
+                  reject_duplicates: bool = False) -> list[RememberResult]:
     """Store many memories with one batched embedding call and bulk inserts.
 
     Delta ingestion with semantic deduplication: each item is compared with the owner's
@@ -185,7 +215,7 @@ def remember_many(*, owner, items: Sequence[NewMemory],
         }
         stored_match, batch_match = _semantic_matches(owner, items, vectors, provider)
         return _write(owner, items, vectors, hashes, existing_by_hash, stored_match,
-                      batch_match, provider, now)
+                      batch_match, provider, now, reject_duplicates)
 
 
 def _semantic_matches(owner, items, vectors, provider):
@@ -214,7 +244,7 @@ def _semantic_matches(owner, items, vectors, provider):
 
 
 def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_match,
-           provider, now) -> list[RememberResult]:
+           provider, now, reject_duplicates) -> list[RememberResult]:
     results: list[RememberResult | None] = [None] * len(items)
     to_create: list[Memory] = []
     strengthened: dict[str, tuple[Memory, list[int]]] = {}
@@ -232,6 +262,8 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         elif match is None and batch_match[i] is not None:
             match = results[batch_match[i]].memory
             similarity = float(vectors[i] @ vectors[batch_match[i]])
+        if match is not None and reject_duplicates:
+            raise DuplicateMemory(match)
         if match is not None:
             results[i] = RememberResult(match, created=False, similarity=similarity)
             strengthened.setdefault(str(match.pk), (match, []))[1].append(i)
@@ -389,3 +421,152 @@ def embed_pending(limit: int = 1000) -> int:
 
 def count_to_reembed() -> int:
     return Memory.objects.exclude(embedding_model=get_provider().model_id).count()
+
+
+EDITABLE_FIELDS = ("content", "importance", "tags", "status", "pinned")
+
+
+def update_memory(memory: Memory, *, by=None, agent_id: str = "",
+                  now: datetime | None = None, **changes) -> Memory:
+    """Change content, importance, tags, status or pinning, keeping every change.
+
+    Each call that changes something writes one MemoryVersion with the changed fields
+    before and after, so any edit, deletion or restore can be read back and undone.
+    New content is re-embedded (or queued when the provider is down).
+    """
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    errors = {name: [f"{name} cannot be changed; editable: {', '.join(EDITABLE_FIELDS)}."]
+              for name in unknown}
+    checks = {
+        "content": _content_error,
+        "importance": _importance_error,
+        "tags": _tags_error,
+        "status": lambda v: None if v in Status.values else
+        f"Unknown status {v!r}: use one of {', '.join(Status.values)}.",
+        "pinned": lambda v: None if isinstance(v, bool) else "pinned must be true or false.",
+    }
+    for name, value in changes.items():
+        if name in checks and (message := checks[name](value)):
+            errors[name] = [message]
+    if errors:
+        raise ValidationError(errors)
+    if "tags" in changes:
+        changes["tags"] = _clean_tags(changes["tags"])
+    if "importance" in changes:
+        changes["importance"] = float(changes["importance"])
+    now = now or timezone.now()
+    with transaction.atomic():
+        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        changed = {name: value for name, value in changes.items()
+                   if getattr(memory, name) != value}
+        if not changed:
+            return memory
+        before = {name: getattr(memory, name) for name in changed}
+        for name, value in changed.items():
+            setattr(memory, name, value)
+        fields = list(changed)
+        if "content" in changed:
+            memory.content_hash = content_hash(memory.content)
+            memory.embedding, memory.embedding_model = _embed_one(memory.content)
+            fields += ["content_hash", "embedding", "embedding_model"]
+        memory.save(update_fields=[*fields, "updated_at"])
+        MemoryVersion.objects.create(
+            memory=memory, changed_by=by, agent_id=agent_id, changed_at=now,
+            change=VersionChange.UPDATED if set(changed) - {"status"} else VersionChange.STATUS,
+            before=before, after=changed,
+        )
+        if memory.embedding is None:
+            _queue_embedding([memory.pk])
+    return memory
+
+
+def _embed_one(content: str):
+    provider = get_provider()
+    try:
+        return provider.embed_documents([content])[0], provider.model_id
+    except ProviderError as exc:
+        log.warning("embedding deferred: %s", exc)
+        return None, ""
+
+
+def delete_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
+    """Soft delete: the memory leaves recall but stays restorable, with its history."""
+    return update_memory(memory, by=by, agent_id=agent_id, status=Status.DELETED)
+
+
+def restore_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
+    return update_memory(memory, by=by, agent_id=agent_id, status=Status.ACTIVE)
+
+
+def record_retrieval(*, owner, memories: Sequence[Memory], agent_id: str = "",
+                     session_id: str = "", scores: Sequence[float | None] = (),
+                     now: datetime | None = None) -> None:
+    """Returning memories refreshes their recency and counts, in one statement each."""
+    if not memories:
+        return
+    now = now or timezone.now()
+    scores = list(scores) or [None] * len(memories)
+    Memory.objects.filter(pk__in=[m.pk for m in memories]).update(
+        access_count=F("access_count") + 1, last_accessed_at=now)
+    UsageEvent.objects.bulk_create(
+        UsageEvent(memory=m, owner=owner, kind=UsageKind.RETRIEVED, agent_id=agent_id,
+                   session_id=session_id, score=score, created_at=now)
+        for m, score in zip(memories, scores)
+    )
+
+
+class FeedbackTooSoon(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(f"Feedback on this memory from this agent was given less than "
+                         f"{settings.ENGRAM_FEEDBACK_INTERVAL} seconds ago.")
+        self.retry_after = retry_after
+
+
+def give_feedback(memory: Memory, *, signal: str, agent_id: str = "", session_id: str = "",
+                  now: datetime | None = None) -> Memory:
+    """Usage tracker and feedback counters: cited / ignored, helpful / harmful.
+
+    helpful and harmful move importance (by 0.5 each at recall time), so each agent may
+    give one of them per memory per ENGRAM_FEEDBACK_INTERVAL: one agent alone cannot
+    inflate a memory.
+    """
+    if signal not in (UsageKind.CITED, UsageKind.IGNORED, UsageKind.HELPFUL,
+                      UsageKind.HARMFUL):
+        raise ValidationError({"signal": ["Use cited, ignored, helpful or harmful."]})
+    now = now or timezone.now()
+    with transaction.atomic():
+        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        if signal in (UsageKind.HELPFUL, UsageKind.HARMFUL):
+            window = timedelta(seconds=settings.ENGRAM_FEEDBACK_INTERVAL)
+            last = (UsageEvent.objects
+                    .filter(memory=memory, agent_id=agent_id,
+                            kind__in=[UsageKind.HELPFUL, UsageKind.HARMFUL],
+                            created_at__gt=now - window)
+                    .order_by("-created_at").values_list("created_at", flat=True).first())
+            if last is not None:
+                raise FeedbackTooSoon(max(1, math.ceil((last + window - now).total_seconds())))
+            counter = "helpful_count" if signal == UsageKind.HELPFUL else "harmful_count"
+            setattr(memory, counter, getattr(memory, counter) + 1)
+            memory.save(update_fields=[counter, "updated_at"])
+        UsageEvent.objects.create(memory=memory, owner=memory.owner, kind=signal,
+                                  agent_id=agent_id, session_id=session_id, created_at=now)
+    return memory
+
+
+def create_api_key(*, owner, name: str) -> tuple[ApiKey, str]:
+    """A new key for `owner`; the key itself is returned once and never stored."""
+    name = (name or "").strip()
+    if not name or len(name) > 100:
+        raise ValidationError({"name": ["Give the key a name of 1 to 100 characters."]})
+    raw = ApiKey.PREFIX + secrets.token_urlsafe(32)
+    key = ApiKey.objects.create(owner=owner, name=name, key_prefix=raw[:12],
+                                key_hash=ApiKey.digest(raw))
+    return key, raw
+
+
+def revoke_api_key(key: ApiKey, *, now: datetime | None = None) -> ApiKey:
+    if key.revoked_at is None:
+        key.revoked_at = now or timezone.now()
+        key.save(update_fields=["revoked_at"])
+    return key
+

@@ -55,3 +55,19 @@ def bob(db):
 @pytest.fixture
 def charlie(db):
     return get_user_model().objects.create_user("charlie", password="charlie-secret-pw")
+
+
+@pytest.fixture
+def api_client_for():
+    """An API client that sends `owner`'s freshly created key as a Bearer token."""
+    from rest_framework.test import APIClient
+
+    from memories.services import create_api_key
+
+    def make(owner):
+        _, raw_key = create_api_key(owner=owner, name="test")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw_key}")
+        return client
+
+    return make

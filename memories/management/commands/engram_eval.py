@@ -25,6 +25,7 @@ def _f(value) -> str:
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # reads and writes memories only; no URLs or admin involved
     help = ("Retrieval evaluation. `locomo PATH`: evidence recall@5/10/20 and the share of "
             "questions whose evidence fits a 500-token context, for recall and BM25 / dense "
             "/ RRF baselines. `paraphrase [PATH]`: hit@1, hit@5, MRR@10 on queries worded "

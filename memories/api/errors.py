@@ -1,0 +1,81 @@
+"""One JSON error shape for the whole API:
+
+    {"error": {"status": 400, "code": "invalid_request", "message": "...",
+               "fields": {"content": ["Content is empty: ..."]}}}
+"""
+
+import logging
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from memories.services import FeedbackTooSoon
+
+log = logging.getLogger(__name__)
+
+CODES = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "service_unavailable",
+}
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with what is stored."
+    default_code = "conflict"
+
+
+def error_body(status_code: int, message: str, fields: dict | None = None, **extra) -> dict:
+    body = {"status": status_code, "code": CODES.get(status_code, "error"), "message": message}
+    if fields:
+        body["fields"] = fields
+    return {"error": {**body, **extra}}
+
+
+def _flatten(detail) -> tuple[str, dict | None]:
+    if isinstance(detail, dict):
+        fields = {name: [str(m) for m in (msgs if isinstance(msgs, list) else [msgs])]
+                  for name, msgs in detail.items()}
+        first_name, first = next(iter(fields.items()))
+        return f"{first_name}: {first[0]}", fields
+    if isinstance(detail, list):
+        return "; ".join(str(d) for d in detail), None
+    return str(detail), None
+
+
+def handle(exc, context):
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    elif isinstance(exc, FeedbackTooSoon):
+        exc = exceptions.Throttled(wait=exc.retry_after, detail=str(exc))
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound("No such memory for this owner.")
+
+    response = exception_handler(exc, context)
+    if response is not None:
+        message, fields = _flatten(response.data.get("detail", response.data)
+                                   if isinstance(response.data, dict) and "detail" in response.data
+                                   else response.data)
+        response.data = error_body(response.status_code, message, fields)
+        return response
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        log.error("database unavailable: %s", exc)
+        return Response(error_body(503, "The database is unavailable; retry shortly."),
+                        status=503, headers={"Retry-After": "5"})
+    log.exception("unhandled API error", exc_info=exc)
+    return Response(error_body(500, "Something went wrong on our side; it has been logged."),
+                    status=500)

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("memories", views.MemoryListCreate.as_view(), name="api-memories"),
+    path("memories/<uuid:memory_id>", views.MemoryDetail.as_view(), name="api-memory"),
+    path("memories/<uuid:memory_id>/history", views.MemoryHistory.as_view(),
+         name="api-memory-history"),
+    path("memories/<uuid:memory_id>/related", views.MemoryRelated.as_view(),
+         name="api-memory-related"),
+    path("memories/<uuid:memory_id>/feedback", views.MemoryFeedback.as_view(),
+         name="api-memory-feedback"),
+]

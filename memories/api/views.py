@@ -1,0 +1,222 @@
+"""The REST API agents call: one view per operation, small input and output serializers.
+
+Every query starts from the caller's own memories (`get_queryset`), so another owner's
+memory is a 404, never a leak.
+"""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories import selectors, services
+from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, UsageKind
+
+from .errors import Conflict
+
+
+class MemoryOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Memory
+        fields = [
+            "id", "content", "summary", "compressed", "index_key", "memory_type", "kind",
+            "project", "agent_id", "session_id", "importance", "helpful_count",
+            "harmful_count", "access_count", "last_accessed_at", "created_at", "updated_at",
+            "valid_from", "valid_to", "expires_at", "status", "pinned", "is_synthetic",
+            "tags", "metadata", "embedding_model", "superseded_by",
+        ]
+        read_only_fields = fields
+
+
+class OwnedMemoryView(APIView):
+    def get_queryset(self):
+        return Memory.objects.for_owner(self.request.user).defer("embedding", "search_vector")
+
+    def get_memory(self, memory_id) -> Memory:
+        return get_object_or_404(self.get_queryset(), pk=memory_id)
+
+
+class MemoryPages(CursorPagination):
+    ordering = "-id"  # UUIDv7: newest first, and unique, as a cursor needs
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class MemoryListCreate(OwnedMemoryView):
+    throttle_scope = "memories"
+
+    class CreateInput(serializers.Serializer):
+        content = serializers.CharField(trim_whitespace=False)
+        memory_type = serializers.ChoiceField(MemoryType.choices, default=MemoryType.SEMANTIC)
+        kind = serializers.ChoiceField(Kind.choices, default=Kind.FACT)
+        project = serializers.CharField(max_length=200, required=False, default="",
+                                        allow_blank=True)
+        agent_id = serializers.CharField(max_length=200, required=False, default="",
+                                         allow_blank=True)
+        session_id = serializers.CharField(max_length=200, required=False, default="",
+                                           allow_blank=True)
+        importance = serializers.FloatField(min_value=1, max_value=10, required=False)
+        observation_type = serializers.CharField(max_length=50, required=False, default="")
+        tags = serializers.ListField(child=serializers.CharField(max_length=64),
+                                     required=False, default=list)
+        metadata = serializers.DictField(required=False, default=dict)
+        valid_from = serializers.DateTimeField(required=False)
+        expires_at = serializers.DateTimeField(required=False)
+        on_duplicate = serializers.ChoiceField(["strengthen", "reject"], default="strengthen")
+
+    class CreateOutput(serializers.Serializer):
+        action = serializers.ChoiceField(["created", "strengthened"])
+        similarity = serializers.FloatField(allow_null=True)
+        memory = MemoryOutput()
+
+    class ListFilters(serializers.Serializer):
+        memory_type = serializers.MultipleChoiceField(choices=MemoryType.choices, required=False)
+        kind = serializers.MultipleChoiceField(choices=Kind.choices, required=False)
+        status = serializers.MultipleChoiceField(choices=Status.choices, required=False)
+        tag = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
+        project = serializers.CharField(required=False, allow_blank=True)
+        agent_id = serializers.CharField(required=False, allow_blank=True)
+        session_id = serializers.CharField(required=False, allow_blank=True)
+        pinned = serializers.BooleanField(required=False, allow_null=True, default=None)
+        created_after = serializers.DateTimeField(required=False)
+        created_before = serializers.DateTimeField(required=False)
+
+    @extend_schema(request=CreateInput, responses={201: CreateOutput, 200: CreateOutput},
+                   summary="Remember something (or strengthen its near-duplicate)")
+    def post(self, request):
+        data = self.CreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        reject = fields.pop("on_duplicate") == "reject"
+        try:
+            result = services.remember(owner=request.user, reject_duplicates=reject, **fields)
+        except services.DuplicateMemory as duplicate:
+            raise Conflict(str(duplicate)) from None
+        body = self.CreateOutput({"action": result.action, "similarity": result.similarity,
+                                  "memory": result.memory}).data
+        return Response(body, status=201 if result.created else 200)
+
+    @extend_schema(parameters=[ListFilters], responses=MemoryOutput(many=True),
+                   summary="List memories, newest first (cursor pagination)")
+    def get(self, request):
+        filters = self.ListFilters(data=request.query_params.dict() | {
+            name: request.query_params.getlist(name)
+            for name in ("memory_type", "kind", "status", "tag")
+            if name in request.query_params
+        })
+        filters.is_valid(raise_exception=True)
+        memories = selectors.listed(self.get_queryset(), **filters.validated_data)
+        paginator = MemoryPages()
+        page = paginator.paginate_queryset(memories, request, view=self)
+        return paginator.get_paginated_response(MemoryOutput(page, many=True).data)
+
+
+class MemoryDetail(OwnedMemoryView):
+    throttle_scope = "memories"
+
+    class UpdateInput(serializers.Serializer):
+        content = serializers.CharField(trim_whitespace=False, allow_blank=True, required=False)
+        importance = serializers.FloatField(min_value=1, max_value=10, required=False)
+        tags = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
+        status = serializers.ChoiceField(Status.choices, required=False)
+        pinned = serializers.BooleanField(required=False)
+        agent_id = serializers.CharField(max_length=200, required=False, default="",
+                                         allow_blank=True)
+
+        def validate(self, attrs):
+            if not set(attrs) - {"agent_id"}:
+                raise serializers.ValidationError(
+                    "Send at least one of content, importance, tags, status, pinned.")
+            return attrs
+
+    @extend_schema(responses=MemoryOutput, summary="One memory")
+    def get(self, request, memory_id):
+        return Response(MemoryOutput(self.get_memory(memory_id)).data)
+
+    @extend_schema(request=UpdateInput, responses=MemoryOutput,
+                   summary="Change a memory; every change is kept as a version")
+    def patch(self, request, memory_id):
+        memory = self.get_memory(memory_id)
+        data = self.UpdateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        agent_id = changes.pop("agent_id")
+        memory = services.update_memory(memory, by=request.user, agent_id=agent_id, **changes)
+        return Response(MemoryOutput(memory).data)
+
+    @extend_schema(responses=MemoryOutput,
+                   summary="Delete a memory (soft: PATCH status=active restores it)")
+    def delete(self, request, memory_id):
+        memory = services.delete_memory(self.get_memory(memory_id), by=request.user)
+        return Response(MemoryOutput(memory).data)
+
+
+class MemoryHistory(OwnedMemoryView):
+    throttle_scope = "memories"
+
+    class VersionOutput(serializers.ModelSerializer):
+        changed_by = serializers.CharField(source="changed_by.username", allow_null=True,
+                                           default=None)
+
+        class Meta:
+            model = MemoryVersion
+            fields = ["id", "change", "changed_at", "changed_by", "agent_id", "before", "after"]
+
+    @extend_schema(responses=VersionOutput(many=True),
+                   summary="Every change to a memory, oldest first")
+    def get(self, request, memory_id):
+        memory = self.get_memory(memory_id)
+        versions = memory.versions.select_related("changed_by").order_by("changed_at", "id")
+        return Response(self.VersionOutput(versions, many=True).data)
+
+
+class MemoryRelated(OwnedMemoryView):
+    throttle_scope = "memories"
+
+    class RelatedOutput(serializers.Serializer):
+        hop = serializers.IntegerField()
+        relation = serializers.CharField()
+        memory = MemoryOutput()
+
+    @extend_schema(
+        parameters=[OpenApiParameter("depth", int, description="1 to 3 hops (default 1)")],
+        responses=RelatedOutput(many=True),
+        summary="Memories linked to this one, walking the graph up to 3 hops",
+    )
+    def get(self, request, memory_id):
+        memory = self.get_memory(memory_id)
+        depth = serializers.IntegerField(min_value=1, max_value=3).run_validation(
+            request.query_params.get("depth", 1))
+        rows = selectors.related_memories(memory, depth=depth)
+        return Response(self.RelatedOutput(
+            [{"memory": m, "hop": hop, "relation": relation} for m, hop, relation in rows],
+            many=True).data)
+
+
+class MemoryFeedback(OwnedMemoryView):
+    throttle_scope = "feedback"
+
+    class FeedbackInput(serializers.Serializer):
+        signal = serializers.ChoiceField([UsageKind.CITED, UsageKind.IGNORED, UsageKind.HELPFUL,
+                                          UsageKind.HARMFUL])
+        agent_id = serializers.CharField(max_length=200, required=False, default="",
+                                         allow_blank=True)
+        session_id = serializers.CharField(max_length=200, required=False, default="",
+                                           allow_blank=True)
+
+    @extend_schema(
+        request=FeedbackInput,
+        responses={200: inline_serializer("FeedbackOutput", {
+            "helpful_count": serializers.IntegerField(),
+            "harmful_count": serializers.IntegerField()})},
+        summary="Report a memory as cited, ignored, helpful or harmful",
+    )
+    def post(self, request, memory_id):
+        data = self.FeedbackInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        memory = services.give_feedback(self.get_memory(memory_id), **data.validated_data)
+        return Response({"helpful_count": memory.helpful_count,
+                         "harmful_count": memory.harmful_count}, status=status.HTTP_200_OK)

@@ -1,0 +1,52 @@
+"""alice, bob and charlie: nobody reaches another owner's memories, on any endpoint."""
+
+import pytest
+
+from memories import services
+from memories.models import Memory
+
+pytestmark = pytest.mark.django_db
+
+ENDPOINTS = [
+    ("get", "/api/v1/memories/{id}", None),
+    ("patch", "/api/v1/memories/{id}", {"content": "hijacked"}),
+    ("delete", "/api/v1/memories/{id}", None),
+    ("get", "/api/v1/memories/{id}/history", None),
+    ("get", "/api/v1/memories/{id}/related", None),
+    ("post", "/api/v1/memories/{id}/feedback", {"signal": "helpful"}),
+]
+
+
+@pytest.fixture
+def alices_memory(alice):
+    return services.remember(owner=alice, content="alice's deploy key is in 1Password").memory
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS)
+def test_another_owners_memory_is_a_404_and_stays_untouched(alices_memory, bob, charlie,
+                                                             api_client_for, method, path,
+                                                             body):
+    for intruder in (bob, charlie):
+        client = api_client_for(intruder)
+        response = getattr(client, method)(path.format(id=alices_memory.pk), body,
+                                           format="json")
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "not_found"
+    alices_memory.refresh_from_db()
+    assert alices_memory.content == "alice's deploy key is in 1Password"
+    assert alices_memory.status == "active" and alices_memory.helpful_count == 0
+
+
+def test_lists_only_show_the_callers_own_memories(alices_memory, bob, api_client_for):
+    services.remember(owner=bob, content="bob's note")
+    listed = api_client_for(bob).get("/api/v1/memories").json()["results"]
+    assert [m["content"] for m in listed] == ["bob's note"]
+    assert Memory.objects.count() == 2
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS)
+def test_the_owner_reaches_every_endpoint(alices_memory, alice, api_client_for, method,
+                                          path, body):
+    response = getattr(api_client_for(alice), method)(path.format(id=alices_memory.pk), body,
+                                                      format="json")
+    assert response.status_code == 200

@@ -269,3 +269,46 @@ class ApiKey(models.Model):
         # Keys are 256 random bits, so a fast unsalted hash is enough to make a leaked
         # table useless, and it lets a request find its key with one indexed lookup.
         return hashlib.sha256(raw_key.encode()).hexdigest()
+
+
+class MemoryTerm(models.Model):
+    """BM25 postings: one row per (memory, stemmed term), kept by database triggers.
+
+    `impact` is the term's BM25 weight in that memory (tf saturation and length
+    normalisation, k1 = 1.2, b = 0.75, against the owner's average length when it was
+    written), so a query can read each term's strongest postings first.
+    """
+
+    memory = models.ForeignKey(Memory, on_delete=models.DO_NOTHING, db_constraint=False,
+                               related_name="+")
+    owner_id = models.BigIntegerField()
+    term = models.TextField()
+    tf = models.IntegerField()
+    impact = models.FloatField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner_id", "term", "-impact"], include=["memory"],
+                         name="memory_term_impact"),
+            models.Index(fields=["memory"], name="memory_term_memory"),
+        ]
+
+
+class TermDocuments(models.Model):
+    """How many of an owner's memories contain a term (BM25's document frequency)."""
+
+    owner_id = models.BigIntegerField()
+    term = models.TextField()
+    documents = models.IntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner_id", "term"],
+                                               name="term_documents_unique")]
+
+
+class KeywordStats(models.Model):
+    """Per owner: memories indexed and their total length in terms (for BM25's avgdl)."""
+
+    owner_id = models.BigIntegerField(primary_key=True)
+    documents = models.IntegerField()
+    terms = models.BigIntegerField()

@@ -12,7 +12,9 @@ from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import F, Q
 
-from .models import Memory, MemoryLink, Status
+from .models import KeywordStats, Memory, MemoryLink, MemoryTerm, Status, TermDocuments
+
+POSTINGS_PER_TERM = 1000
 
 _MODEL_ID = re.compile(r"^[A-Za-z0-9._:/@-]{1,200}$")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -162,6 +164,12 @@ class RecallFilters:
     min_importance: float | None = None
     include_archived: bool = False
 
+    def narrows(self) -> bool:
+        """True when a filter other than status applies (it may exclude most memories)."""
+        return any(getattr(self, name) not in (None, (), False) for name in (
+            "memory_types", "kinds", "tags", "project", "agent_id", "session_id",
+            "created_after", "created_before", "valid_at", "min_importance"))
+
     def where(self, owner_id: int, alias: str = "m") -> tuple[str, list]:
         statuses = [Status.ACTIVE, Status.ARCHIVED] if self.include_archived else [Status.ACTIVE]
         clauses = [f"{alias}.owner_id = %s", f"{alias}.status = ANY(%s)"]
@@ -225,13 +233,36 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         ctes.append("dense AS (SELECT NULL::uuid AS id, NULL::float AS similarity, "
                     "NULL::bigint AS rank WHERE false)")
     if words:
+        # BM25 over the trigger-kept postings: each query term contributes its idf times
+        # the memory's precomputed impact. Unless a narrowing filter applies, only each
+        # term's strongest postings are read and only the best-scoring memories are
+        # checked against the memory table, which keeps common words cheap; a narrowing
+        # filter reads everything, so a filtered search still finds matches that rank
+        # low owner-wide.
+        narrowed = filters.narrows()
+        bounded = "" if narrowed else "LIMIT %s"
         ctes.append(f"""keyword AS (
             SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
-            FROM (SELECT m.id, ts_rank_cd(m.search_vector, q) AS score
-                  FROM {table} m, websearch_to_tsquery('english', %s) q
-                  WHERE {where} AND m.search_vector @@ q
-                  ORDER BY score DESC LIMIT %s) matched)""")
-        args += [" or ".join(words), *params, keyword_k]
+            FROM (SELECT m.id, top.score
+                  FROM (SELECT p.memory_id, sum(w.idf * p.impact) AS score
+                        FROM (SELECT d.term,
+                                     ln(1 + (s.documents - d.documents + 0.5)::float8
+                                            / (d.documents + 0.5)::float8) AS idf
+                              FROM {TermDocuments._meta.db_table} d
+                              JOIN {KeywordStats._meta.db_table} s ON s.owner_id = d.owner_id
+                              WHERE d.owner_id = %s AND d.documents > 0 AND d.term = ANY(
+                                  tsvector_to_array(to_tsvector('english', %s)))) w
+                        CROSS JOIN LATERAL (
+                            SELECT p.memory_id, p.impact FROM {MemoryTerm._meta.db_table} p
+                            WHERE p.owner_id = %s AND p.term = w.term
+                            ORDER BY p.impact DESC {bounded}) p
+                        GROUP BY p.memory_id ORDER BY score DESC {bounded}) top
+                  JOIN {table} m ON m.id = top.memory_id
+                  WHERE {where}
+                  ORDER BY top.score DESC LIMIT %s) matched)""")
+        limits = [] if narrowed else [POSTINGS_PER_TERM]
+        best = [] if narrowed else [keyword_k * 4]
+        args += [owner.pk, query, owner.pk, *limits, *best, *params, keyword_k]
     else:
         ctes.append("keyword AS (SELECT NULL::uuid AS id, NULL::float AS score, "
                     "NULL::bigint AS rank WHERE false)")

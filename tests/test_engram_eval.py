@@ -53,7 +53,9 @@ def test_hit_reciprocal_rank_and_rrf():
     assert metrics.reciprocal_rank(ranked, "k", 10) == 0.0  # rank 11
     # a: 1/61 + 1/62, c: 1/63 + 1/61, b: 1/62
     assert metrics.rrf([["a", "b", "c"], ["c", "a"]], k=60) == ["a", "c", "b"]
-    assert metrics.rrf([["a", "b", "c"], ["c", "b"]], k=60, limit=2) == ["b", "c"]
+    # c: 1/63 + 1/61 = 0.0322664 edges out b: 2/62 = 0.0322581
+    assert metrics.rrf([["a", "b", "c"], ["c", "b"]], k=60, limit=2) == ["c", "b"]
+    assert metrics.rrf([["a", "b"], ["b", "a"]]) == ["a", "b"]  # a tie: first seen first
 
 
 # ------------------------------------------------------------------ BM25 (pure)
@@ -167,7 +169,8 @@ def test_locomo_end_to_end_on_the_fixture(db):
 
 
 def test_locomo_table_and_category_choice(db):
-    out, _ = _run("locomo", str(FIXTURE), "--categories", "5")
+    out, _ = _run("locomo", str(FIXTURE), "--categories", "5", "--limit-conversations", "1")
+    assert out.startswith("LoCoMo: 1 conversations, 16 turns -> 15 memories")
     assert "1 questions (0 without evidence skipped)" in out
     lines = out.splitlines()
     assert any(line.split()[:4] == ["recall", "5", "adversarial", "1"] for line in lines)

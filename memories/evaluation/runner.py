@@ -39,7 +39,7 @@ class Rankers:
     def __init__(self, owner):
         self.owner = owner
         self.provider = get_provider()
-        rows = list(Memory.objects.for_owner(owner).active()
+        rows = list(Memory.objects.for_owner(owner).active().order_by("created_at", "id")
                     .values_list("id", "content", "embedding", "embedding_model"))
         self.texts = {memory_id: content for memory_id, content, _, _ in rows}
         self.bm25 = BM25([(memory_id, content) for memory_id, content, _, _ in rows])

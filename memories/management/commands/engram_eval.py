@@ -41,11 +41,11 @@ class Command(BaseCommand):
         parser.add_argument("--limit-conversations", type=int, default=None,
                             help="only the first N LoCoMo conversations")
         parser.add_argument("--batch-size", type=int, default=128)
-        parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+        parser.add_argument("--json", action="store_true", dest="as_json",
+                            help="print JSON instead of tables")
 
     def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
-               json: bool, **options):
-        as_json = json
+               as_json, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
         if benchmark == "locomo":

@@ -256,5 +256,32 @@ ENGRAM_DEDUP_THRESHOLD = envfloat("ENGRAM_DEDUP_THRESHOLD", 0.90, 0.5, 1.0)
 # ...and, when strict, only if both texts carry the same details (numbers, names, words),
 # so a changed fact is kept as a new memory instead of vanishing into the old one.
 ENGRAM_DEDUP_STRICT = envbool("ENGRAM_DEDUP_STRICT", True)
+# Hybrid retrieval: candidates per list, fusion of dense and keyword relevance, and the
+# three-factor re-rank weights (recency, importance, relevance).
+ENGRAM_CANDIDATES = envint("ENGRAM_CANDIDATES", 30, 1, 1000)
+ENGRAM_FUSION = env("ENGRAM_FUSION", "convex")
+if ENGRAM_FUSION not in ("convex", "rrf"):
+    raise ImproperlyConfigured(f"ENGRAM_FUSION={ENGRAM_FUSION!r}: use convex or rrf.")
+# Measured on LoCoMo and the paraphrase set (docs/BENCHMARKS.md): keyword evidence
+# weighs 0.7 when some memory covers at least 40% of the query's BM25 mass, and not at
+# all otherwise; cosines below 0.2 count as no similarity.
+ENGRAM_FUSION_ALPHA = envfloat("ENGRAM_FUSION_ALPHA", 0.3, 0.0, 1.0)
+ENGRAM_COSINE_FLOOR = envfloat("ENGRAM_COSINE_FLOOR", 0.2, 0.0, 0.99)
+ENGRAM_KEYWORD_GATE = envfloat("ENGRAM_KEYWORD_GATE", 0.4, 0.0, 1.0)
+
+
+def _weights(raw):
+    from memories.engine.ranking import Weights
+
+    try:
+        return Weights(*(float(part) for part in raw.split(",")))
+    except (TypeError, ValueError) as exc:
+        raise ImproperlyConfigured(
+            f"ENGRAM_RANK_WEIGHTS={raw!r}: give three non-negative numbers for recency, "
+            f"importance and relevance, such as 1,1,1 ({exc})."
+        ) from None
+
+
+ENGRAM_RANK_WEIGHTS = _weights(env("ENGRAM_RANK_WEIGHTS", "1,1,1"))
 # One helpful/harmful vote per agent per memory in this many seconds.
 ENGRAM_FEEDBACK_INTERVAL = envint("ENGRAM_FEEDBACK_INTERVAL", 3600, 0, 10**7)

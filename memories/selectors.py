@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
-from django.db.models import F, Q
+from django.db.models import Q
 
 from .models import KeywordStats, Memory, MemoryLink, MemoryTerm, Status, TermDocuments
 
@@ -53,65 +52,11 @@ def ensure_vector_index(model_id: str, dimensions: int) -> str:
     return name
 
 
-def filtered(owner, *, memory_types: Sequence[str] = (), kinds: Sequence[str] = (),
-             project: str | None = None, statuses: Sequence[str] = (Status.ACTIVE,)):
-    memories = Memory.objects.for_owner(owner).filter(status__in=statuses)
-    if memory_types:
-        memories = memories.filter(memory_type__in=memory_types)
-    if kinds:
-        memories = memories.filter(kind__in=kinds)
-    if project is not None:
-        memories = memories.filter(project=project)
-    return memories
-
-
 # Everything a caller reads; the vector and the tsvector stay in the database.
 _RESULT_COLUMNS = ", ".join(
-    f.column for f in Memory._meta.concrete_fields if f.name not in ("embedding", "search_vector")
+    "m." + f.column for f in Memory._meta.concrete_fields
+    if f.name not in ("embedding", "search_vector")
 )
-
-
-def dense_search(owner, *, model_id: str, dimensions: int, vector: np.ndarray, limit: int,
-                 memory_types: Sequence[str] = (), kinds: Sequence[str] = (),
-                 project: str | None = None, statuses: Sequence[str] = (Status.ACTIVE,),
-                 ) -> list[tuple[Memory, float]]:
-    """Nearest memories by cosine, among those embedded by `model_id` only.
-
-    Plain SQL in one round trip: the ORM's compile and row handling cost more than the
-    HNSW search itself (2-3 ms against 0.35 ms at 10,000 memories).
-    """
-    where = ["owner_id = %s", "embedding_model = %s", "status = ANY(%s)"]
-    params: list = [owner.pk, model_id, list(statuses)]
-    for column, values in (("memory_type", memory_types), ("kind", kinds)):
-        if values:
-            where.append(f"{column} = ANY(%s)")
-            params.append(list(values))
-    if project is not None:
-        where.append("project = %s")
-        params.append(project)
-    sql = (
-        f"SELECT {_RESULT_COLUMNS}, "
-        f"{_as_halfvec('embedding', dimensions)} <=> %s::halfvec({dimensions}) AS distance "
-        f"FROM {Memory._meta.db_table} WHERE {' AND '.join(where)} "
-        f"ORDER BY distance LIMIT %s"
-    )
-    rows = Memory.objects.raw(sql, [vector_literal(vector), *params, limit])
-    return [(memory, 1.0 - memory.distance) for memory in rows]
-
-
-def keyword_search(memories, query: str, *, limit: int) -> list[tuple[Memory, float]]:
-    """Any-word full-text match on the generated tsvector, ranked by ts_rank_cd."""
-    words = _WORD.findall(query)
-    if not words:
-        return []
-    search = SearchQuery(" or ".join(words), search_type="websearch", config="english")
-    rows = (
-        memories.filter(search_vector=search)
-        .annotate(rank=SearchRank(F("search_vector"), search, cover_density=True))
-        .order_by("-rank")
-        .defer("embedding", "search_vector")[:limit]
-    )
-    return [(memory, memory.rank) for memory in rows]
 
 
 def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: int,
@@ -209,9 +154,11 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     """Dense, keyword and graph candidate lists in one round trip.
 
     Each returned memory carries `similarity` and `dense_rank` (HNSW over the active
-    model's vectors), `keyword_score` and `keyword_rank` (ts_rank_cd on the tsvector,
+    model's vectors), `keyword_score` and `keyword_rank` (BM25 over the postings,
     any query word), and `graph_hop` / `graph_from` (reached over links, in either
     direction, from the top hits of the other two lists); absent parts are None.
+    `keyword_max` is the BM25 score of a memory holding every query term once at
+    average length: the scale for normalising keyword scores.
     """
     where, params = filters.where(owner.pk)
     if exclude_ids:
@@ -241,18 +188,22 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         # low owner-wide.
         narrowed = filters.narrows()
         bounded = "" if narrowed else "LIMIT %s"
+        # Every query term counts towards the scale, those the owner never wrote too
+        # (at the idf of an unseen word): a query that shares one word with the store
+        # is then a weak keyword match, however many memories contain that word.
+        ctes.append(f"""terms AS (
+            SELECT q.term, coalesce(d.documents, 0) AS documents,
+                   ln(1 + (s.documents - coalesce(d.documents, 0) + 0.5)::float8
+                          / (coalesce(d.documents, 0) + 0.5)::float8) AS idf
+            FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS q(term)
+            JOIN {KeywordStats._meta.db_table} s ON s.owner_id = %s
+            LEFT JOIN {TermDocuments._meta.db_table} d
+                   ON d.owner_id = s.owner_id AND d.term = q.term)""")
         ctes.append(f"""keyword AS (
             SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
             FROM (SELECT m.id, top.score
                   FROM (SELECT p.memory_id, sum(w.idf * p.impact) AS score
-                        FROM (SELECT d.term,
-                                     ln(1 + (s.documents - d.documents + 0.5)::float8
-                                            / (d.documents + 0.5)::float8) AS idf
-                              FROM {TermDocuments._meta.db_table} d
-                              JOIN {KeywordStats._meta.db_table} s ON s.owner_id = d.owner_id
-                              WHERE d.owner_id = %s AND d.documents > 0 AND d.term = ANY(
-                                  tsvector_to_array(to_tsvector('english', %s)))) w
-                        CROSS JOIN LATERAL (
+                        FROM terms w CROSS JOIN LATERAL (
                             SELECT p.memory_id, p.impact FROM {MemoryTerm._meta.db_table} p
                             WHERE p.owner_id = %s AND p.term = w.term
                             ORDER BY p.impact DESC {bounded}) p
@@ -262,8 +213,9 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                   ORDER BY top.score DESC LIMIT %s) matched)""")
         limits = [] if narrowed else [POSTINGS_PER_TERM]
         best = [] if narrowed else [keyword_k * 4]
-        args += [owner.pk, query, owner.pk, *limits, *best, *params, keyword_k]
+        args += [query, owner.pk, owner.pk, *limits, *best, *params, keyword_k]
     else:
+        ctes.append("terms AS (SELECT NULL::text AS term, NULL::float8 AS idf WHERE false)")
         ctes.append("keyword AS (SELECT NULL::uuid AS id, NULL::float AS score, "
                     "NULL::bigint AS rank WHERE false)")
     # Graph walk: links in either direction from the strongest hits, up to graph_depth.
@@ -288,9 +240,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     sql = f"""
         WITH RECURSIVE {', '.join(ctes)},
         pool AS (SELECT id FROM dense UNION SELECT id FROM keyword UNION SELECT id FROM graph)
-        SELECT {', '.join('m.' + c.strip() for c in _RESULT_COLUMNS.split(','))},
+        SELECT {_RESULT_COLUMNS},
                d.similarity, d.rank AS dense_rank, k.score AS keyword_score,
-               k.rank AS keyword_rank, g.hop AS graph_hop, g.came_from AS graph_from
+               k.rank AS keyword_rank, g.hop AS graph_hop, g.came_from AS graph_from,
+               (SELECT sum(idf) FROM terms) AS keyword_max
         FROM pool JOIN {table} m ON m.id = pool.id
         LEFT JOIN dense d ON d.id = m.id
         LEFT JOIN keyword k ON k.id = m.id

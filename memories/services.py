@@ -19,6 +19,7 @@ from django.utils import timezone
 from . import selectors
 from .engine.dedup import content_hash, decide, first_duplicate_in_batch
 from .engine.importance import base_importance, clamp_importance
+from .engine.ranking import Candidate, ScoreBreakdown, rank
 from .models import (
     MAX_CONTENT_LENGTH,
     MAX_TAG_LENGTH,
@@ -75,9 +76,22 @@ class RememberResult:
 
 @dataclass
 class Recalled:
+    """A recalled memory and why it ranks where it does."""
+
     memory: Memory
-    similarity: float | None  # cosine; None when found by keyword only
-    keyword_rank: float | None = None
+    breakdown: ScoreBreakdown
+
+    @property
+    def similarity(self) -> float | None:  # cosine; None when not found by meaning
+        return self.breakdown.similarity
+
+    @property
+    def keyword_rank(self) -> int | None:
+        return self.breakdown.keyword_rank
+
+    @property
+    def score(self) -> float:
+        return self.breakdown.final
 
 
 def _content_error(content) -> str | None:
@@ -337,24 +351,25 @@ def _queue_embedding(memory_ids) -> None:
     transaction.on_commit(lambda: embed_memories([str(pk) for pk in memory_ids]))
 
 
-def recall(*, owner, query: str, limit: int = 10, memory_types: Sequence[str] = (),
-           kinds: Sequence[str] = (), project: str | None = None,
-           statuses: Sequence[str] = (Status.ACTIVE,)) -> list[Recalled]:
-    """The owner's memories nearest in meaning to `query`.
+def recall(*, owner, query: str, limit: int = 10,
+           filters: selectors.RecallFilters = selectors.RecallFilters(),
+           exclude_ids: Sequence = (), track: bool = False, agent_id: str = "",
+           session_id: str = "", now: datetime | None = None) -> list[Recalled]:
+    """The owner's memories that matter most for `query`, best first.
 
-    Dense (cosine over the active model's vectors); when the embedding provider is down
-    it falls back to keyword search, so recall degrades instead of failing.
+    Hybrid retrieval: dense, keyword (BM25) and graph candidates from one query, then
+    the engine's fusion and three-factor re-rank (recency, importance with feedback,
+    relevance). When the embedding provider is down the dense list is simply absent,
+    so recall degrades to keywords instead of failing. With `track`, the returned
+    memories count as retrieved (access count, recency, a usage event).
     """
     errors = {}
     if not isinstance(query, str) or not query.strip():
         errors["query"] = ["The query is empty."]
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RECALL_LIMIT:
         errors["limit"] = [f"limit must be a whole number from 1 to {MAX_RECALL_LIMIT}."]
-    for name, values, allowed in (
-        ("memory_types", memory_types, MemoryType.values),
-        ("kinds", kinds, Kind.values),
-        ("statuses", statuses, [Status.ACTIVE, Status.ARCHIVED]),
-    ):
+    for name, values, allowed in (("memory_types", filters.memory_types, MemoryType.values),
+                                  ("kinds", filters.kinds, Kind.values)):
         unknown = [v for v in values if v not in allowed]
         if unknown:
             errors[name] = [f"Unknown {name}: {', '.join(map(str, unknown))}; use "
@@ -362,23 +377,37 @@ def recall(*, owner, query: str, limit: int = 10, memory_types: Sequence[str] = 
     if errors:
         raise ValidationError(errors)
 
-    filters = {"memory_types": memory_types, "kinds": kinds, "project": project,
-               "statuses": statuses}
+    now = now or timezone.now()
     provider = get_provider()
     try:
         vector = provider.embed_query(query)
     except ProviderError as exc:
         log.warning("recall falls back to keyword search: %s", exc)
-        memories = selectors.filtered(owner, **filters)
-        return [Recalled(m, None, rank)
-                for m, rank in selectors.keyword_search(memories, query, limit=limit)]
-    return [
-        Recalled(m, similarity)
-        for m, similarity in selectors.dense_search(
-            owner, model_id=provider.model_id, dimensions=provider.dimensions,
-            vector=vector, limit=limit, **filters,
-        )
-    ]
+        vector = None
+    pool = max(3 * limit, settings.ENGRAM_CANDIDATES)
+    found = selectors.hybrid_candidates(
+        owner, query=query, vector=vector, model_id=provider.model_id,
+        dimensions=provider.dimensions, filters=filters, exclude_ids=exclude_ids,
+        dense_k=pool, keyword_k=pool,
+    )
+    by_id = {m.pk: m for m in found}
+    ranked = rank(
+        [Candidate(id=m.pk, similarity=m.similarity, keyword_score=m.keyword_score,
+                   dense_rank=m.dense_rank, keyword_rank=m.keyword_rank,
+                   graph_hop=m.graph_hop, graph_from=m.graph_from, importance=m.importance,
+                   helpful=m.helpful_count, harmful=m.harmful_count,
+                   last_accessed_at=m.last_accessed_at) for m in found],
+        now=now, weights=settings.ENGRAM_RANK_WEIGHTS, fusion=settings.ENGRAM_FUSION,
+        alpha=settings.ENGRAM_FUSION_ALPHA, cos_floor=settings.ENGRAM_COSINE_FLOOR,
+        keyword_gate=settings.ENGRAM_KEYWORD_GATE,
+        keyword_scale=found[0].keyword_max if found else None,
+    )[:limit]
+    results = [Recalled(by_id[r.id], r.breakdown) for r in ranked]
+    if track:
+        record_retrieval(owner=owner, memories=[r.memory for r in results],
+                         agent_id=agent_id, session_id=session_id,
+                         scores=[r.score for r in results], now=now)
+    return results
 
 
 def embed_memories(memory_ids: Sequence[str]) -> int:

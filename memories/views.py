@@ -18,8 +18,6 @@ def home(request):
         except ValidationError as exc:
             context["error"] = "; ".join(exc.messages)
     else:
-        context["results"] = [
-            services.Recalled(m, None) for m in memories.defer("embedding")[:20]
-        ]
+        context["memories"] = memories.defer("embedding", "search_vector")[:20]
     template = "memories/home.html#results" if request.htmx else "memories/home.html"
     return render(request, template, context)

@@ -117,12 +117,46 @@ def test_related_meaning_ranks_above_unrelated(encoder):
     assert wifi @ router > router @ bread + 0.15
 
 
-def test_quantized_graph_stays_close_to_fp32(encoder, fp32_path, model_dir, tmp_path):
-    path = m.build_onnx(model_dir, tmp_path / "int8.onnx", quantize=True)
-    assert path.stat().st_size < 0.5 * fp32_path.stat().st_size
-    q = m.MiniLMEncoder(path, model_dir / "tokenizer.json").encode(SENTENCES)
-    cos = (q * encoder.encode(SENTENCES)).sum(1)
-    assert cos.min() >= 0.95 and cos.mean() >= 0.98, cos
+@pytest.fixture(scope="session")
+def int8_path(model_dir, tmp_path_factory):
+    return m.build_onnx(model_dir, tmp_path_factory.mktemp("onnx8") / "int8.onnx", quantize=True)
+
+
+@pytest.fixture(scope="session")
+def int8(int8_path, model_dir):
+    return m.MiniLMEncoder(int8_path, model_dir / "tokenizer.json", threads=2)
+
+
+MORE = [
+    "psycopg2.OperationalError: could not connect to server: Connection refused",
+    "We decided to keep the monolith and split out billing next quarter.",
+    "My sister is moving to Toronto in September and wants to adopt a cat.",
+    "How do I undo the last commit without losing my changes?",
+    "brb",
+]
+
+
+def test_quantized_graph_stays_close_to_fp32(encoder, fp32_path, int8_path, int8):
+    assert int8_path.stat().st_size < 0.5 * fp32_path.stat().st_size
+    texts = SENTENCES + MORE
+    cos = (int8.encode(texts) * encoder.encode(texts)).sum(1)
+    assert cos.min() >= 0.97 and cos.mean() >= 0.99, cos
+
+
+def test_int8_vector_does_not_depend_on_batch_mates(int8):
+    # Static quantization: fixed activation scales, so padding and batch-mates
+    # of other lengths must not move a text's vector (dynamic int8 did, ~0.96).
+    long = "The nightly export failed again because the disk on the replica filled up. " * 6
+    batch = ["ok", SENTENCES[0], long, MORE[0], "a somewhat longer note about flaky CI tests", SENTENCES[1]]
+    together = int8.encode(batch, batch_size=len(batch))  # one padded run, widths 3..~100
+    for text, row in zip(batch, together):
+        assert float(row @ int8.encode([text])[0]) >= 0.9999, text
+
+
+def test_int8_build_is_deterministic(model_dir, int8_path, tmp_path):
+    assert len(set(m.calibration_texts())) >= 150
+    again = m.build_onnx(model_dir, tmp_path / "again.onnx", quantize=True)
+    assert again.read_bytes() == int8_path.read_bytes()
 
 
 def test_build_is_atomic_and_leaves_no_temp_files(fp32_path):

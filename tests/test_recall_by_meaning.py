@@ -3,6 +3,7 @@
 import pytest
 
 from memories import services
+from memories.selectors import RecallFilters
 
 UNRELATED = [
     "I like baking sourdough bread on Sundays",
@@ -23,8 +24,10 @@ PARAPHRASES = [
 
 @pytest.fixture
 def alice_memories(alice):
+    # Equal importance, so that these tests are about meaning alone (importance and
+    # recency are the other two factors of the ranking).
     for text in UNRELATED + [memory for _, memory in PARAPHRASES]:
-        services.remember(owner=alice, content=text)
+        services.remember(owner=alice, content=text, importance=5)
     return alice
 
 
@@ -38,6 +41,17 @@ def test_wifi_keeps_dropping_recalls_the_router_memory_first(alice_memories):
 def test_paraphrased_questions_find_their_memory_first(alice_memories, query, expected):
     hits = services.recall(owner=alice_memories, query=query, limit=5)
     assert hits[0].memory.content == expected
+
+
+def test_importance_decides_between_memories_equally_close_in_meaning(alice):
+    services.remember(owner=alice, content="The nightly build uses the staging database",
+                      importance=3)
+    services.remember(owner=alice, content="The nightly build runs against the staging "
+                                           "database", importance=9)
+    services.remember(owner=alice, content="Lunch is at noon", importance=5)
+    hits = services.recall(owner=alice, query="which database does the nightly build use")
+    assert [h.memory.importance for h in hits] == [9, 3, 5]
+    assert hits[0].breakdown.importance == 1.0 and hits[1].breakdown.importance == 0.0
 
 
 def test_it_never_returns_another_owners_memories(alice_memories, bob):
@@ -56,20 +70,29 @@ def test_filters_narrow_recall_by_type_kind_project_and_status(alice):
     services.remember(owner=alice, content="Deploys of the blog are manual", project="blog")
 
     def contents(**filters):
-        return {h.memory.content for h in services.recall(owner=alice, query="deploys",
-                                                          **filters)}
+        return {h.memory.content for h in services.recall(
+            owner=alice, query="deploys", filters=RecallFilters(**filters))}
 
-    assert contents(memory_types=["procedural"]) == {"Deploys go out on Tuesdays"}
-    assert contents(kinds=["episode"]) == {"Deploys froze during the holiday sale"}
+    assert contents(memory_types=("procedural",)) == {"Deploys go out on Tuesdays"}
+    assert contents(kinds=("episode",)) == {"Deploys froze during the holiday sale"}
     assert contents(project="blog") == {"Deploys of the blog are manual"}
     archived = services.remember(owner=alice, content="Deploys used FTP in 2019").memory
     archived.status = "archived"
     archived.save(update_fields=["status"])
     assert "Deploys used FTP in 2019" not in contents()
-    assert "Deploys used FTP in 2019" in contents(statuses=["active", "archived"])
+    assert "Deploys used FTP in 2019" in contents(include_archived=True)
 
 
-def test_deleted_memories_cannot_be_asked_for(alice):
+def test_deleted_memories_never_come_back(alice):
+    memory = services.remember(owner=alice, content="The old CI runs on Travis").memory
+    services.delete_memory(memory)
+    assert services.recall(owner=alice, query="Travis CI") == []
+    assert services.recall(owner=alice, query="Travis CI",
+                           filters=RecallFilters(include_archived=True)) == []
+
+
+def test_unknown_filter_values_are_refused(alice):
     with pytest.raises(services.ValidationError) as error:
-        services.recall(owner=alice, query="anything", statuses=["deleted"])
-    assert "statuses" in error.value.message_dict
+        services.recall(owner=alice, query="anything",
+                        filters=RecallFilters(kinds=("rumour",)))
+    assert "kinds" in error.value.message_dict

@@ -53,9 +53,13 @@ def test_reembed_moves_every_memory_to_the_new_model(mixed_store, settings, caps
         assert cursor.fetchone()
 
 
-def test_recall_ignores_memories_embedded_by_another_model(mixed_store):
+def test_recall_never_compares_vectors_of_another_model(mixed_store):
     Memory.objects.filter(content="Payments retry three times").update(
         embedding_model="ollama:nomic-embed-text")
-    hits = services.recall(owner=mixed_store, query="payments retries")
-    assert "Payments retry three times" not in [h.memory.content for h in hits]
+    hits = {h.memory.content: h for h in services.recall(owner=mixed_store,
+                                                         query="payments retries")}
+    # Still found by its words, but it has no cosine: its vector is of another model.
+    assert hits["Payments retry three times"].similarity is None
+    assert hits["Payments retry three times"].keyword_rank == 1
+    assert hits["The CDN caches for an hour"].similarity is not None
     assert services.count_to_reembed() == 1

@@ -211,6 +211,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "MemoryTypeEnum": "memories.models.MemoryType",
+        "KindEnum": "memories.models.Kind",
+        "StatusEnum": "memories.models.Status",
+    },
 }
 
 LOGGING = {
@@ -283,5 +288,9 @@ def _weights(raw):
 
 
 ENGRAM_RANK_WEIGHTS = _weights(env("ENGRAM_RANK_WEIGHTS", "1,1,1"))
+# Context for a prompt: the least match (0..1, before normalisation) a memory needs to
+# be injected, and the budget from which the four tiers are used.
+ENGRAM_CONTEXT_MIN_SCORE = envfloat("ENGRAM_CONTEXT_MIN_SCORE", 0.1, 0.0, 1.0)
+ENGRAM_TIER_THRESHOLD = envint("ENGRAM_TIER_THRESHOLD", 2000, 1, 10**6)
 # One helpful/harmful vote per agent per memory in this many seconds.
 ENGRAM_FEEDBACK_INTERVAL = envint("ENGRAM_FEEDBACK_INTERVAL", 3600, 0, 10**7)

@@ -1,5 +1,7 @@
 """alice, bob and charlie: nobody reaches another owner's memories, on any endpoint."""
 
+import json
+
 import pytest
 
 from memories import services
@@ -50,3 +52,16 @@ def test_the_owner_reaches_every_endpoint(alices_memory, alice, api_client_for, 
     response = getattr(api_client_for(alice), method)(path.format(id=alices_memory.pk), body,
                                                       format="json")
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/v1/memories/search", "/api/v1/memories/context"])
+def test_search_and_context_only_draw_on_the_callers_memories(alices_memory, bob, charlie,
+                                                            api_client_for, path):
+    services.remember(owner=bob, content="bob keeps his deploy key in a YubiKey")
+    for intruder, expected in ((bob, 1), (charlie, 0)):
+        body = api_client_for(intruder).post(path, {"query": "where is the deploy key",
+                                                    "min_score": 0}, format="json").json()
+        text = json.dumps(body)
+        assert "1Password" not in text and str(alices_memory.pk) not in text
+        found = body["results"] if "results" in body else body["memories"]
+        assert len(found) == expected

@@ -45,10 +45,26 @@ def error_body(status_code: int, message: str, fields: dict | None = None, **ext
     return {"error": {**body, **extra}}
 
 
+def _field_errors(detail, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested errors as {"filters.kinds.0": ["..."]}: one flat map a client can show."""
+    if isinstance(detail, dict):
+        found: dict[str, list[str]] = {}
+        for name, inner in detail.items():
+            found.update(_field_errors(inner, f"{prefix}{name}."))
+        return found
+    if isinstance(detail, list) and any(isinstance(item, (dict, list)) for item in detail):
+        found = {}
+        for index, inner in enumerate(detail):
+            found.update(_field_errors(inner, f"{prefix}{index}."))
+        return found
+    messages = detail if isinstance(detail, list) else [detail]
+    return {prefix.rstrip(".") or "non_field_errors": [str(m) for m in messages]} \
+        if messages else {}
+
+
 def _flatten(detail) -> tuple[str, dict | None]:
     if isinstance(detail, dict):
-        fields = {name: [str(m) for m in (msgs if isinstance(msgs, list) else [msgs])]
-                  for name, msgs in detail.items()}
+        fields = _field_errors(detail)
         first_name, first = next(iter(fields.items()))
         return f"{first_name}: {first[0]}", fields
     if isinstance(detail, list):

@@ -4,6 +4,8 @@ from . import views
 
 urlpatterns = [
     path("memories", views.MemoryListCreate.as_view(), name="api-memories"),
+    path("memories/search", views.MemorySearch.as_view(), name="api-memories-search"),
+    path("memories/context", views.MemoryContext.as_view(), name="api-memories-context"),
     path("memories/<uuid:memory_id>", views.MemoryDetail.as_view(), name="api-memory"),
     path("memories/<uuid:memory_id>/history", views.MemoryHistory.as_view(),
          name="api-memory-history"),

@@ -220,3 +220,119 @@ class MemoryFeedback(OwnedMemoryView):
         memory = services.give_feedback(self.get_memory(memory_id), **data.validated_data)
         return Response({"helpful_count": memory.helpful_count,
                          "harmful_count": memory.harmful_count}, status=status.HTTP_200_OK)
+
+
+class RecallFiltersInput(serializers.Serializer):
+    memory_types = serializers.ListField(child=serializers.ChoiceField(MemoryType.choices),
+                                         required=False, default=list)
+    kinds = serializers.ListField(child=serializers.ChoiceField(Kind.choices), required=False,
+                                  default=list)
+    tags = serializers.ListField(child=serializers.CharField(max_length=64), required=False,
+                                 default=list)
+    project = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    agent_id = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    session_id = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    created_after = serializers.DateTimeField(required=False)
+    created_before = serializers.DateTimeField(required=False)
+    valid_at = serializers.DateTimeField(required=False,
+                                         help_text="What was true then: valid_from <= t < valid_to")
+    min_importance = serializers.FloatField(min_value=0, max_value=10, required=False)
+    include_archived = serializers.BooleanField(required=False, default=False)
+
+    def to_filters(self) -> selectors.RecallFilters:
+        data = dict(self.validated_data)
+        for name in ("memory_types", "kinds", "tags"):
+            data[name] = tuple(data[name])
+        return selectors.RecallFilters(**data)
+
+
+class ScoreOutput(serializers.Serializer):
+    final = serializers.FloatField()
+    match = serializers.FloatField(help_text="Relevance before normalisation, 0..1")
+    relevance = serializers.FloatField()
+    recency = serializers.FloatField()
+    importance = serializers.FloatField()
+    similarity = serializers.FloatField(allow_null=True)
+    keyword_score = serializers.FloatField(allow_null=True)
+    dense_rank = serializers.IntegerField(allow_null=True)
+    keyword_rank = serializers.IntegerField(allow_null=True)
+    graph_hop = serializers.IntegerField(allow_null=True)
+
+
+class MemorySearch(APIView):
+    throttle_scope = "search"
+
+    class SearchInput(serializers.Serializer):
+        query = serializers.CharField(max_length=10_000)
+        limit = serializers.IntegerField(min_value=1, max_value=services.MAX_RECALL_LIMIT,
+                                         default=10)
+        filters = RecallFiltersInput(required=False)
+        agent_id = serializers.CharField(max_length=200, required=False, default="",
+                                         allow_blank=True)
+        session_id = serializers.CharField(max_length=200, required=False, default="",
+                                           allow_blank=True)
+
+    class HitOutput(serializers.Serializer):
+        memory = MemoryOutput()
+        score = ScoreOutput(source="breakdown")
+
+    @extend_schema(request=SearchInput, responses=inline_serializer(
+        "SearchOutput", {"results": HitOutput(many=True)}),
+        summary="Hybrid search (meaning, keywords, links) with each hit's score breakdown")
+    def post(self, request):
+        data = self.SearchInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        filters = RecallFiltersInput(data=request.data.get("filters") or {})
+        filters.is_valid(raise_exception=True)
+        hits = services.recall(owner=request.user, query=data.validated_data["query"],
+                               limit=data.validated_data["limit"], filters=filters.to_filters(),
+                               track=True, agent_id=data.validated_data["agent_id"],
+                               session_id=data.validated_data["session_id"])
+        return Response({"results": self.HitOutput(hits, many=True).data})
+
+
+class MemoryContext(APIView):
+    throttle_scope = "context"
+
+    class ContextInput(serializers.Serializer):
+        query = serializers.CharField(max_length=10_000)
+        max_tokens = serializers.IntegerField(min_value=1, max_value=services.MAX_CONTEXT_TOKENS,
+                                              default=500)
+        format = serializers.ChoiceField(["markdown", "xml", "json"], default="markdown")
+        session_id = serializers.CharField(max_length=200, required=False, default="",
+                                           allow_blank=True)
+        agent_id = serializers.CharField(max_length=200, required=False, default="",
+                                         allow_blank=True)
+        project = serializers.CharField(max_length=200, required=False)
+        min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
+
+    class ContextOutput(serializers.Serializer):
+        context = serializers.CharField()
+        memories_used = serializers.IntegerField()
+        tokens_used = serializers.IntegerField()
+        truncated = serializers.BooleanField()
+        tiers = serializers.DictField(child=serializers.IntegerField())
+        memories = inline_serializer("ContextMemory", {
+            "id": serializers.UUIDField(), "kind": serializers.CharField(),
+            "score": serializers.FloatField(), "match": serializers.FloatField()}, many=True)
+
+    @extend_schema(request=ContextInput, responses=ContextOutput,
+                   summary="What an agent should know now, fenced as data, within max_tokens")
+    def post(self, request):
+        data = self.ContextInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        built = services.assemble_context(
+            owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
+            fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
+            filters=selectors.RecallFilters(project=given.get("project")),
+            min_score=given.get("min_score"),
+        )
+        return Response(self.ContextOutput({
+            "context": built.context, "memories_used": len(built.used),
+            "tokens_used": built.tokens_used, "truncated": built.truncated,
+            "tiers": built.tiers,
+            "memories": [{"id": hit.memory.pk, "kind": hit.memory.kind,
+                          "score": round(hit.score, 4), "match": round(hit.breakdown.match, 4)}
+                         for hit in built.used],
+        }).data)

@@ -66,6 +66,9 @@ class ScoreBreakdown:
     importance: float
     relevance: float
     final: float
+    # Relevance before normalisation over the candidates (convex fusion: 0..1), so it
+    # says how well a memory matches at all, not only whether it matches best.
+    match: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,13 +229,14 @@ def rank(candidates: Sequence[Candidate], *, now: datetime, weights: Weights = W
 
     total_weight = weights.recency + weights.importance + weights.relevance
     ranked = []
-    for c, rec, imp, rel in zip(candidates, recencies, importances, relevances, strict=True):
+    for c, rec, imp, rel, raw in zip(candidates, recencies, importances, relevances,
+                                     raw_relevance, strict=True):
         final = (weights.recency * rec + weights.importance * imp
                  + weights.relevance * rel) / total_weight
         ranked.append(Ranked(c, ScoreBreakdown(
             dense_rank=c.dense_rank, keyword_rank=c.keyword_rank, graph_hop=c.graph_hop,
             similarity=c.similarity, keyword_score=c.keyword_score,
-            recency=rec, importance=imp, relevance=rel, final=final)))
+            recency=rec, importance=imp, relevance=rel, final=final, match=raw)))
     ranked.sort(key=lambda r: (-r.breakdown.final, -r.breakdown.relevance, str(r.id)))
     return ranked
 

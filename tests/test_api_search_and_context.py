@@ -1,0 +1,128 @@
+"""/api/v1/memories/search and /context: hybrid recall, scores, budgets, sessions."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from memories import services
+from memories.engine.context import count_tokens
+from memories.models import Memory, UsageEvent
+
+pytestmark = pytest.mark.django_db
+
+NOTES = [
+    ("The office router hands out DHCP leases for only 5 minutes", "fact"),
+    ("TypeError in parse_config when the YAML file is empty; fixed by a None check", "error"),
+    ("We decided to keep PostgreSQL as the only database", "decision"),
+    ("Alice prefers small pull requests with one reviewer", "preference"),
+    ("The staging cluster runs in eu-west-1", "fact"),
+    ("I like baking sourdough bread on Sundays", "fact"),
+]
+
+
+@pytest.fixture
+def alice_api(alice, api_client_for):
+    for content, kind in NOTES:
+        services.remember(owner=alice, content=content, kind=kind)
+    return api_client_for(alice)
+
+
+def context(client, **body):
+    response = client.post("/api/v1/memories/context", body, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_search_ranks_by_meaning_and_shows_why(alice_api):
+    response = alice_api.post("/api/v1/memories/search",
+                              {"query": "the wireless keeps cutting out", "limit": 3},
+                              format="json")
+    results = response.json()["results"]
+    assert results[0]["memory"]["content"].startswith("The office router")
+    score = results[0]["score"]
+    assert set(score) >= {"final", "match", "relevance", "recency", "importance", "similarity",
+                          "keyword_score", "dense_rank", "keyword_rank", "graph_hop"}
+    assert score["dense_rank"] == 1 and score["similarity"] > 0.2
+
+
+def test_search_filters_and_counts_what_it_returns(alice_api, alice):
+    response = alice_api.post("/api/v1/memories/search", {
+        "query": "database", "filters": {"kinds": ["decision"]}, "session_id": "s1",
+        "agent_id": "claude"}, format="json")
+    results = response.json()["results"]
+    assert [r["memory"]["kind"] for r in results] == ["decision"]
+    memory = Memory.objects.get(pk=results[0]["memory"]["id"])
+    assert memory.access_count == 1
+    event = UsageEvent.objects.get(memory=memory)
+    assert (event.kind, event.session_id, event.agent_id) == ("retrieved", "s1", "claude")
+
+
+def test_search_refuses_bad_filters_with_the_field(alice_api):
+    response = alice_api.post("/api/v1/memories/search",
+                              {"query": "x", "filters": {"kinds": ["rumour"]}}, format="json")
+    assert response.status_code == 400
+    assert "not a valid choice" in response.json()["error"]["fields"]["filters.kinds.0"][0]
+
+
+def test_context_is_fenced_data_with_ids_kinds_and_dates(alice_api):
+    body = context(alice_api, query="why did the config parser crash?", max_tokens=300)
+    assert body["memories_used"] >= 1 and body["tokens_used"] <= 300
+    assert "data, not instructions" in body["context"]
+    first = body["memories"][0]
+    assert first["kind"] == "error" and first["id"] in body["context"]
+    assert count_tokens(body["context"]) <= 300
+
+
+def test_an_unrelated_prompt_gets_an_empty_context(alice_api):
+    body = context(alice_api, query="quantum chromodynamics of gluons", max_tokens=500)
+    assert body == {"context": "", "memories_used": 0, "tokens_used": 0, "truncated": False,
+                    "tiers": body["tiers"], "memories": []}
+
+
+def test_memories_already_surfaced_in_the_session_are_skipped(alice_api):
+    first = context(alice_api, query="router DHCP leases", max_tokens=150, session_id="s9")
+    again = context(alice_api, query="router DHCP leases", max_tokens=150, session_id="s9")
+    other_session = context(alice_api, query="router DHCP leases", max_tokens=150,
+                            session_id="s10")
+    first_ids = {m["id"] for m in first["memories"]}
+    assert first_ids and not first_ids & {m["id"] for m in again["memories"]}
+    assert first_ids <= {m["id"] for m in other_session["memories"]}
+
+
+@pytest.mark.parametrize("fmt", ["xml", "json"])
+def test_xml_and_json_contexts_parse(alice_api, fmt):
+    body = context(alice_api, query="database decision", max_tokens=400, format=fmt)
+    assert body["memories_used"] >= 1
+    if fmt == "xml":
+        ET.fromstring(body["context"])
+    else:
+        json.loads(body["context"])
+
+
+def test_a_large_budget_is_split_into_tiers(alice_api):
+    body = context(alice_api, query="what should I know about this project?",
+                   max_tokens=8000, min_score=0)
+    assert set(body["tiers"]) == {"critical", "relevant", "background", "index"}
+    assert body["tiers"]["critical"] > 0  # the recent error and decision
+    assert body["tiers"]["background"] > 0  # the preference
+    assert body["tokens_used"] <= 8000
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(budget=st.integers(min_value=1, max_value=3000),
+       fmt=st.sampled_from(["markdown", "xml", "json"]))
+def test_the_context_never_exceeds_its_budget(alice_api, budget, fmt):
+    body = context(alice_api, query="database router pull requests", max_tokens=budget,
+                   format=fmt, min_score=0)
+    assert count_tokens(body["context"]) <= budget
+    assert body["tokens_used"] <= budget
+
+
+def test_bad_context_requests_name_the_field(alice_api):
+    response = alice_api.post("/api/v1/memories/context",
+                              {"query": "x", "max_tokens": 0, "format": "yaml"}, format="json")
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"max_tokens", "format"}

@@ -122,7 +122,6 @@ class Memory(models.Model):
         indexes = [
             models.Index(fields=["owner", "status", "-created_at"]),
             models.Index(fields=["owner", "project", "content_hash"]),
-            models.Index(fields=["owner", "last_accessed_at"]),
             GinIndex(fields=["search_vector"], name="memory_search_vector_gin"),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
             models.Index(

@@ -1,5 +1,6 @@
 """Reads: the queries that find memories. Writes live in services.py."""
 
+import functools
 import hashlib
 import re
 import uuid
@@ -53,10 +54,42 @@ def ensure_vector_index(model_id: str, dimensions: int) -> str:
 
 
 # Everything a caller reads; the vector and the tsvector stay in the database.
-_RESULT_COLUMNS = ", ".join(
-    "m." + f.column for f in Memory._meta.concrete_fields
-    if f.name not in ("embedding", "search_vector")
-)
+_RESULT_FIELDS = [f for f in Memory._meta.concrete_fields
+                  if f.name not in ("embedding", "search_vector")]
+_RESULT_COLUMNS = ", ".join("m." + f.column for f in _RESULT_FIELDS)
+
+
+@dataclass
+class CandidateRow:
+    """One hybrid-retrieval candidate: what each list said, and its memory's columns.
+
+    The Memory object is built only when asked for: a recall ranks dozens of candidates
+    and returns a few, and building model instances cost more than the query itself.
+    """
+
+    similarity: float | None
+    dense_rank: int | None
+    keyword_score: float | None
+    keyword_rank: int | None
+    graph_hop: int | None
+    graph_from: uuid.UUID | None
+    keyword_max: float | None
+    values: tuple
+
+    @property
+    def pk(self) -> uuid.UUID:
+        return self.values[0]
+
+    def field(self, name: str):
+        return self.values[_FIELD_INDEX[name]]
+
+    @functools.cached_property
+    def memory(self) -> Memory:
+        return Memory.from_db(connection.alias, _FIELD_NAMES, list(self.values))
+
+
+_FIELD_NAMES = [f.attname for f in _RESULT_FIELDS]
+_FIELD_INDEX = {name: i for i, name in enumerate(_FIELD_NAMES)}
 
 
 def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: int,
@@ -150,7 +183,7 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                       dimensions: int, filters: RecallFilters = RecallFilters(),
                       exclude_ids: Sequence[uuid.UUID] = (), dense_k: int = 50,
                       keyword_k: int = 50, graph_seeds: int = 10, graph_depth: int = 2,
-                      ) -> list[Memory]:
+                      ) -> list[CandidateRow]:
     """Dense, keyword and graph candidate lists in one round trip.
 
     Each returned memory carries `similarity` and `dense_rank` (HNSW over the active
@@ -250,7 +283,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         LEFT JOIN graph g ON g.id = m.id
         WHERE {where}
     """
-    return list(Memory.objects.raw(sql, [*args, *params]))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*args, *params])
+        width = len(_RESULT_FIELDS)
+        return [CandidateRow(*row[width:], values=row[:width]) for row in cursor.fetchall()]
 
 
 def related_memories(memory: Memory, *, depth: int) -> list[tuple[Memory, int, str]]:

@@ -391,19 +391,20 @@ def recall(*, owner, query: str, limit: int = 10,
         dimensions=provider.dimensions, filters=filters, exclude_ids=exclude_ids,
         dense_k=pool, keyword_k=pool,
     )
-    by_id = {m.pk: m for m in found}
+    by_id = {c.pk: c for c in found}
     ranked = rank(
-        [Candidate(id=m.pk, similarity=m.similarity, keyword_score=m.keyword_score,
-                   dense_rank=m.dense_rank, keyword_rank=m.keyword_rank,
-                   graph_hop=m.graph_hop, graph_from=m.graph_from, importance=m.importance,
-                   helpful=m.helpful_count, harmful=m.harmful_count,
-                   last_accessed_at=m.last_accessed_at) for m in found],
+        [Candidate(id=c.pk, similarity=c.similarity, keyword_score=c.keyword_score,
+                   dense_rank=c.dense_rank, keyword_rank=c.keyword_rank,
+                   graph_hop=c.graph_hop, graph_from=c.graph_from,
+                   importance=c.field("importance"), helpful=c.field("helpful_count"),
+                   harmful=c.field("harmful_count"),
+                   last_accessed_at=c.field("last_accessed_at")) for c in found],
         now=now, weights=settings.ENGRAM_RANK_WEIGHTS, fusion=settings.ENGRAM_FUSION,
         alpha=settings.ENGRAM_FUSION_ALPHA, cos_floor=settings.ENGRAM_COSINE_FLOOR,
         keyword_gate=settings.ENGRAM_KEYWORD_GATE,
         keyword_scale=found[0].keyword_max if found else None,
     )[:limit]
-    results = [Recalled(by_id[r.id], r.breakdown) for r in ranked]
+    results = [Recalled(by_id[r.id].memory, r.breakdown) for r in ranked]
     if track:
         record_retrieval(owner=owner, memories=[r.memory for r in results],
                          agent_id=agent_id, session_id=session_id,
@@ -531,18 +532,26 @@ def restore_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
 def record_retrieval(*, owner, memories: Sequence[Memory], agent_id: str = "",
                      session_id: str = "", scores: Sequence[float | None] = (),
                      now: datetime | None = None) -> None:
-    """Returning memories refreshes their recency and counts, in one statement each."""
+    """Returning memories refreshes their recency and counts, in one statement each.
+
+    This runs on every recall, so it does not wait for the disk: usage counts are
+    statistics, and losing the last instant of them in a crash harms nothing, while a
+    synchronous commit would add a flush to every request.
+    """
     if not memories:
         return
     now = now or timezone.now()
     scores = list(scores) or [None] * len(memories)
-    Memory.objects.filter(pk__in=[m.pk for m in memories]).update(
-        access_count=F("access_count") + 1, last_accessed_at=now)
-    UsageEvent.objects.bulk_create(
-        UsageEvent(memory=m, owner=owner, kind=UsageKind.RETRIEVED, agent_id=agent_id,
-                   session_id=session_id, score=score, created_at=now)
-        for m, score in zip(memories, scores)
-    )
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        Memory.objects.filter(pk__in=[m.pk for m in memories]).update(
+            access_count=F("access_count") + 1, last_accessed_at=now)
+        UsageEvent.objects.bulk_create(
+            UsageEvent(memory=m, owner=owner, kind=UsageKind.RETRIEVED, agent_id=agent_id,
+                       session_id=session_id, score=score, created_at=now)
+            for m, score in zip(memories, scores)
+        )
 
 
 class FeedbackTooSoon(Exception):

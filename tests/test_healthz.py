@@ -11,7 +11,7 @@ def test_healthz_reports_database_pgvector_embedding_and_queue(client, db):
     assert body["database"]["embedded"] is True
     assert body["database"]["server_version"].startswith("18")
     assert body["pgvector"].startswith("0.8")
-    assert body["embedding"]["model"] == "local:all-MiniLM-L6-v2-int8"
+    assert body["embedding"]["model"] == "local:all-MiniLM-L6-v2-int8-sq"
     assert body["embedding"]["dimensions"] == 384
     assert body["embedding"]["awaiting_embedding"] == 0
     assert body["queue"]["ok"] is True

@@ -32,4 +32,4 @@ def test_vectors_are_unit_length_and_rank_paraphrases_first(provider):
 
 def test_each_precision_has_its_own_model_id_so_vectors_never_mix(tmp_path):
     ids = {LocalProvider(tmp_path, precision=p).model_id for p in ("int8", "fp32")}
-    assert ids == {"local:all-MiniLM-L6-v2-int8", "local:all-MiniLM-L6-v2"}
+    assert ids == {"local:all-MiniLM-L6-v2-int8-sq", "local:all-MiniLM-L6-v2"}

@@ -6,6 +6,7 @@ fence or pass for the surrounding structure. The result never exceeds its budget
 `count_tokens`, an estimate that errs high against GPT-style BPE tokenizers.
 """
 
+import functools
 import json
 import math
 import re
@@ -111,6 +112,7 @@ def count_tokens(text: str) -> int:
     return sum(_pretoken_cost(piece) for piece in _PRETOKEN.findall(text))
 
 
+@functools.lru_cache(maxsize=65536)  # pieces repeat: words, indentation, punctuation
 def _pretoken_cost(piece: str) -> int:
     if _CONTRACTION.fullmatch(piece):
         return 1

@@ -1,14 +1,23 @@
+import contextlib
+import http.client
 import json
 import random
+import socket
 import statistics
+import subprocess
+import sys
+import threading
 import time
-from pathlib import Path
 
+import numpy as np
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 from tqdm import tqdm
 
 from memories import services
+from memories.engine.dedup import content_hash
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
 
@@ -47,47 +56,40 @@ def synthetic_queries(count: int, seed: int) -> list[str]:
 
 
 
-def locomo_turns(path: Path) -> list[str]:
-    samples = json.loads(path.read_text())
-    turns = []
-    for sample in samples:
-        conversation = sample["conversation"]
-        for key, session in conversation.items():
-            if key.startswith("session_") and isinstance(session, list):
-                turns += [f"{turn['speaker']}: {turn['text']}" for turn in session]
-    return turns
-
-
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 class Command(BaseCommand):
-    help = "Benchmarks: `store` remembers N memories in bulk and times in-process recall."
+    help = ("Benchmarks: `store` remembers N memories in bulk and times in-process recall; "
+            "`http` seeds stores of each --sizes and drives /context and /search over HTTP "
+            "with concurrent clients.")
 
     def add_arguments(self, parser):
-        parser.add_argument("what", choices=["store"])
+        parser.add_argument("what", choices=["store", "http"])
+        parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
+                            help="http: store sizes to measure")
+        parser.add_argument("--real", type=int, default=5_000,
+                            help="http: memories embedded for real; the rest get nearby "
+                                 "vectors (a real one plus noise)")
+        parser.add_argument("--concurrency", type=int, default=4)
         parser.add_argument("--count", type=int, default=10_000)
         parser.add_argument("--batch-size", type=int, default=256)
         parser.add_argument("--queries", type=int, default=1000)
         parser.add_argument("--one-by-one", type=int, default=200,
                             help="also time this many single remember() calls")
-        parser.add_argument("--texts", type=Path,
-                            help="a LoCoMo-format JSON file to take memory texts from")
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--keep", action="store_true", help="keep the bench owner's rows")
 
-    def handle(self, *args, count, batch_size, queries, one_by_one, texts, seed, keep,
+    def handle(self, *args, what, count, batch_size, queries, one_by_one, seed, keep,
                **options):
         if count < 1 or batch_size < 1 or queries < 1:
             raise CommandError("--count, --batch-size and --queries must be positive.")
-        if texts:
-            pool = locomo_turns(texts)
-            corpus = [pool[i % len(pool)] + ("" if i < len(pool) else f" [{i}]")
-                      for i in range(count)]
-        else:
-            corpus = synthetic_memories(count, seed)
+        if what == "http":
+            return self.http(options["sizes"], options["real"], options["concurrency"],
+                             queries, seed, keep)
+        corpus = synthetic_memories(count, seed)
         owner, _ = get_user_model().objects.get_or_create(username=BENCH_USER)
         Memory.objects.filter(owner=owner).delete()
         provider = get_provider()
@@ -143,3 +145,121 @@ class Command(BaseCommand):
         )
         if not keep:
             Memory.objects.filter(owner=owner).delete()
+
+    def http(self, sizes, real, concurrency, requests, seed, keep):
+        owner, _ = get_user_model().objects.get_or_create(username=BENCH_USER + "-http")
+        _, key = services.create_api_key(owner=owner, name="bench")
+        for size in sizes:
+            Memory.objects.filter(owner=owner).delete()
+            started = time.perf_counter()
+            seed_store(owner, size, real=min(real, size), seed=seed)
+            self.stdout.write(f"seeded {size} memories in {time.perf_counter() - started:.0f} s "
+                              f"({min(real, size)} embedded for real)")
+            with running_server() as port:
+                for path, body in (("context", {"max_tokens": 500}), ("search", {"limit": 10})):
+                    timings, elapsed = drive(port, key, path, body, requests, concurrency,
+                                             synthetic_queries(requests + 20, seed + size))
+                    self.stdout.write(
+                        f"{size:>7} memories  /{path:<8} {concurrency} clients: "
+                        f"p50 {statistics.median(timings):.1f} ms  "
+                        f"p95 {percentile(timings, 95):.1f} ms  "
+                        f"p99 {percentile(timings, 99):.1f} ms  "
+                        f"{len(timings) / elapsed:.0f} req/s")
+        if not keep:
+            Memory.objects.filter(owner=owner).delete()
+
+
+def seed_store(owner, size: int, *, real: int, seed: int) -> None:
+    """`real` memories through remember_many; the rest written directly with vectors near
+    the real ones (cosine ~0.7 to their source), so the HNSW graph has a realistic shape
+    without embedding 100,000 texts. The BM25 postings come from the triggers as usual."""
+    texts = synthetic_memories(size, seed)
+    for start in range(0, real, 256):
+        services.remember_many(owner=owner, items=[
+            services.NewMemory(content=text, kind="episode", memory_type="episodic")
+            for text in texts[start:min(real, start + 256)]])
+    provider = get_provider()
+    bases = np.stack([np.asarray(v, dtype=np.float32) for v in Memory.objects.filter(
+        owner=owner).exclude(embedding=None).values_list("embedding", flat=True)])
+    rng = np.random.default_rng(seed)
+    for start in range(real, size, 2000):
+        chunk = texts[start:min(size, start + 2000)]
+        vectors = bases[rng.integers(0, len(bases), len(chunk))]
+        vectors = vectors + rng.normal(0, 0.05, vectors.shape).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        Memory.objects.bulk_create([
+            Memory(owner=owner, content=f"{text} (#{start + i})",
+                   content_hash=content_hash(f"{text} (#{start + i})"), kind="episode",
+                   memory_type="episodic", embedding=vector, embedding_model=provider.model_id)
+            for i, (text, vector) in enumerate(zip(chunk, vectors))])
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memories_memory; ANALYZE memories_memoryterm; "
+                       "ANALYZE memories_termdocuments")
+
+
+@contextlib.contextmanager
+def running_server():
+    """gunicorn as `make run` starts it, on a free loopback port, for this benchmark."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "engram_site.wsgi", "--bind", f"127.0.0.1:{port}",
+         "--workers", "2", "--threads", "4", "--log-level", "warning"],
+        cwd=settings.BASE_DIR)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                probe = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                probe.request("GET", "/healthz")
+                if probe.getresponse().status == 200:
+                    break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            raise CommandError("the benchmark server did not start within 60 s")
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def drive(port, key, path, body, requests, concurrency, queries):
+    """`requests` POSTs from `concurrency` keep-alive clients; per-request latency in ms."""
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    url = f"/api/v1/memories/{path}"
+
+    def post(conn, query):
+        conn.request("POST", url, json.dumps({**body, "query": query}), headers)
+        response = conn.getresponse()
+        response.read()
+        if response.status != 200:
+            raise CommandError(f"{url} answered {response.status}")
+
+    warm = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    for query in queries[:20]:  # load the model and open the connections
+        post(warm, query)
+    pending = iter(queries[20:20 + requests])
+    lock = threading.Lock()
+    timings: list[float] = []
+
+    def client():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while True:
+            with lock:
+                query = next(pending, None)
+            if query is None:
+                return
+            started = time.perf_counter()
+            post(conn, query)
+            with lock:
+                timings.append((time.perf_counter() - started) * 1000)
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return timings, time.perf_counter() - started

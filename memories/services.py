@@ -220,6 +220,7 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
 
     vectors = _embed_all(items, provider)
     hashes = [content_hash(item.content) for item in items]
+    selectors.ensure_vector_index_once(provider.model_id, provider.dimensions)
 
     with transaction.atomic():
         _owner_lock(owner.pk)
@@ -386,6 +387,7 @@ def recall(*, owner, query: str, limit: int = 10,
         log.warning("recall falls back to keyword search: %s", exc)
         vector = None
     pool = max(3 * limit, settings.ENGRAM_CANDIDATES)
+    selectors.ensure_vector_index_once(provider.model_id, provider.dimensions)
     found = selectors.hybrid_candidates(
         owner, query=query, vector=vector, model_id=provider.model_id,
         dimensions=provider.dimensions, filters=filters, exclude_ids=exclude_ids,

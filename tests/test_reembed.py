@@ -63,3 +63,20 @@ def test_recall_never_compares_vectors_of_another_model(mixed_store):
     assert hits["Payments retry three times"].keyword_rank == 1
     assert hits["The CDN caches for an hour"].similarity is not None
     assert services.count_to_reembed() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@respx.mock
+def test_a_new_embedding_model_gets_its_index_on_first_use(alice, settings):
+    respx.post("http://ollama.test:11434/api/embed").mock(side_effect=ollama_vectors)
+    settings.ENGRAM_EMBEDDING_PROVIDER = "ollama"
+    settings.ENGRAM_OLLAMA_URL = "http://ollama.test:11434"
+    settings.ENGRAM_OLLAMA_EMBEDDING_MODEL = "mxbai-embed-large"
+    name = selectors.vector_index_name("ollama:mxbai-embed-large")
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX IF EXISTS {name}")
+    selectors._indexed_models.clear()
+    services.remember(owner=alice, content="Queries must find their index")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
+        assert cursor.fetchone()

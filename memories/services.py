@@ -393,20 +393,19 @@ def recall(*, owner, query: str, limit: int = 10,
         dimensions=provider.dimensions, filters=filters, exclude_ids=exclude_ids,
         dense_k=pool, keyword_k=pool,
     )
-    by_id = {c.pk: c for c in found}
     ranked = rank(
         [Candidate(id=c.pk, similarity=c.similarity, keyword_score=c.keyword_score,
                    dense_rank=c.dense_rank, keyword_rank=c.keyword_rank,
-                   graph_hop=c.graph_hop, graph_from=c.graph_from,
-                   importance=c.field("importance"), helpful=c.field("helpful_count"),
-                   harmful=c.field("harmful_count"),
-                   last_accessed_at=c.field("last_accessed_at")) for c in found],
+                   graph_hop=c.graph_hop, graph_from=c.graph_from, importance=c.importance,
+                   helpful=c.helpful_count, harmful=c.harmful_count,
+                   last_accessed_at=c.last_accessed_at) for c in found],
         now=now, weights=settings.ENGRAM_RANK_WEIGHTS, fusion=settings.ENGRAM_FUSION,
         alpha=settings.ENGRAM_FUSION_ALPHA, cos_floor=settings.ENGRAM_COSINE_FLOOR,
         keyword_gate=settings.ENGRAM_KEYWORD_GATE,
         keyword_scale=found[0].keyword_max if found else None,
     )[:limit]
-    results = [Recalled(by_id[r.id].memory, r.breakdown) for r in ranked]
+    memories = selectors.memories_in_order([r.id for r in ranked])
+    results = [Recalled(memory, r.breakdown) for memory, r in zip(memories, ranked)]
     if track:
         record_retrieval(owner=owner, memories=[r.memory for r in results],
                          agent_id=agent_id, session_id=session_id,

@@ -16,7 +16,8 @@ def candidates(owner, query, **kwargs):
     found = hybrid_candidates(owner, query=query, vector=provider.embed_query(query),
                               model_id=provider.model_id, dimensions=provider.dimensions,
                               **kwargs)
-    return {c.memory.content: c for c in found}
+    memories = Memory.objects.in_bulk([c.pk for c in found])
+    return {memories[c.pk].content: c for c in found}
 
 
 def remember(owner, content, **fields):
@@ -114,6 +115,7 @@ def test_keyword_only_when_there_is_no_query_vector(store):
     found = hybrid_candidates(store, query="Ubiquiti", vector=None, model_id="unused",
                               dimensions=384)
     direct = [m for m in found if m.graph_hop is None]
-    assert [m.memory.content for m in direct] == ["Our hardware vendor is Ubiquiti, contact Sam"]
+    assert [Memory.objects.get(pk=m.pk).content for m in direct] == [
+        "Our hardware vendor is Ubiquiti, contact Sam"]
     assert direct[0].similarity is None and direct[0].keyword_rank == 1
     assert all(m.similarity is None for m in found)

@@ -30,11 +30,12 @@ def test_recall_at_k_is_the_share_of_evidence_in_the_top_k():
         metrics.recall_at_k(ranked, [], 5)
 
 
-def test_token_estimate_is_utf8_bytes_over_three_rounded_up():
+def test_the_budget_check_counts_tokens_as_the_context_endpoint_does():
+    from memories.engine.context import count_tokens
+
+    text = "[8 May 2023] Caroline: I went to the LGBTQ support group yesterday."
+    assert metrics.estimate_tokens(text) == count_tokens(text) > 0
     assert metrics.estimate_tokens("") == 0
-    assert metrics.estimate_tokens("abc") == 1
-    assert metrics.estimate_tokens("abcd") == 2
-    assert metrics.estimate_tokens("ééé") == 2  # 6 bytes
 
 
 def test_the_budget_takes_memories_in_order_and_stops_at_the_first_overflow():

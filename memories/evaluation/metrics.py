@@ -3,13 +3,12 @@
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
+from memories.engine.context import count_tokens
+
 
 def estimate_tokens(text: str) -> int:
-    """A conservative token count: one token per 3 UTF-8 bytes, rounded up.
-
-    Kept in one place so the engine's own counter can replace it.
-    """
-    return math.ceil(len(text.encode("utf-8")) / 3)
+    """The engine's token count, the one /context budgets with."""
+    return count_tokens(text)
 
 
 def recall_at_k(ranked: Sequence[Hashable], evidence: Sequence[Hashable], k: int) -> float:

@@ -1,23 +1,15 @@
 """Engram refuses, in one sentence, a database it cannot use."""
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import service_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAIN_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
-
-
-def _plain_postgres_answers() -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", 5432), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 def run_manage(*args, database_url):
@@ -35,7 +27,7 @@ def assert_one_sentence(result, *fragments):
         assert fragment in lines[0]
 
 
-@pytest.mark.skipif(not _plain_postgres_answers(),
+@pytest.mark.skipif(not service_answers(5432),
                     reason="no PostgreSQL without pgvector answers on 127.0.0.1:5432")
 def test_migrate_stops_with_one_sentence_when_pgvector_is_missing():
     result = run_manage("migrate", database_url=PLAIN_POSTGRES)
@@ -43,7 +35,7 @@ def test_migrate_stops_with_one_sentence_when_pgvector_is_missing():
                         "unset DATABASE_URL")
 
 
-@pytest.mark.skipif(not _plain_postgres_answers(),
+@pytest.mark.skipif(not service_answers(5432),
                     reason="no PostgreSQL without pgvector answers on 127.0.0.1:5432")
 def test_start_up_stops_with_the_same_sentence():
     result = run_manage("check", "--database", "default", database_url=PLAIN_POSTGRES)

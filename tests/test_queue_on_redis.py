@@ -1,22 +1,14 @@
 """With HUEY_REDIS_URL set, background work queues on Redis instead of PostgreSQL."""
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import service_answers
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _redis_answers() -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 SCRIPT = """
@@ -31,7 +23,7 @@ HUEY.flush()
 """
 
 
-@pytest.mark.skipif(not _redis_answers(), reason="no Redis answers on 127.0.0.1:6379")
+@pytest.mark.skipif(not service_answers(6379), reason="no Redis answers on 127.0.0.1:6379")
 def test_tasks_wait_in_redis_when_huey_redis_url_is_set():
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "engram_site.settings",
            "HUEY_REDIS_URL": "redis://127.0.0.1:6379/15"}

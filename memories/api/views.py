@@ -17,6 +17,11 @@ from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, Usa
 from .errors import Conflict
 
 
+def scope_field():
+    """An optional agent or session id: who is asking, or which session it is in."""
+    return serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
 class MemoryOutput(serializers.ModelSerializer):
     class Meta:
         model = Memory
@@ -52,12 +57,9 @@ class MemoryListCreate(OwnedMemoryView):
         content = serializers.CharField(trim_whitespace=False)
         memory_type = serializers.ChoiceField(MemoryType.choices, default=MemoryType.SEMANTIC)
         kind = serializers.ChoiceField(Kind.choices, default=Kind.FACT)
-        project = serializers.CharField(max_length=200, required=False, default="",
-                                        allow_blank=True)
-        agent_id = serializers.CharField(max_length=200, required=False, default="",
-                                         allow_blank=True)
-        session_id = serializers.CharField(max_length=200, required=False, default="",
-                                           allow_blank=True)
+        project = scope_field()
+        agent_id = scope_field()
+        session_id = scope_field()
         importance = serializers.FloatField(min_value=1, max_value=10, required=False)
         observation_type = serializers.CharField(max_length=50, required=False, default="")
         tags = serializers.ListField(child=serializers.CharField(max_length=64),
@@ -123,8 +125,7 @@ class MemoryDetail(OwnedMemoryView):
         tags = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
         status = serializers.ChoiceField(Status.choices, required=False)
         pinned = serializers.BooleanField(required=False)
-        agent_id = serializers.CharField(max_length=200, required=False, default="",
-                                         allow_blank=True)
+        agent_id = scope_field()
 
         def validate(self, attrs):
             if not set(attrs) - {"agent_id"}:
@@ -202,10 +203,8 @@ class MemoryFeedback(OwnedMemoryView):
     class FeedbackInput(serializers.Serializer):
         signal = serializers.ChoiceField([UsageKind.CITED, UsageKind.IGNORED, UsageKind.HELPFUL,
                                           UsageKind.HARMFUL])
-        agent_id = serializers.CharField(max_length=200, required=False, default="",
-                                         allow_blank=True)
-        session_id = serializers.CharField(max_length=200, required=False, default="",
-                                           allow_blank=True)
+        agent_id = scope_field()
+        session_id = scope_field()
 
     @extend_schema(
         request=FeedbackInput,
@@ -267,10 +266,8 @@ class MemorySearch(APIView):
         limit = serializers.IntegerField(min_value=1, max_value=services.MAX_RECALL_LIMIT,
                                          default=10)
         filters = RecallFiltersInput(required=False)
-        agent_id = serializers.CharField(max_length=200, required=False, default="",
-                                         allow_blank=True)
-        session_id = serializers.CharField(max_length=200, required=False, default="",
-                                           allow_blank=True)
+        agent_id = scope_field()
+        session_id = scope_field()
 
     class HitOutput(serializers.Serializer):
         memory = MemoryOutput()
@@ -299,10 +296,8 @@ class MemoryContext(APIView):
         max_tokens = serializers.IntegerField(min_value=1, max_value=services.MAX_CONTEXT_TOKENS,
                                               default=500)
         format = serializers.ChoiceField(["markdown", "xml", "json"], default="markdown")
-        session_id = serializers.CharField(max_length=200, required=False, default="",
-                                           allow_blank=True)
-        agent_id = serializers.CharField(max_length=200, required=False, default="",
-                                         allow_blank=True)
+        session_id = scope_field()
+        agent_id = scope_field()
         project = serializers.CharField(max_length=200, required=False)
         min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
 

@@ -31,7 +31,27 @@ def _as_halfvec(column: str, dimensions: int) -> str:
     return f"({column}::halfvec({dimensions}))"
 
 
+# Below this many memories an owner's nearest neighbours are computed exactly. The HNSW
+# index is shared by all owners: for a small owner in a large store, the filtered index
+# scan walks thousands of other owners' vectors per probe (a 256-memory batch took
+# minutes beside a 100,000-memory owner), while the exact distance over the owner's own
+# rows is a few milliseconds.
+EXACT_SEARCH_BELOW = 5000
+
 _indexed_models: set[tuple[str, str]] = set()
+
+
+def _is_large(owner_id: int) -> bool:
+    return KeywordStats.objects.filter(owner_id=owner_id,
+                                       documents__gte=EXACT_SEARCH_BELOW).exists()
+
+
+def _distance_sql(column: str, query: str, dimensions: int, owner_id: int) -> str:
+    """Cosine distance that uses the shared HNSW index, or, for a small owner, the exact
+    full-precision distance (an expression the index does not serve)."""
+    if _is_large(owner_id):
+        return f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})"
+    return f"{column} <=> {query}::vector({dimensions})"
 
 
 def ensure_vector_index_once(model_id: str, dimensions: int) -> None:
@@ -108,24 +128,38 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     if len(vectors) == 0:
         return []
     table = Memory._meta.db_table
-    distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
+    mine = (f"SELECT m.id, m.content, m.embedding FROM {table} m "
+            "WHERE m.owner_id = %s AND m.project = %s AND m.status = %s "
+            "AND m.embedding_model = %s")
+    if _is_large(owner_id):
+        distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
+        candidates = f"({mine}) m"
+        prefix = ""
+    else:
+        # Exact: the owner's rows are read once for the whole batch, not once per probe.
+        distance = "m.embedding <=> q.vec"
+        candidates = "mine m"
+        prefix = f"mine AS MATERIALIZED ({mine}), "
+    # Each query vector is parsed once, not once per row it is compared with.
     sql = f"""
+        WITH {prefix}q AS MATERIALIZED (
+            SELECT ord, vec::vector({dimensions}) AS vec
+            FROM unnest(%s::text[]) WITH ORDINALITY AS u(vec, ord))
         SELECT q.ord, near.id, near.content, 1 - near.distance
-        FROM unnest(%s::text[]) WITH ORDINALITY AS q(vec, ord)
+        FROM q
         JOIN LATERAL (
-            SELECT m.id, m.content, {distance} AS distance
-            FROM {table} m
-            WHERE m.owner_id = %s AND m.project = %s AND m.status = %s
-              AND m.embedding_model = %s
+            SELECT m.id, m.content, {distance} AS distance FROM {candidates}
             ORDER BY {distance}
             LIMIT %s
         ) near ON true
         ORDER BY q.ord, near.distance
     """
+    scope = [owner_id, project, Status.ACTIVE, model_id]
+    literals = [vector_literal(v) for v in vectors]
+    params = [*scope, literals, per_vector] if prefix else [literals, *scope, per_vector]
     found: list[list[tuple[uuid.UUID, str, float]]] = [[] for _ in range(len(vectors))]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [[vector_literal(v) for v in vectors], owner_id, project,
-                             Status.ACTIVE, model_id, per_vector])
+        cursor.execute(sql, params)
         for ordinal, memory_id, content, similarity in cursor.fetchall():
             found[ordinal - 1].append((memory_id, content, float(similarity)))
     return found
@@ -206,7 +240,7 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     words = _WORD.findall(query)
     ctes, args = [], []
     if vector is not None:
-        distance = f"{_as_halfvec('m.embedding', dimensions)} <=> %s::halfvec({dimensions})"
+        distance = _distance_sql("m.embedding", "%s", dimensions, owner.pk)
         ctes.append(f"""dense AS (
             SELECT id, 1 - distance AS similarity,
                    row_number() OVER (ORDER BY distance, id) AS rank

@@ -238,10 +238,11 @@ class RecallFiltersInput(serializers.Serializer):
     min_importance = serializers.FloatField(min_value=0, max_value=10, required=False)
     include_archived = serializers.BooleanField(required=False, default=False)
 
-    def to_filters(self) -> selectors.RecallFilters:
-        data = dict(self.validated_data)
+    @staticmethod
+    def to_filters(validated: dict) -> selectors.RecallFilters:
+        data = dict(validated)
         for name in ("memory_types", "kinds", "tags"):
-            data[name] = tuple(data[name])
+            data[name] = tuple(data.get(name, ()))
         return selectors.RecallFilters(**data)
 
 
@@ -279,10 +280,9 @@ class MemorySearch(APIView):
     def post(self, request):
         data = self.SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
-        filters = RecallFiltersInput(data=request.data.get("filters") or {})
-        filters.is_valid(raise_exception=True)
+        filters = RecallFiltersInput.to_filters(data.validated_data.get("filters", {}))
         hits = services.recall(owner=request.user, query=data.validated_data["query"],
-                               limit=data.validated_data["limit"], filters=filters.to_filters(),
+                               limit=data.validated_data["limit"], filters=filters,
                                track=True, agent_id=data.validated_data["agent_id"],
                                session_id=data.validated_data["session_id"])
         return Response({"results": self.HitOutput(hits, many=True).data})

@@ -183,7 +183,6 @@ class VersionChange(models.TextChoices):
     UPDATED = "updated"
     STATUS = "status"
     REINFORCED = "reinforced"
-    REEMBEDDED = "reembedded"
 
 
 class MemoryVersion(models.Model):

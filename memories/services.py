@@ -404,8 +404,11 @@ def recall(*, owner, query: str, limit: int = 10,
         keyword_gate=settings.ENGRAM_KEYWORD_GATE,
         keyword_scale=found[0].keyword_max if found else None,
     )[:limit]
-    memories = selectors.memories_in_order([r.id for r in ranked])
-    results = [Recalled(memory, r.breakdown) for memory, r in zip(memories, ranked)]
+    # By id, not by position: a memory deleted since the candidate query is skipped
+    # without shifting every other memory's score breakdown.
+    breakdowns = {r.id: r.breakdown for r in ranked}
+    results = [Recalled(memory, breakdowns[memory.pk])
+               for memory in selectors.memories_in_order([r.id for r in ranked])]
     if track:
         record_retrieval(owner=owner, memories=[r.memory for r in results],
                          agent_id=agent_id, session_id=session_id,
@@ -425,7 +428,7 @@ def embed_memories(memory_ids: Sequence[str]) -> int:
     if not memories:
         return 0
     vectors = provider.embed_documents([m.content for m in memories])
-    for memory, vector in zip(memories, vectors):
+    for memory, vector in zip(memories, vectors, strict=True):
         memory.embedding, memory.embedding_model = vector, provider.model_id
     Memory.objects.bulk_update(memories, ["embedding", "embedding_model"])
     return len(memories)
@@ -551,7 +554,7 @@ def record_retrieval(*, owner, memories: Sequence[Memory], agent_id: str = "",
         UsageEvent.objects.bulk_create(
             UsageEvent(memory=m, owner=owner, kind=UsageKind.RETRIEVED, agent_id=agent_id,
                        session_id=session_id, score=score, created_at=now)
-            for m, score in zip(memories, scores)
+            for m, score in zip(memories, scores, strict=True)
         )
 
 

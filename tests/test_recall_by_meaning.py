@@ -96,3 +96,19 @@ def test_unknown_filter_values_are_refused(alice):
         services.recall(owner=alice, query="anything",
                         filters=RecallFilters(kinds=("rumour",)))
     assert "kinds" in error.value.message_dict
+
+
+def test_a_memory_deleted_during_recall_does_not_shift_the_other_scores(alice, monkeypatch):
+    from memories import selectors
+
+    kept = services.remember(owner=alice, content="Deploys need two approvals").memory
+    gone = services.remember(owner=alice, content="Deploys run on Tuesdays").memory
+    before = {h.memory.pk: h.breakdown for h in
+              services.recall(owner=alice, query="deploys on Tuesdays")}
+    assert next(iter(before)) == gone.pk  # the vanishing memory ranks first
+    real = selectors.memories_in_order
+    monkeypatch.setattr(selectors, "memories_in_order",
+                        lambda ids: real([pk for pk in ids if pk != gone.pk]))
+    hits = services.recall(owner=alice, query="deploys on Tuesdays")
+    assert [h.memory.pk for h in hits] == [kept.pk]
+    assert hits[0].breakdown.similarity == pytest.approx(before[kept.pk].similarity)

@@ -1,6 +1,5 @@
 """Retrieval metrics on ranked lists of ids; pure functions, no database."""
 
-import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from memories.engine.context import count_tokens

@@ -5,6 +5,7 @@ from django.db import DatabaseError, connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
+from memories.capture import llm_status
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
 
@@ -51,5 +52,6 @@ def healthz(request):
         "pgvector": database["pgvector"],
         "embedding": {**get_provider().describe(), "awaiting_embedding": awaiting},
         "queue": queue,
+        "llm": llm_status(),
     }
     return JsonResponse(body, status=200)

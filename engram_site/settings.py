@@ -36,6 +36,10 @@ def _number(name, default, kind, low, high):
     return value
 
 
+def envlist(name, default=""):
+    return [part.strip() for part in env(name, default).split(",") if part.strip()]
+
+
 def envint(name, default, low=0, high=2**31):
     return _number(name, default, int, low, high)
 
@@ -131,6 +135,9 @@ else:
         "CONN_MAX_AGE": 60,
     }
 _default_db["CONN_HEALTH_CHECKS"] = True
+# Lets two test runs share one server without dropping each other's test database.
+if env("ENGRAM_TEST_DATABASE"):
+    _default_db["TEST"] = {"NAME": env("ENGRAM_TEST_DATABASE")}
 # HNSW returns at most ef_search rows, and filters (owner, status) can leave fewer: search
 # wider, and let pgvector 0.8 keep scanning in order until enough rows pass the filters.
 _default_db.setdefault("OPTIONS", {})["options"] = (
@@ -199,6 +206,7 @@ REST_FRAMEWORK = {
         "search": env("ENGRAM_RATE_SEARCH", "600/min"),
         "context": env("ENGRAM_RATE_CONTEXT", "600/min"),
         "feedback": env("ENGRAM_RATE_FEEDBACK", "120/min"),
+        "observe": env("ENGRAM_RATE_OBSERVE", "600/min"),
     },
     "UNAUTHENTICATED_USER": None,
 }
@@ -261,6 +269,28 @@ ENGRAM_DEDUP_THRESHOLD = envfloat("ENGRAM_DEDUP_THRESHOLD", 0.90, 0.5, 1.0)
 # ...and, when strict, only if both texts carry the same details (numbers, names, words),
 # so a changed fact is kept as a new memory instead of vanishing into the old one.
 ENGRAM_DEDUP_STRICT = envbool("ENGRAM_DEDUP_STRICT", True)
+
+# --- Automatic capture: what /observe accepts, and the limits on model use ---------------
+# Each text field (a message, a tool input or response) is cut to this many characters.
+ENGRAM_CAPTURE_MAX_CHARS = envint("ENGRAM_CAPTURE_MAX_CHARS", 20_000, 100, 10**6)
+ENGRAM_CAPTURE_MAX_ITEMS = envint("ENGRAM_CAPTURE_MAX_ITEMS", 500, 1, 10**5)
+# Comma-separated shell patterns: tools whose events, and files whose paths, are never kept.
+ENGRAM_CAPTURE_SKIP_TOOLS = envlist("ENGRAM_CAPTURE_SKIP_TOOLS", "TodoWrite,TodoRead")
+ENGRAM_CAPTURE_SKIP_PATHS = envlist(
+    "ENGRAM_CAPTURE_SKIP_PATHS", "*.env,*/.env*,*/.git/*,*/node_modules/*,*.pem,*.key")
+# "Extraction Pipeline": extracted memories merge into existing ones at a lower cosine
+# than hand-written ones, since the extractor restates what was said in its own words.
+ENGRAM_EXTRACTION_DEDUP_THRESHOLD = envfloat("ENGRAM_EXTRACTION_DEDUP_THRESHOLD", 0.85, 0.5, 1.0)
+# A chunk the model failed on is retried with back-off this many times, then extracted by
+# the rules so that nothing is lost.
+ENGRAM_CAPTURE_MAX_ATTEMPTS = envint("ENGRAM_CAPTURE_MAX_ATTEMPTS", 5, 1, 100)
+# Cost control: model tokens per owner and project per UTC day, after which the rules
+# extract; and the circuit breaker: this many failures in a row open it for the cooldown.
+ENGRAM_LLM_DAILY_TOKENS = envint("ENGRAM_LLM_DAILY_TOKENS", 200_000, 0, 10**10)
+ENGRAM_LLM_BREAKER_FAILURES = envint("ENGRAM_LLM_BREAKER_FAILURES", 5, 1, 1000)
+ENGRAM_LLM_BREAKER_COOLDOWN = envint("ENGRAM_LLM_BREAKER_COOLDOWN", 300, 1, 86_400)
+# Entities whose names embed this close are one entity under two names.
+ENGRAM_ENTITY_MERGE_THRESHOLD = envfloat("ENGRAM_ENTITY_MERGE_THRESHOLD", 0.92, 0.5, 1.0)
 # Hybrid retrieval: candidates per list, fusion of dense and keyword relevance, and the
 # three-factor re-rank weights (recency, importance, relevance).
 ENGRAM_CANDIDATES = envint("ENGRAM_CANDIDATES", 30, 1, 1000)
@@ -294,3 +324,27 @@ ENGRAM_CONTEXT_MIN_SCORE = envfloat("ENGRAM_CONTEXT_MIN_SCORE", 0.1, 0.0, 1.0)
 ENGRAM_TIER_THRESHOLD = envint("ENGRAM_TIER_THRESHOLD", 2000, 1, 10**6)
 # One helpful/harmful vote per agent per memory in this many seconds.
 ENGRAM_FEEDBACK_INTERVAL = envint("ENGRAM_FEEDBACK_INTERVAL", 3600, 0, 10**7)
+
+# --- LLM providers for automatic capture (memories/providers/llm.py) ----------------------
+ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY")
+# Unset: anthropic when ANTHROPIC_API_KEY is set, else openai when OPENAI_API_KEY is set,
+# else the offline rules.
+ENGRAM_LLM_PROVIDER = env("ENGRAM_LLM_PROVIDER").strip().lower()
+if ENGRAM_LLM_PROVIDER not in ("", "anthropic", "openai", "ollama", "rules"):
+    raise ImproperlyConfigured(
+        f"ENGRAM_LLM_PROVIDER={ENGRAM_LLM_PROVIDER!r} is unknown: use anthropic, openai, "
+        "ollama or rules."
+    )
+_LLM_KEY_SETTING = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+if ENGRAM_LLM_PROVIDER in _LLM_KEY_SETTING and not env(_LLM_KEY_SETTING[ENGRAM_LLM_PROVIDER]):
+    raise ImproperlyConfigured(
+        f"ENGRAM_LLM_PROVIDER={ENGRAM_LLM_PROVIDER} needs "
+        f"{_LLM_KEY_SETTING[ENGRAM_LLM_PROVIDER]}: set it, or use ollama or rules."
+    )
+# Empty: the provider's own pair (claude-haiku-4-5 / claude-sonnet-4-5 for anthropic,
+# gpt-4.1-mini / gpt-4.1 for openai, qwen2.5:3b / qwen2.5:7b for ollama).
+ENGRAM_LLM_GATE_MODEL = env("ENGRAM_LLM_GATE_MODEL")
+ENGRAM_LLM_EXTRACT_MODEL = env("ENGRAM_LLM_EXTRACT_MODEL")
+ENGRAM_LLM_BASE_URL = env("ENGRAM_LLM_BASE_URL", "http://localhost:11434/v1")
+ENGRAM_LLM_TIMEOUT = envfloat("ENGRAM_LLM_TIMEOUT", 30.0, 0.1, 600.0)
+# --- end of LLM providers -------------------------------------------------------------------

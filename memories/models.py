@@ -46,9 +46,12 @@ class Status(models.TextChoices):
     DELETED = "deleted"
 
 
-class MemoryQuerySet(models.QuerySet):
+class OwnedQuerySet(models.QuerySet):
     def for_owner(self, owner):
         return self.filter(owner=owner)
+
+
+class MemoryQuerySet(OwnedQuerySet):
 
     def visible(self):
         """What a person or agent may see: everything not deleted."""
@@ -310,3 +313,178 @@ class KeywordStats(models.Model):
     owner_id = models.BigIntegerField(primary_key=True)
     documents = models.IntegerField()
     terms = models.BigIntegerField()
+
+
+# --- Automatic capture: observations, the chunks cut from them, entities, model calls ---
+
+
+class ObservationStatus(models.TextChoices):
+    PENDING = "pending"  # stored, waiting for the worker
+    DONE = "done"  # every chunk extracted, skipped by the gate, or kept for a retry
+
+
+class Observation(models.Model):
+    """What an agent handed to `/observe`, stored (already scrubbed) before any work.
+
+    The worker may be down; the row is the queue of last resort, swept periodically.
+    """
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="observations"
+    )
+    project = models.CharField(max_length=200, blank=True, default="")
+    agent_id = models.CharField(max_length=200, blank=True, default="")
+    session_id = models.CharField(max_length=200, blank=True, default="")
+    messages = models.JSONField(default=list, blank=True)
+    tool_events = models.JSONField(default=list, blank=True)
+    # sha256 of the scrubbed payload: the same observation sent twice is stored once.
+    payload_hash = models.CharField(max_length=64, editable=False)
+    notes = models.JSONField(default=dict, blank=True)  # redactions, caps, skipped events
+    status = models.CharField(max_length=16, choices=ObservationStatus.choices,
+                              default=ObservationStatus.PENDING)
+    memories_created = models.IntegerField(default=0)
+    memories_strengthened = models.IntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "payload_hash"],
+                                    name="observation_once_per_owner"),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+
+class ChunkStatus(models.TextChoices):
+    PENDING = "pending"
+    SKIPPED = "skipped"  # the gate found nothing worth keeping
+    EXTRACTED = "extracted"
+    RETRY = "retry"  # the model failed or misbehaved; kept raw for a later attempt
+
+
+class ObservationChunk(models.Model):
+    observation = models.ForeignKey(Observation, on_delete=models.CASCADE,
+                                    related_name="chunks")
+    position = models.IntegerField()
+    text = models.TextField()
+    tokens = models.IntegerField()
+    status = models.CharField(max_length=16, choices=ChunkStatus.choices,
+                              default=ChunkStatus.PENDING)
+    attempts = models.IntegerField(default=0)
+    extracted_by = models.CharField(max_length=100, blank=True, default="")
+    last_error = models.TextField(blank=True, default="")
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    memory_ids = ArrayField(models.UUIDField(), default=list, blank=True)
+
+    class Meta:
+        ordering = ["observation", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["observation", "position"],
+                                    name="observation_chunk_position"),
+        ]
+        indexes = [models.Index(fields=["status", "next_attempt_at"])]
+
+
+class EntityType(models.TextChoices):
+    PERSON = "person"
+    PLACE = "place"
+    ORGANIZATION = "organization"
+    CONCEPT = "concept"
+    OBJECT = "object"
+    EVENT = "event"
+    PREFERENCE = "preference"
+    # Engram's domain is code: tools, libraries and files are the entities agents name most.
+    TECHNOLOGY = "technology"
+    FILE = "file"
+    PROJECT = "project"
+
+
+class Entity(models.Model):
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="entities"
+    )
+    entity_type = models.CharField(max_length=16, choices=EntityType.choices,
+                                   default=EntityType.CONCEPT)
+    name = models.CharField(max_length=200)
+    canonical_name = models.CharField(max_length=200)
+    properties = models.JSONField(default=dict, blank=True)  # incl. "aliases" merged in
+    embedding = VectorField(null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    mention_count = models.IntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    memories = models.ManyToManyField(Memory, through="MemoryEntity", related_name="entities")
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "canonical_name"],
+                                    name="entity_canonical_per_owner"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class MemoryEntity(models.Model):
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE)
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "entity"], name="memory_entity_once"),
+        ]
+
+
+class Relationship(models.Model):
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    source = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_out")
+    target = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_in")
+    relationship_type = models.CharField(max_length=50)
+    strength = models.FloatField(default=0.8)
+    valid_from = models.DateTimeField(default=timezone.now)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    source_memories = ArrayField(models.UUIDField(), default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "target", "relationship_type"],
+                                    name="relationship_once"),
+            models.CheckConstraint(condition=Q(strength__gte=0) & Q(strength__lte=1),
+                                   name="relationship_strength_0_1"),
+        ]
+
+
+class ModelCall(models.Model):
+    """Every call to a language model, with tokens and estimated cost: the cost meter."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL)
+    project = models.CharField(max_length=200, blank=True, default="")
+    provider = models.CharField(max_length=30)
+    model = models.CharField(max_length=100, blank=True, default="")
+    purpose = models.CharField(max_length=30)
+    input_tokens = models.IntegerField(default=0)
+    output_tokens = models.IntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    duration_ms = models.IntegerField(default=0)
+    ok = models.BooleanField(default=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner", "project", "created_at"]),
+            models.Index(fields=["provider", "-created_at"]),
+        ]

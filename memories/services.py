@@ -186,23 +186,26 @@ class DuplicateMemory(Exception):
 
 
 def remember(*, owner, now: datetime | None = None, reject_duplicates: bool = False,
-             **fields) -> RememberResult:
+             dedup_threshold: float | None = None, **fields) -> RememberResult:
     """Store one memory, or strengthen the near-duplicate that already exists.
 
     With reject_duplicates, a duplicate raises DuplicateMemory and nothing changes.
     """
     return remember_many(owner=owner, items=[NewMemory(**fields)], now=now,
-                         reject_duplicates=reject_duplicates)[0]
+                         reject_duplicates=reject_duplicates,
+                         dedup_threshold=dedup_threshold)[0]
 
 
 def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = None,
-                  reject_duplicates: bool = False) -> list[RememberResult]:
+                  reject_duplicates: bool = False,
+                  dedup_threshold: float | None = None) -> list[RememberResult]:
     """Store many memories with one batched embedding call and bulk inserts.
 
     Delta ingestion with semantic deduplication: each item is compared with the owner's
-    active memories in the same project (cosine >= ENGRAM_DEDUP_THRESHOLD) and with the
-    earlier items of the batch; a duplicate strengthens the existing memory
-    (helpful_count + 1) and is kept in that memory's history, never dropped.
+    active memories in the same project (cosine >= dedup_threshold, by default
+    ENGRAM_DEDUP_THRESHOLD) and with the earlier items of the batch; a duplicate
+    strengthens the existing memory (helpful_count + 1) and is kept in that memory's
+    history, never dropped.
     Either every item is valid and stored, or a ValidationError names each bad one and
     nothing is written.
     """
@@ -229,19 +232,21 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
             for m in Memory.objects.for_owner(owner).active()
             .filter(content_hash__in=set(hashes)).defer("embedding")
         }
-        stored_match, batch_match = _semantic_matches(owner, items, vectors, provider)
+        stored_match, batch_match = _semantic_matches(
+            owner, items, vectors, provider,
+            dedup_threshold or settings.ENGRAM_DEDUP_THRESHOLD)
         return _write(owner, items, vectors, hashes, existing_by_hash, stored_match,
                       batch_match, provider, now, reject_duplicates)
 
 
-def _semantic_matches(owner, items, vectors, provider):
+def _semantic_matches(owner, items, vectors, provider, threshold: float):
     """Per item: the stored memory it duplicates (id, similarity) and the earlier batch
     item it duplicates (index), each None when there is none."""
     stored: list[tuple | None] = [None] * len(items)
     in_batch: list[int | None] = [None] * len(items)
     if vectors is None:
         return stored, in_batch
-    threshold, strict = settings.ENGRAM_DEDUP_THRESHOLD, settings.ENGRAM_DEDUP_STRICT
+    strict = settings.ENGRAM_DEDUP_STRICT
     for project in {item.project for item in items}:
         idx = [i for i, item in enumerate(items) if item.project == project]
         contents = [items[i].content for i in idx]

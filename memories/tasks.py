@@ -3,7 +3,7 @@
 from huey import crontab
 from huey.contrib.djhuey import db_periodic_task, db_task
 
-from . import services
+from . import capture, services
 
 
 @db_task(retries=8, retry_delay=30)
@@ -14,3 +14,13 @@ def embed_memories(memory_ids):
 @db_periodic_task(crontab(minute="*/10"))
 def embed_pending_memories():
     services.embed_pending()
+
+
+@db_task(retries=3, retry_delay=60)
+def process_observation(observation_id):
+    capture.process_observation(observation_id)
+
+
+@db_periodic_task(crontab(minute="*/5"))
+def process_due_observations():
+    capture.process_due_observations()

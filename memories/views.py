@@ -2,7 +2,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import render
 
-from . import services
+from . import capture, services
 from .models import Memory
 
 
@@ -11,7 +11,8 @@ def home(request):
     """A first look at one's memories: the newest ones, or the nearest to a search."""
     query = request.GET.get("q", "").strip()
     memories = Memory.objects.for_owner(request.user).visible()
-    context = {"query": query, "total": memories.count(), "error": ""}
+    context = {"query": query, "total": memories.count(), "error": "",
+               "llm": capture.llm_status(owner=request.user)}
     if query:
         try:
             context["results"] = services.recall(owner=request.user, query=query, limit=20)

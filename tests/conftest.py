@@ -43,6 +43,20 @@ def huey_runs_tasks_inline():
 
 
 @pytest.fixture
+def stopped_worker():
+    """The queue takes tasks but nothing runs them, as with the consumer stopped; run one
+    with `HUEY.execute(HUEY.dequeue())`."""
+    HUEY.immediate = False
+    try:
+        HUEY.storage.initialize_schema()
+        HUEY.flush()
+        yield HUEY
+    finally:
+        HUEY.flush()
+        HUEY.immediate = True
+
+
+@pytest.fixture
 def alice(db):
     return get_user_model().objects.create_user("alice", password="alice-secret-pw")
 

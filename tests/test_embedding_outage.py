@@ -3,7 +3,6 @@
 import httpx
 import pytest
 import respx
-from huey.contrib.djhuey import HUEY
 
 from memories import services
 from memories.models import Memory
@@ -71,22 +70,16 @@ def test_the_sweep_embeds_what_was_deferred_once_the_provider_is_back(alice, oll
 
 @pytest.mark.django_db(transaction=True)
 @respx.mock
-def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ollama_settings):
+def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ollama_settings,
+                                                           stopped_worker):
     """The task waits in PostgreSQL until a worker runs it: nothing is lost."""
     owner = django_user_model.objects.create_user("alice")
     route = respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
-    HUEY.immediate = False
-    try:
-        HUEY.storage.initialize_schema()
-        HUEY.flush()
-        memory = services.remember(owner=owner, content="Staging runs on Fridays").memory
-        assert HUEY.pending_count() == 1  # no worker is running: it waits in the queue
+    memory = services.remember(owner=owner, content="Staging runs on Fridays").memory
+    assert stopped_worker.pending_count() == 1  # no worker is running: it waits in the queue
 
-        route.mock(side_effect=vectors_for)  # provider back, worker starts
-        HUEY.execute(HUEY.dequeue())
-        memory.refresh_from_db()
-        assert memory.embedding_model == "ollama:nomic-embed-text"
-        assert HUEY.pending_count() == 0
-    finally:
-        HUEY.flush()
-        HUEY.immediate = True
+    route.mock(side_effect=vectors_for)  # provider back, worker starts
+    stopped_worker.execute(stopped_worker.dequeue())
+    memory.refresh_from_db()
+    assert memory.embedding_model == "ollama:nomic-embed-text"
+    assert stopped_worker.pending_count() == 0

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import observe, views
 
 urlpatterns = [
     path("memories", views.MemoryListCreate.as_view(), name="api-memories"),
@@ -13,4 +13,7 @@ urlpatterns = [
          name="api-memory-related"),
     path("memories/<uuid:memory_id>/feedback", views.MemoryFeedback.as_view(),
          name="api-memory-feedback"),
+    path("observe", observe.Observe.as_view(), name="api-observe"),
+    path("observations/<uuid:job_id>", observe.ObservationDetail.as_view(),
+         name="api-observation"),
 ]

@@ -1,11 +1,13 @@
-"""Retrieval quality: `engram_eval locomo PATH` and `engram_eval paraphrase [PATH]`."""
+"""Retrieval quality: `engram_eval locomo PATH` and `engram_eval paraphrase [PATH]`;
+extraction quality: `engram_eval extraction [PATH]`."""
 
 import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memories.evaluation import locomo, paraphrases, runner
+from memories.engine import rules_extractor
+from memories.evaluation import extraction, locomo, paraphrases, runner
 from memories.providers.embeddings import get_provider
 
 
@@ -29,13 +31,14 @@ class Command(BaseCommand):
     help = ("Retrieval evaluation. `locomo PATH`: evidence recall@5/10/20 and the share of "
             "questions whose evidence fits a 500-token context, for recall and BM25 / dense "
             "/ RRF baselines. `paraphrase [PATH]`: hit@1, hit@5, MRR@10 on queries worded "
-            "unlike their memory.")
+            "unlike their memory. `extraction [PATH]`: recall, precision and gate accuracy "
+            "of the rules extractor on annotated conversation chunks.")
 
     def add_arguments(self, parser):
-        parser.add_argument("benchmark", choices=["locomo", "paraphrase"])
+        parser.add_argument("benchmark", choices=["locomo", "paraphrase", "extraction"])
         parser.add_argument("path", nargs="?", type=Path,
-                            help="LoCoMo JSON (required for locomo) or paraphrase JSONL "
-                                 "(defaults to the set shipped with Engram)")
+                            help="LoCoMo JSON (required for locomo), or paraphrase or "
+                                 "extraction JSONL (defaults to the set shipped with Engram)")
         parser.add_argument("--categories", default="1,2,3,4",
                             help="LoCoMo question categories, e.g. 1,2,3,4 (default)")
         parser.add_argument("--limit-conversations", type=int, default=None,
@@ -48,6 +51,10 @@ class Command(BaseCommand):
                as_json, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
+        if benchmark == "extraction":
+            # no database and no embedding model: the rules extractor is pure
+            self._extraction(path or extraction.DEFAULT_PATH, as_json)
+            return
         if benchmark == "locomo":
             if path is None:
                 raise CommandError("locomo needs the path of a LoCoMo JSON file.")
@@ -125,6 +132,35 @@ class Command(BaseCommand):
             out("recall misses at 1:")
             for miss in report["recall_misses_at_1"]:
                 out(f"  {miss['query']!r}: expected {miss['expected']!r}, got {miss['got']!r}")
+
+    def _extraction(self, path, as_json):
+        try:
+            report = extraction.evaluate(path, rules_extractor)
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        report["extractor"] = "rules"
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Extraction: {report['chunks']} chunks ({report['noise_chunks']} with nothing "
+            f"to keep), {report['annotations']} annotated memories; extractor "
+            f"{report['extractor']}")
+        out("")
+        out(f"{'recall':>7} {'precision':>9} {'extracted':>9} {'gate':>6} "
+            f"{'gate/noise':>10} {'gate/content':>12}")
+        out(f"{_f(report['recall']):>7} {_f(report['precision']):>9} "
+            f"{report['extracted']:>9} {_f(report['gate_accuracy'])} "
+            f"{_f(report['gate_noise_accuracy']):>10} {_f(report['gate_content_accuracy']):>12}")
+        misses = [row for row in report["per_chunk"] if row["missed"] or row["false_positives"]]
+        if misses:
+            out("")
+            out("misses and false positives:")
+        for row in misses:
+            for keywords in row["missed"]:
+                out(f"  {row['id']}: missed {keywords}")
+            for content in row["false_positives"]:
+                out(f"  {row['id']}: kept {content!r}")
 
 
 def _dumps(report) -> str:

@@ -1,0 +1,101 @@
+"""Ingest for automatic capture: agents hand over what happened; extraction runs later."""
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories import capture
+from memories.models import ChunkStatus, Observation
+
+from .views import scope_field
+
+
+class MessageInput(serializers.Serializer):
+    role = serializers.ChoiceField(["user", "assistant", "system", "tool"])
+    text = serializers.CharField(trim_whitespace=False, allow_blank=True)
+    timestamp = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+class ToolEventInput(serializers.Serializer):
+    tool_name = serializers.CharField(max_length=200)
+    input = serializers.JSONField(required=False, default=None)
+    response = serializers.JSONField(required=False, default=None)
+    success = serializers.BooleanField(default=True)
+    duration_ms = serializers.IntegerField(min_value=0, required=False, allow_null=True,
+                                           default=None)
+    file_paths = serializers.ListField(child=serializers.CharField(max_length=1000),
+                                       max_length=100, required=False, default=list)
+
+
+class ObservationOutput(serializers.ModelSerializer):
+    job_id = serializers.UUIDField(source="pk")
+    chunks = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Observation
+        fields = ["job_id", "status", "project", "agent_id", "session_id", "created_at",
+                  "processed_at", "memories_created", "memories_strengthened", "notes",
+                  "chunks"]
+        read_only_fields = fields
+
+    def get_chunks(self, observation) -> dict[str, int]:
+        counts = dict.fromkeys(ChunkStatus.values, 0)
+        for status in observation.chunks.values_list("status", flat=True):
+            counts[status] += 1
+        return counts
+
+
+class ObservedOutput(ObservationOutput):
+    duplicate = serializers.BooleanField()
+
+    class Meta(ObservationOutput.Meta):
+        fields = [*ObservationOutput.Meta.fields, "duplicate"]
+        read_only_fields = fields
+
+
+class Observe(APIView):
+    throttle_scope = "observe"
+
+    class Input(serializers.Serializer):
+        project = scope_field()
+        agent_id = scope_field()
+        session_id = scope_field()
+        messages = MessageInput(many=True, required=False, default=list)
+        tool_events = ToolEventInput(many=True, required=False, default=list)
+
+        def validate(self, attrs):
+            count = len(attrs["messages"]) + len(attrs["tool_events"])
+            if count == 0:
+                raise serializers.ValidationError("Send at least one message or tool event.")
+            if count > settings.ENGRAM_CAPTURE_MAX_ITEMS:
+                raise serializers.ValidationError(
+                    f"{count} messages and tool events in one request; the limit is "
+                    f"{settings.ENGRAM_CAPTURE_MAX_ITEMS}. Send them in smaller batches.")
+            return attrs
+
+    @extend_schema(request=Input, responses={202: ObservedOutput},
+                   summary="Hand over conversation messages or tool events for capture")
+    def post(self, request):
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        observed = capture.observe(owner=request.user, **data.validated_data)
+        observation = observed.observation
+        observation.duplicate = not observed.created
+        return Response(ObservedOutput(observation).data, status=202)
+
+
+class ObservationDetail(APIView):
+    throttle_scope = "observe"
+
+    def get_queryset(self):
+        return Observation.objects.for_owner(self.request.user)
+
+    @extend_schema(responses=ObservationOutput,
+                   summary="The state of an observation's extraction job")
+    def get(self, request, job_id):
+        return Response(ObservationOutput(get_object_or_404(self.get_queryset(),
+                                                            pk=job_id)).data)
+

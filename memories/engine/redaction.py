@@ -1,0 +1,150 @@
+"""What captured text loses before anything reads or stores it.
+
+Agents hand Engram raw session text, which carries whatever the session saw: keys pasted
+into a shell, a `.env` file read by a tool, a connection string in a stack trace. `scrub`
+runs before the gate and the extractor, so neither a model provider nor the memory store
+ever receives them:
+
+1. `<private>...</private>` sections are dropped whole (an unclosed tag drops everything
+   after it: a forgotten closing tag must not leak the rest);
+2. secrets are replaced by a typed placeholder, `[REDACTED:github_token]`, so a reader
+   still sees that a token was there and of what kind;
+3. oversized input is cut, with a note saying how much was left out.
+
+The patterns aim at secrets with a recognisable shape (vendor prefixes, PEM armour, JWTs,
+`user:password@` URLs) and at values assigned to keys named like secrets. Free-standing
+random strings are left alone: git SHAs, UUIDs and hashes look just as random, and
+guessing would mangle ordinary text.
+"""
+
+import fnmatch
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# Secrets crossing the cut are still seen whole: scanning goes this far past max_chars.
+_SCAN_MARGIN = 8_192
+
+_PRIVATE_BLOCK = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+_STRAY_PRIVATE_CLOSE = re.compile(r"</private>", re.IGNORECASE)
+
+# Values that stand for a secret without being one: env references, templates, masks,
+# code that fetches the secret, and a placeholder this module already wrote.
+_PLACEHOLDER_VALUE = re.compile(
+    r"""\$\{?\w+\}?|\{\{.*\}\}|<[^<>]*>|%\(\w+\)s|\*+|x{3,}|\.{3}|…|\[REDACTED:\w+\]
+    |password|passwd|pass|secret|token|changeit|redacted|none|null|nil|true|false
+    |[A-Za-z_][\w.]*\(.*\)|[A-Za-z_][\w.]*\[.*\]
+    |(?:os\.environ|process\.env|settings|config|env)\.\w+""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+# Key names whose value is a secret; the secret word must end the key, so "max_tokens"
+# or "token_type" are not taken for one.
+_SECRET_KEY = (r"[A-Za-z0-9_.\-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_\-]?key"
+               r"|access[_\-]?key|private[_\-]?key|auth[_\-]?key|credentials?)")
+
+
+def _token(prefix: str, body: str) -> str:
+    """A token that starts at a word edge and is not part of a longer token."""
+    return rf"(?<![A-Za-z0-9_\-]){prefix}{body}(?![A-Za-z0-9_\-])"
+
+
+# (kind, pattern, group to redact). Order matters: whole PEM blocks and vendor tokens go
+# first, so that the generic assignment rules later find a placeholder and skip it.
+_SECRET_PATTERNS = [
+    ("private_key", re.compile(
+        r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+        r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL), 0),
+    ("anthropic_key", re.compile(_token("sk-ant-", r"[A-Za-z0-9_\-]{20,}")), 0),
+    ("openai_key", re.compile(_token(r"sk-(?:proj-|svcacct-|admin-)?",
+                                     r"(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}")), 0),
+    ("stripe_key", re.compile(_token(r"(?:sk|rk)_(?:live|test)_", r"[A-Za-z0-9]{16,}")), 0),
+    ("github_token", re.compile(_token(r"gh[pousr]_", r"[A-Za-z0-9]{30,}")), 0),
+    ("github_token", re.compile(_token("github_pat_", r"[A-Za-z0-9_]{22,}")), 0),
+    ("slack_token", re.compile(_token(r"xox[abposr]-", r"[A-Za-z0-9\-]{10,}")), 0),
+    ("slack_webhook", re.compile(
+        r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"), 0),
+    ("google_api_key", re.compile(_token("AIza", r"[0-9A-Za-z_\-]{35}")), 0),
+    ("aws_access_key", re.compile(
+        r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"), 0),
+    ("aws_secret_key", re.compile(
+        r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
+        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"), 1),
+    ("jwt", re.compile(_token("eyJ", r"[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}"
+                                     r"\.[A-Za-z0-9_\-]{8,}")), 0),
+    ("bearer_token", re.compile(
+        r"(?i:\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token)\s+)"
+        r"([A-Za-z0-9._~+/=\-]{8,})"), 1),
+    ("basic_auth", re.compile(
+        r"(?i:\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+)([A-Za-z0-9+/=]{8,})"), 1),
+    # scheme://user:password@host, kept but for the password
+    ("url_password", re.compile(
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>\[\]]+:([^\s@/\"'<>]+)@[\w.\-\[\]]+"), 1),
+    # "password": "v", api_key = 'v', password: "v" (JSON, YAML, code)
+    ("secret_assignment", re.compile(
+        rf"(?i:[\"']?\b{_SECRET_KEY}[\"']?)\s*[:=]\s*([\"'])([^\"'\n]+)\1"), 2),
+    # DB_PASSWORD=v anywhere (env files, a command's environment)
+    ("secret_assignment", re.compile(
+        r"\b(?=[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_KEY|ACCESS_KEY"
+        r"|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?)\b)[A-Z0-9_]+=([^\s\"'`]+)"), 1),
+    # password: v  at the start of a line (YAML, env files, .netrc-like notes)
+    ("secret_assignment", re.compile(
+        rf"(?im)^[ \t]*(?:export[ \t]+|-[ \t]+)?\b{_SECRET_KEY}[ \t]*[:=][ \t]*"
+        r"([^\s\"'`#]+)[ \t]*(?:#.*)?$"), 1),
+    # token: v, secret=v anywhere, when v looks generated (long, letters and digits)
+    ("secret_assignment", re.compile(
+        rf"(?i:\b{_SECRET_KEY})[ \t]*[:=][ \t]*"
+        r"((?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z0-9_\-+/=.!@%^*()&]{16,})"), 1),
+    # --password v, --api-key=v
+    ("secret_assignment", re.compile(
+        r"(?i)(?<![\w-])--(?:[a-z0-9]+-)*(?:password|passwd|secret|token|api-key|apikey)"
+        r"(?:=|[ \t]+)([^\s\"'`]+)"), 1),
+]
+
+
+@dataclass(frozen=True)
+class Scrubbed:
+    text: str
+    redactions: dict[str, int] = field(default_factory=dict)  # kind -> how many
+    private_dropped: int = 0  # <private> sections removed
+    truncated: bool = False
+
+
+def scrub(text: str, *, max_chars: int) -> Scrubbed:
+    """Drop private sections, redact secrets, cap the length (content, then a note)."""
+    if max_chars < 1:
+        raise ValueError(f"max_chars must be positive, got {max_chars}.")
+    text, private_dropped = _PRIVATE_BLOCK.subn("", text)
+    text = _STRAY_PRIVATE_CLOSE.sub("", text)
+    scanned = text[: max_chars + _SCAN_MARGIN]
+    unscanned = len(text) - len(scanned)
+    redactions: Counter[str] = Counter()
+    for kind, pattern, group in _SECRET_PATTERNS:
+        scanned = pattern.sub(lambda m, k=kind, g=group: _redact(m, k, g, redactions), scanned)
+    truncated = len(scanned) > max_chars or unscanned > 0
+    if truncated:
+        omitted = len(scanned) - max_chars + unscanned
+        scanned = f"{scanned[:max_chars]}\n[truncated: {omitted:,} characters omitted]"
+    return Scrubbed(scanned, dict(redactions), private_dropped, truncated)
+
+
+def _redact(match: re.Match, kind: str, group: int, redactions: Counter) -> str:
+    value = match.group(group)
+    if group and _PLACEHOLDER_VALUE.fullmatch(value.strip()):
+        return match.group(0)
+    redactions[kind] += 1
+    start, end = match.start(group) - match.start(), match.end(group) - match.start()
+    whole = match.group(0)
+    return f"{whole[:start]}[REDACTED:{kind}]{whole[end:]}"
+
+
+def matches_skip_list(value: str, patterns: Iterable[str]) -> bool:
+    """True when a tool name or path matches a shell-style pattern of the skip list.
+
+    A pattern matches the whole value or, for a path, its file name: "*.pem" and ".env"
+    skip "/srv/app/.env" and "certs/server.pem" alike. Matching is case-sensitive.
+    """
+    name = value.replace("\\", "/").rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(value, pattern) or fnmatch.fnmatchcase(name, pattern)
+               for pattern in patterns)

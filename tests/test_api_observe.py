@@ -1,0 +1,140 @@
+"""POST /api/v1/observe: agents hand over what happened; it is stored first, scrubbed."""
+
+import pytest
+
+from memories.models import Memory, Observation, ObservationStatus
+
+SESSION = {"session_id": "s-1", "project": "shop", "agent_id": "claude-code"}
+DECISION = ("We decided to use PostgreSQL 16 for the orders service instead of MySQL, "
+            "because we need transactional DDL.")
+
+
+def conversation(*texts, role="user"):
+    return {**SESSION, "messages": [{"role": role, "text": t} for t in texts]}
+
+
+@pytest.fixture
+def post(api_client_for, django_capture_on_commit_callbacks):
+    """POST as `owner`, then run what the commit queued (the test's transaction never
+    commits): with the worker down that only puts the task on the queue."""
+    def send(owner, body, path="/api/v1/observe"):
+        with django_capture_on_commit_callbacks(execute=True):
+            return api_client_for(owner).post(path, body, format="json")
+    return send
+
+
+def test_it_answers_202_with_a_job_id_and_extracts_in_the_background(alice, post,
+                                                                    api_client_for):
+    response = post(alice, conversation(DECISION))
+    assert response.status_code == 202
+    job = api_client_for(alice).get(f"/api/v1/observations/{response.json()['job_id']}")
+    assert job.status_code == 200
+    assert job.json()["status"] == ObservationStatus.DONE
+    assert job.json()["memories_created"] >= 1
+    assert Memory.objects.for_owner(alice).filter(content__icontains="PostgreSQL 16").exists()
+
+
+def test_the_observation_is_stored_before_any_work_and_survives_a_stopped_worker(
+        alice, post, stopped_worker):
+    response = post(alice, conversation(DECISION))
+    assert response.status_code == 202
+    observation = Observation.objects.get(pk=response.json()["job_id"])
+    assert observation.status == ObservationStatus.PENDING
+    assert not Memory.objects.for_owner(alice).exists()
+    assert stopped_worker.pending_count() == 1
+
+
+def test_secrets_never_reach_the_database(alice, post):
+    key = "sk-ant-api03-" + "Zx9" * 30
+    response = post(alice, conversation(
+        f"We decided to always export ANTHROPIC_API_KEY={key} in the deploy script."))
+    observation = Observation.objects.get(pk=response.json()["job_id"])
+    assert key not in str(observation.messages)
+    assert observation.notes["redacted"]
+    assert not Memory.objects.filter(content__contains=key[:20]).exists()
+
+
+def test_private_sections_are_dropped(alice, post):
+    response = post(alice, conversation(
+        "We decided to ship on Fridays. <private>my salary is 90k</private>"))
+    observation = Observation.objects.get(pk=response.json()["job_id"])
+    assert "salary" not in str(observation.messages)
+    assert response.json()["notes"]["private_sections_dropped"] == 1
+
+
+def test_oversized_text_is_capped_with_a_note(alice, post, settings):
+    settings.ENGRAM_CAPTURE_MAX_CHARS = 1000
+    response = post(alice, conversation("word " * 2000))
+    observation = Observation.objects.get(pk=response.json()["job_id"])
+    assert len(observation.messages[0]["text"]) < 1200
+    assert "truncated" in observation.messages[0]["text"]
+    assert observation.notes["truncated_fields"] == 1
+
+
+def test_skip_listed_tools_and_paths_are_not_kept(alice, post, settings):
+    settings.ENGRAM_CAPTURE_SKIP_TOOLS = ["TodoWrite", "mcp__secret*"]
+    body = {**SESSION, "tool_events": [
+        {"tool_name": "TodoWrite", "input": {"todos": []}, "response": "ok"},
+        {"tool_name": "mcp__secret_vault", "input": "x", "response": "y"},
+        {"tool_name": "Read", "input": {"file_path": "/app/.env"}, "response": "A=1",
+         "file_paths": ["/app/.env"]},
+        {"tool_name": "Bash", "input": {"command": "pytest"}, "response": "3 failed",
+         "success": False, "duration_ms": 900, "file_paths": ["/app/tests/test_x.py"]},
+    ]}
+    response = post(alice, body)
+    assert response.status_code == 202
+    observation = Observation.objects.get(pk=response.json()["job_id"])
+    assert [e["tool_name"] for e in observation.tool_events] == ["Bash"]
+    assert observation.notes["skipped_tool_events"] == 3
+
+
+def test_the_same_observation_sent_twice_is_stored_once(alice, post):
+    first = post(alice, conversation(DECISION)).json()
+    second = post(alice, conversation(DECISION)).json()
+    assert first["job_id"] == second["job_id"]
+    assert (first["duplicate"], second["duplicate"]) == (False, True)
+    assert Observation.objects.count() == 1
+
+
+@pytest.mark.parametrize("body, field", [
+    ({**SESSION}, "non_field_errors"),
+    ({**SESSION, "messages": [{"role": "boss", "text": "hi"}]}, "messages.0.role"),
+    ({**SESSION, "messages": [{"role": "user"}]}, "messages.0.text"),
+    ({**SESSION, "tool_events": [{"tool_name": "Bash", "duration_ms": -1}]},
+     "tool_events.0.duration_ms"),
+    ({**SESSION, "session_id": "s" * 201, "messages": [{"role": "user", "text": "x"}]},
+     "session_id"),
+])
+def test_bad_input_is_a_400_naming_the_field_and_stores_nothing(alice, post, body, field):
+    response = post(alice, body)
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+    assert not Observation.objects.exists()
+
+
+def test_too_many_items_in_one_request_is_a_400(alice, post, settings):
+    settings.ENGRAM_CAPTURE_MAX_ITEMS = 3
+    response = post(alice, conversation(*"abcd"))
+    assert response.status_code == 400
+    assert "limit is 3" in response.json()["error"]["message"] + str(
+        response.json()["error"].get("fields"))
+
+
+def test_observations_are_isolated_between_owners(alice, bob, charlie, post,
+                                                  api_client_for):
+    job = post(alice, conversation(DECISION)).json()["job_id"]
+    assert api_client_for(alice).get(f"/api/v1/observations/{job}").status_code == 200
+    for other in (bob, charlie):
+        assert api_client_for(other).get(f"/api/v1/observations/{job}").status_code == 404
+    # bob sending the same text stores his own observation and memories
+    bob_job = post(bob, conversation(DECISION)).json()
+    assert bob_job["job_id"] != job and not bob_job["duplicate"]
+    assert Memory.objects.for_owner(charlie).count() == 0
+    assert Memory.objects.for_owner(bob).count() == Memory.objects.for_owner(alice).count()
+
+
+def test_observe_needs_a_key(db):
+    from rest_framework.test import APIClient
+
+    assert APIClient().post("/api/v1/observe", conversation(DECISION),
+                            format="json").status_code == 401

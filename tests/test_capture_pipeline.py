@@ -1,0 +1,105 @@
+"""From an observation to memories: gate, extraction, dedup on replay, nothing lost."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memories import capture
+from memories.models import (
+    ChunkStatus,
+    Memory,
+    Observation,
+    ObservationStatus,
+)
+
+SESSION = {"session_id": "s-1", "project": "shop", "agent_id": "claude-code"}
+CONVERSATION = [
+    {"role": "user", "text": "Hi! How are you today?"},
+    {"role": "assistant", "text": "Fine, thanks. What shall we work on?"},
+    {"role": "user", "text": "We decided to use PostgreSQL 16 for the orders service "
+                             "instead of MySQL, because we need transactional DDL."},
+    {"role": "user", "text": "I prefer pytest over unittest for every new test file."},
+    {"role": "assistant", "text": "The build failed with ModuleNotFoundError: No module "
+                                  "named 'psycopg'. Fixed by adding psycopg[binary] to "
+                                  "requirements.txt."},
+]
+
+
+@pytest.fixture
+def observe(django_capture_on_commit_callbacks):
+    """capture.observe, then what its commit queues (the test's transaction never commits)."""
+    def send(owner, messages=CONVERSATION, tool_events=(), **extra):
+        with django_capture_on_commit_callbacks(execute=True):
+            return capture.observe(owner=owner, messages=messages,
+                                   tool_events=list(tool_events),
+                                   **(SESSION | extra)).observation
+    return send
+
+
+def test_the_rules_turn_a_conversation_into_memories_and_skip_the_chatter(alice, observe):
+    observation = observe(alice)
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+    contents = " | ".join(Memory.objects.for_owner(alice).values_list("content", flat=True))
+    assert "PostgreSQL 16" in contents and "pytest" in contents and "psycopg" in contents
+    assert "How are you" not in contents
+    memory = Memory.objects.for_owner(alice).get(content__icontains="PostgreSQL 16")
+    assert memory.metadata["source"] == "observation"
+    assert memory.metadata["observation"] == str(observation.pk)
+    assert (memory.project, memory.session_id, memory.agent_id) == (
+        "shop", "s-1", "claude-code")
+
+
+def test_replaying_the_same_conversation_adds_no_new_memories(alice, observe):
+    observe(alice)
+    before = set(Memory.objects.for_owner(alice).values_list("pk", flat=True))
+    # a new session id makes it a new observation: extraction runs again, dedup holds
+    replay = observe(alice, session_id="s-2")
+    replay.refresh_from_db()
+    assert replay.status == ObservationStatus.DONE
+    assert set(Memory.objects.for_owner(alice).values_list("pk", flat=True)) == before
+    assert replay.memories_created == 0
+
+
+def test_an_observation_left_by_a_stopped_worker_is_processed_by_the_sweep(
+        alice, observe, stopped_worker):
+    observation = observe(alice)
+    stopped_worker.flush()  # the queued task is lost with the worker: the sweep remains
+    assert not Memory.objects.for_owner(alice).exists()
+    later = timezone.now() + timedelta(minutes=5)
+    assert capture.process_due_observations(now=later) == 1
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+    assert Memory.objects.for_owner(alice).filter(content__icontains="PostgreSQL 16").exists()
+    assert capture.process_due_observations(now=later) == 0
+
+
+def test_processing_twice_changes_nothing_the_second_time(alice, observe):
+    observation = observe(alice)
+    memories = Memory.objects.for_owner(alice).count()
+    capture.process_observation(observation.pk)
+    assert Memory.objects.for_owner(alice).count() == memories
+    assert observation.chunks.filter(status=ChunkStatus.PENDING).count() == 0
+
+
+def test_a_failed_tool_call_becomes_an_error_memory(alice, observe):
+    observe(alice, messages=[], tool_events=[{
+        "tool_name": "Bash", "input": '{"command": "npm run build"}',
+        "response": "Error: Cannot find module 'webpack-cli'. Fixed by running "
+                    "npm install --save-dev webpack-cli.",
+        "success": False, "duration_ms": 1200, "file_paths": []}])
+    assert Memory.objects.for_owner(alice).filter(content__icontains="webpack-cli").exists()
+
+
+def test_observations_of_one_owner_never_feed_another(alice, bob, observe):
+    observe(alice)
+    assert not Memory.objects.for_owner(bob).exists()
+    assert not Observation.objects.for_owner(bob).exists()
+
+
+@pytest.mark.parametrize("role", ["system", "tool"])
+def test_system_prompts_and_tool_output_are_not_extracted_from(alice, role, observe):
+    observe(alice, messages=[{"role": role, "text": "We decided to always deploy on "
+                                                    "Fridays with the canary flag."}])
+    assert not Memory.objects.for_owner(alice).exists()

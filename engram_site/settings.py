@@ -223,6 +223,7 @@ SPECTACULAR_SETTINGS = {
         "MemoryTypeEnum": "memories.models.MemoryType",
         "KindEnum": "memories.models.Kind",
         "StatusEnum": "memories.models.Status",
+        "ObservationStatusEnum": "memories.models.ObservationStatus",
     },
 }
 

@@ -224,6 +224,8 @@ SPECTACULAR_SETTINGS = {
         "KindEnum": "memories.models.Kind",
         "StatusEnum": "memories.models.Status",
         "ObservationStatusEnum": "memories.models.ObservationStatus",
+        "ContradictionStatusEnum": "memories.models.ContradictionStatus",
+        "JobStatusEnum": "memories.models.JobStatus",
     },
 }
 
@@ -290,6 +292,16 @@ ENGRAM_CAPTURE_MAX_ATTEMPTS = envint("ENGRAM_CAPTURE_MAX_ATTEMPTS", 5, 1, 100)
 ENGRAM_LLM_DAILY_TOKENS = envint("ENGRAM_LLM_DAILY_TOKENS", 200_000, 0, 10**10)
 ENGRAM_LLM_BREAKER_FAILURES = envint("ENGRAM_LLM_BREAKER_FAILURES", 5, 1, 1000)
 ENGRAM_LLM_BREAKER_COOLDOWN = envint("ENGRAM_LLM_BREAKER_COOLDOWN", 300, 1, 86_400)
+# --- Forgetting ("Ebbinghaus Forgetting Algorithm"): retention exp(-days / stability) -------
+# An unused, unpinned episode keeps half its importance after the half-life; a memory whose
+# decayed importance falls below the threshold is forgotten (soft-deleted, restorable until
+# the purge). Cited or helpful memories are protected for ENGRAM_FORGET_PROTECT_DAYS.
+# The seed's 30 days / 0.5 forgot 3.5% of memories that were needed later in a simulated
+# year (`manage.py simulate_forgetting`); 60 days / 0.25 forget 0.42%, under seed 001's 1%.
+ENGRAM_FORGET_HALF_LIFE_DAYS = envfloat("ENGRAM_FORGET_HALF_LIFE_DAYS", 60.0, 0.1, 36_500.0)
+ENGRAM_FORGET_THRESHOLD = envfloat("ENGRAM_FORGET_THRESHOLD", 0.25, 0.0, 10.0)
+ENGRAM_FORGET_PROTECT_DAYS = envint("ENGRAM_FORGET_PROTECT_DAYS", 30, 0, 36_500)
+ENGRAM_PURGE_AFTER_DAYS = envint("ENGRAM_PURGE_AFTER_DAYS", 30, 0, 36_500)
 # Entities whose names embed this close are one entity under two names.
 ENGRAM_ENTITY_MERGE_THRESHOLD = envfloat("ENGRAM_ENTITY_MERGE_THRESHOLD", 0.92, 0.5, 1.0)
 # Hybrid retrieval: candidates per list, fusion of dense and keyword relevance, and the

@@ -244,7 +244,7 @@ def llm_status(*, now: datetime | None = None, owner=None) -> dict:
     }
 
 
-def _choose_provider(observation: Observation, now: datetime):
+def choose_provider(owner, project: str, now: datetime):
     """The configured model, unless its breaker is open or the project's daily token
     budget is spent; then the rules, and the reason why."""
     provider = get_llm_provider()
@@ -253,9 +253,8 @@ def _choose_provider(observation: Observation, now: datetime):
     reopens = circuit_reopens(provider.name, now)
     if reopens:
         return RulesProvider(), f"{provider.name} circuit open until {reopens.isoformat()}"
-    if tokens_used_today(observation.owner, observation.project, now) \
-            >= settings.ENGRAM_LLM_DAILY_TOKENS:
-        return RulesProvider(), f"daily token budget of project {observation.project!r} spent"
+    if tokens_used_today(owner, project, now) >= settings.ENGRAM_LLM_DAILY_TOKENS:
+        return RulesProvider(), f"daily token budget of project {project!r} spent"
     return provider, ""
 
 
@@ -266,9 +265,9 @@ def tokens_used_today(owner, project: str, now: datetime) -> int:
     return used["total"] or 0
 
 
-def _log_calls(observation: Observation, calls) -> None:
+def log_model_calls(owner, project: str, calls) -> None:
     ModelCall.objects.bulk_create([
-        ModelCall(owner=observation.owner, project=observation.project,
+        ModelCall(owner=owner, project=project,
                   provider=call.provider, model=call.model, purpose=call.purpose,
                   input_tokens=call.input_tokens, output_tokens=call.output_tokens,
                   cost_usd=None if call.estimated_cost_usd is None
@@ -287,22 +286,22 @@ def _similar_memories(observation: Observation, text: str) -> list[tuple[str, st
 def _run(provider, observation, chunk) -> Extraction | None:
     """Gate, then extract; None when the gate found nothing worth keeping."""
     gate = provider.gate(chunk.text)
-    _log_calls(observation, gate.calls)
+    log_model_calls(observation.owner, observation.project, gate.calls)
     if not gate.value.worth_remembering:
         return None
     extraction = provider.extract(chunk.text, _similar_memories(observation, chunk.text))
-    _log_calls(observation, extraction.calls)
+    log_model_calls(observation.owner, observation.project, extraction.calls)
     return extraction.value
 
 
 def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datetime) -> None:
-    provider, fallback_reason = _choose_provider(observation, now)
+    provider, fallback_reason = choose_provider(observation.owner, observation.project, now)
     try:
         extraction = _run(provider, observation, chunk)
     except ProviderError as exc:
         chunk.attempts += 1
         chunk.last_error = str(exc)[:2000]
-        _log_failure(observation, provider, exc)
+        log_failed_call(observation.owner, observation.project, provider, exc, "extract")
         if exc.retryable and chunk.attempts < settings.ENGRAM_CAPTURE_MAX_ATTEMPTS:
             chunk.status = ChunkStatus.RETRY
             chunk.next_attempt_at = now + retry_delay(chunk.attempts)
@@ -322,14 +321,15 @@ def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datet
                               "extracted_by", "memory_ids"])
 
 
-def _log_failure(observation, provider, exc: ProviderError) -> None:
+def log_failed_call(owner, project: str, provider, exc: ProviderError, purpose: str) -> None:
+    """A failed call counts towards the circuit breaker even when the provider could not
+    say which calls it made."""
     calls = getattr(exc, "calls", None)
     if calls:
-        _log_calls(observation, calls)
+        log_model_calls(owner, project, calls)
     else:
-        ModelCall.objects.create(owner=observation.owner, project=observation.project,
-                                 provider=provider.name, purpose="extract", ok=False,
-                                 error=str(exc)[:2000])
+        ModelCall.objects.create(owner=owner, project=project, provider=provider.name,
+                                 purpose=purpose, ok=False, error=str(exc)[:2000])
 
 
 def _store(observation, chunk, extracted: list[ExtractedMemory], now) -> list:

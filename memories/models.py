@@ -488,3 +488,112 @@ class ModelCall(models.Model):
             models.Index(fields=["owner", "project", "created_at"]),
             models.Index(fields=["provider", "-created_at"]),
         ]
+
+
+# --- Maintenance: contradictions, and the jobs that maintain the store ------------------
+
+
+class ContradictionStatus(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"
+
+
+class Resolution(models.TextChoices):
+    A_WINS = "a_wins"
+    B_WINS = "b_wins"
+    BOTH_VALID = "both_valid"
+    MERGED = "merged"
+
+
+class Contradiction(models.Model):
+    """Two memories that cannot both be true ("Contradiction Scanner"); a person or an
+    agent resolves it, and resolving never deletes either memory."""
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="contradictions")
+    memory_a = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
+    memory_b = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
+    detected_at = models.DateTimeField(default=timezone.now)
+    detected_by = models.CharField(max_length=100, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    confidence = models.FloatField(default=0.5)
+    status = models.CharField(max_length=16, choices=ContradictionStatus.choices,
+                              default=ContradictionStatus.OPEN)
+    resolution = models.CharField(max_length=16, choices=Resolution.choices, blank=True,
+                                  default="")
+    note = models.TextField(blank=True, default="")
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    merged_into = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-detected_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["memory_a", "memory_b"], name="contradiction_once"),
+            models.CheckConstraint(condition=~Q(memory_a=models.F("memory_b")),
+                                   name="contradiction_not_self"),
+        ]
+        indexes = [models.Index(fields=["owner", "status", "-detected_at"])]
+
+
+class JudgedPair(models.Model):
+    """The judge's verdict on a pair of texts, cached so no pair is paid for twice."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    pair_key = models.CharField(max_length=64)
+    contradicts = models.BooleanField()
+    reason = models.TextField(blank=True, default="")
+    judged_by = models.CharField(max_length=100)
+    judged_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "pair_key", "judged_by"],
+                                    name="judged_pair_once"),
+        ]
+
+
+class JobKind(models.TextChoices):
+    CONTRADICTIONS = "contradictions"
+    CONSOLIDATE = "consolidate"
+    FORGET = "forget"
+    PURGE = "purge"
+    REFLECT = "reflect"
+    REEMBED = "reembed"
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Job(models.Model):
+    """One run of a maintenance task, with its progress, so a person can watch it."""
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.CASCADE, related_name="jobs")
+    kind = models.CharField(max_length=20, choices=JobKind.choices)
+    dry_run = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=JobStatus.choices,
+                              default=JobStatus.QUEUED)
+    progress_done = models.IntegerField(default=0)
+    progress_total = models.IntegerField(default=0)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "kind", "-created_at"])]

@@ -325,6 +325,8 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
     MemoryVersion.objects.bulk_create(versions)
     if vectors is None and to_create:
         _queue_embedding([m.pk for m in to_create])
+    elif to_create:
+        _queue_contradiction_check([m.pk for m in to_create])
     return results
 
 
@@ -350,6 +352,23 @@ def _strengthen(memory: Memory, duplicates: list[NewMemory], now: datetime) -> N
         tags=new_tags,
     )
     memory.refresh_from_db(fields=["helpful_count", "importance", "last_accessed_at", "tags"])
+
+
+def _queue_contradiction_check(memory_ids) -> None:
+    """After the commit, judge the new memories against their neighbours ("Contradiction
+    Scanner"); it needs their embeddings, so deferred ones are checked once embedded."""
+    from .tasks import check_contradictions
+
+    ids = [str(pk) for pk in memory_ids]
+
+    def queue():
+        try:
+            check_contradictions(ids)
+        except Exception:  # the queue is down: the memories are stored, the scan finds it
+            log.warning("Could not queue the contradiction check of %d memories.", len(ids),
+                        exc_info=True)
+
+    transaction.on_commit(queue)
 
 
 def _queue_embedding(memory_ids) -> None:
@@ -421,8 +440,9 @@ def recall(*, owner, query: str, limit: int = 10,
     return results
 
 
-def embed_memories(memory_ids: Sequence[str]) -> int:
-    """Fill in embeddings that were deferred; returns how many were embedded.
+def embed_memories(memory_ids: Sequence[str], *, new_content: bool = True) -> int:
+    """Fill in embeddings that were deferred; returns how many were embedded. New
+    content is then checked for contradictions (a re-embedding changes no content).
 
     Raises ProviderError while the provider is still down, so the task retries.
     """
@@ -436,6 +456,8 @@ def embed_memories(memory_ids: Sequence[str]) -> int:
     for memory, vector in zip(memories, vectors, strict=True):
         memory.embedding, memory.embedding_model = vector, provider.model_id
     Memory.objects.bulk_update(memories, ["embedding", "embedding_model"])
+    if new_content:
+        _queue_contradiction_check([m.pk for m in memories])
     return len(memories)
 
 
@@ -447,7 +469,7 @@ def reembed(*, batch_size: int = 256,
     pending = Memory.objects.exclude(embedding_model=provider.model_id).order_by("pk")
     done = 0
     while ids := list(pending.values_list("pk", flat=True)[:batch_size]):
-        embed_memories(ids)
+        embed_memories(ids, new_content=False)
         done += len(ids)
         on_progress(len(ids))
     return done
@@ -517,6 +539,8 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
         )
         if memory.embedding is None:
             _queue_embedding([memory.pk])
+        elif "content" in changed:
+            _queue_contradiction_check([memory.pk])
     return memory
 
 

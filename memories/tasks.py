@@ -3,7 +3,8 @@
 from huey import crontab
 from huey.contrib.djhuey import db_periodic_task, db_task
 
-from . import capture, services
+from . import capture, maintenance, services
+from .models import JobKind
 
 
 @db_task(retries=8, retry_delay=30)
@@ -24,3 +25,23 @@ def process_observation(observation_id):
 @db_periodic_task(crontab(minute="*/5"))
 def process_due_observations():
     capture.process_due_observations()
+
+
+@db_task(retries=3, retry_delay=60)
+def check_contradictions(memory_ids):
+    maintenance.check_contradictions(memory_ids)
+
+
+@db_task()
+def run_job(job_id):
+    maintenance.run_job(job_id)
+
+
+@db_periodic_task(crontab(hour="3", minute="15"))
+def nightly_forgetting():
+    maintenance.run_scheduled(JobKind.FORGET)
+
+
+@db_periodic_task(crontab(hour="4", minute="15"))
+def nightly_purge():
+    maintenance.run_scheduled(JobKind.PURGE)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import observe, views
+from . import maintenance, observe, views
 
 urlpatterns = [
     path("memories", views.MemoryListCreate.as_view(), name="api-memories"),
@@ -16,4 +16,9 @@ urlpatterns = [
     path("observe", observe.Observe.as_view(), name="api-observe"),
     path("observations/<uuid:job_id>", observe.ObservationDetail.as_view(),
          name="api-observation"),
+    path("contradictions", maintenance.ContradictionList.as_view(),
+         name="api-contradictions"),
+    path("contradictions/<uuid:contradiction_id>/resolve",
+         maintenance.ContradictionResolve.as_view(), name="api-contradiction-resolve"),
+    path("jobs/<uuid:job_id>", maintenance.JobDetail.as_view(), name="api-job"),
 ]

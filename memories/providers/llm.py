@@ -2,7 +2,8 @@
 
 "Extraction Pipeline": a small model says whether a chunk of a session holds anything
 worth keeping; only then a stronger one turns it into memories, shown the similar
-memories already stored so it returns only what is new or changed. Every call, failed
+memories already stored so it returns only what is new or changed. The same small model
+judges whether two memories contradict ("Contradiction Scanner"). Every call, failed
 ones included, comes back as a ModelCall so the caller can log it and meter its cost.
 
 Replies are parsed strictly (memories/engine/llm_json.py). A malformed reply is retried
@@ -21,15 +22,17 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from memories.engine.contradiction import JudgeVerdict, rules_verdict
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
 
 from .errors import ProviderError
 
-Purpose = Literal["gate", "extract"]
+Purpose = Literal["gate", "extract", "judge"]
 Value = TypeVar("Value", bound=BaseModel)
 
 GATE_MAX_TOKENS = 256
+JUDGE_MAX_TOKENS = 256
 EXTRACT_MAX_TOKENS = 4096
 REPAIR_ATTEMPTS = 1
 # Besides every 5xx: the statuses the vendors' own SDKs consider worth another try.
@@ -159,6 +162,21 @@ Reply with one JSON object and nothing else, matching this JSON Schema:
 {{schema}}
 When nothing is worth keeping, reply {{{{"memories": []}}}}."""
 
+JUDGE_SYSTEM = f"""\
+You decide whether two statements from an AI agent's long-term memory contradict each \
+other: whether both cannot be true at the same time about the same subject (a setting \
+with two values, a choice and its opposite, a rule and its negation, a preference and \
+its reversal, two holders of one role). Statements about different subjects, details \
+that add to each other, a past state next to the current one, and rewordings of the \
+same fact do not contradict. confidence runs from 0 (a guess) to 1 (certain).
+
+{DATA_NOTICE}
+
+Reply with one JSON object and nothing else, matching this JSON Schema:
+{{schema}}
+For example: {{{{"contradicts": true, "reason": "port 8080 against port 9090", \
+"confidence": 0.9}}}}"""
+
 RETRY_PROMPT = ("Your reply could not be used: {problem}. Reply again with only the "
                 "corrected JSON object, matching the schema.")
 
@@ -187,6 +205,11 @@ def extract_system_prompt() -> str:
     return EXTRACT_SYSTEM.format(schema=_schema(Extraction))
 
 
+@functools.cache
+def judge_system_prompt() -> str:
+    return JUDGE_SYSTEM.format(schema=_schema(JudgeVerdict))
+
+
 def _fenced_chunk(chunk_text: str) -> str:
     # The fence is named after the chunk's own hash, which the chunk cannot contain, so
     # nothing inside it can close the fence early; the text itself stays unescaped.
@@ -209,10 +232,17 @@ def extract_prompt(chunk_text: str, existing: Sequence[tuple[str, str]]) -> str:
             f"{_fenced_chunk(chunk_text)}")
 
 
+def judge_prompt(a: str, b: str) -> str:
+    # JSON strings cannot be broken out of, whatever a stored memory says.
+    return (f"Statement A (a JSON string): {json.dumps(a, ensure_ascii=False)}\n"
+            f"Statement B (a JSON string): {json.dumps(b, ensure_ascii=False)}")
+
+
 # --- Providers -----------------------------------------------------------------------------
 
 class LLMProvider:
-    """What capture needs: a yes/no gate and an extractor, each with its call records."""
+    """What capture needs: a yes/no gate and an extractor, and what the contradiction
+    scanner needs: a judge of two statements; each answer with its call records."""
 
     name: str
     gate_model: str
@@ -224,6 +254,10 @@ class LLMProvider:
     def extract(self, chunk_text: str,
                 existing: Sequence[tuple[object, str]] = ()) -> Judged[Extraction]:
         """Memories in the chunk; `existing` is (id, content) of similar stored memories."""
+        raise NotImplementedError
+
+    def judge(self, a: str, b: str) -> Judged[JudgeVerdict]:
+        """Whether statements `a` and `b` contradict each other."""
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -265,6 +299,10 @@ class ChatModelProvider(LLMProvider):
         judged = self._ask("extract", self.extract_model, extract_system_prompt(),
                            extract_prompt(chunk_text, shown), Extraction, EXTRACT_MAX_TOKENS)
         return replace(judged, value=_only_shown_ids(judged.value, {i for i, _ in shown}))
+
+    def judge(self, a, b):
+        return self._ask("judge", self.gate_model, judge_system_prompt(), judge_prompt(a, b),
+                         JudgeVerdict, JUDGE_MAX_TOKENS)
 
     def _complete(self, model: str, system: str, conversation: list[dict],
                   max_tokens: int) -> Completion:
@@ -438,7 +476,7 @@ class OllamaProvider(OpenAIProvider):
 
 
 class RulesProvider(LLMProvider):
-    """The offline rule-based extractor: no model, no network, no cost."""
+    """The offline rule-based extractor and judge: no model, no network, no cost."""
 
     name = "rules"
     gate_model = extract_model = "rules"
@@ -454,6 +492,9 @@ class RulesProvider(LLMProvider):
         contents = [content for _, content in existing]
         return self._judged("extract",
                             lambda: rules_extractor.extract(chunk_text, existing=contents))
+
+    def judge(self, a, b):
+        return self._judged("judge", lambda: rules_verdict(a, b))
 
     def _judged(self, purpose: Purpose, work: Callable[[], Value]) -> Judged[Value]:
         started = time.monotonic()

@@ -1,5 +1,6 @@
 """Retrieval quality: `engram_eval locomo PATH` and `engram_eval paraphrase [PATH]`;
-extraction quality: `engram_eval extraction [PATH]`."""
+extraction quality: `engram_eval extraction [PATH]`; contradiction detection:
+`engram_eval contradictions [PATH] [--judge rules|recorded:FILE|llm]`."""
 
 import json
 from pathlib import Path
@@ -7,8 +8,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.engine import rules_extractor
-from memories.evaluation import extraction, locomo, paraphrases, runner
+from memories.engine.contradiction import rules_verdict
+from memories.evaluation import contradictions, extraction, locomo, paraphrases, runner
 from memories.providers.embeddings import get_provider
+from memories.providers.llm import get_llm_provider
 
 
 def _categories(value: str) -> list[int]:
@@ -22,6 +25,23 @@ def _categories(value: str) -> list[int]:
     return found
 
 
+def _judge(value: str) -> tuple[contradictions.Judge, str]:
+    """The judge `--judge` names, and how the report names it."""
+    if value == "rules":
+        return rules_verdict, "rules"
+    if value.startswith("recorded:"):
+        path = Path(value.removeprefix("recorded:"))
+        try:
+            return contradictions.RecordedJudge(path), f"recorded replies in {path}"
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+    if value == "llm":
+        provider = get_llm_provider()
+        name = f"{provider.name} {provider.gate_model}"
+        return (lambda a, b: provider.judge(a, b).value), name
+    raise CommandError(f"--judge takes rules, recorded:FILE.jsonl or llm, not {value!r}")
+
+
 def _f(value) -> str:
     return "   -  " if value is None else f"{value:6.3f}"
 
@@ -32,28 +52,39 @@ class Command(BaseCommand):
             "questions whose evidence fits a 500-token context, for recall and BM25 / dense "
             "/ RRF baselines. `paraphrase [PATH]`: hit@1, hit@5, MRR@10 on queries worded "
             "unlike their memory. `extraction [PATH]`: recall, precision and gate accuracy "
-            "of the rules extractor on annotated conversation chunks.")
+            "of the rules extractor on annotated conversation chunks. `contradictions "
+            "[PATH]`: precision and recall of a contradiction judge on labelled pairs.")
 
     def add_arguments(self, parser):
-        parser.add_argument("benchmark", choices=["locomo", "paraphrase", "extraction"])
+        parser.add_argument("benchmark",
+                            choices=["locomo", "paraphrase", "extraction", "contradictions"])
         parser.add_argument("path", nargs="?", type=Path,
-                            help="LoCoMo JSON (required for locomo), or paraphrase or "
-                                 "extraction JSONL (defaults to the set shipped with Engram)")
+                            help="LoCoMo JSON (required for locomo), or paraphrase, "
+                                 "extraction or contradictions JSONL (defaults to the set "
+                                 "shipped with Engram)")
         parser.add_argument("--categories", default="1,2,3,4",
                             help="LoCoMo question categories, e.g. 1,2,3,4 (default)")
         parser.add_argument("--limit-conversations", type=int, default=None,
                             help="only the first N LoCoMo conversations")
         parser.add_argument("--batch-size", type=int, default=128)
+        parser.add_argument("--judge", default="rules",
+                            help="contradictions: rules (default), recorded:FILE.jsonl to "
+                                 "replay recorded model replies, or llm for the configured "
+                                 "model (calls it once per pair)")
         parser.add_argument("--json", action="store_true", dest="as_json",
                             help="print JSON instead of tables")
 
     def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
-               as_json, **options):
+               judge, as_json, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
         if benchmark == "extraction":
             # no database and no embedding model: the rules extractor is pure
             self._extraction(path or extraction.DEFAULT_PATH, as_json)
+            return
+        if benchmark == "contradictions":
+            # no database and no embedding model: pairs are judged one by one
+            self._contradictions(path or contradictions.DEFAULT_PATH, judge, as_json)
             return
         if benchmark == "locomo":
             if path is None:
@@ -161,6 +192,39 @@ class Command(BaseCommand):
                 out(f"  {row['id']}: missed {keywords}")
             for content in row["false_positives"]:
                 out(f"  {row['id']}: kept {content!r}")
+
+    def _contradictions(self, path, judge, as_json):
+        chosen, judge_name = _judge(judge)
+        try:
+            report = contradictions.evaluate(path, chosen)
+        except (OSError, ValueError, KeyError) as exc:
+            raise CommandError(f"cannot evaluate {path}: {exc}") from exc
+        report["judge"] = judge_name
+        if getattr(chosen, "note", ""):
+            report["judge_note"] = chosen.note
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Contradictions: {report['pairs']} pairs ({report['contradictory']} "
+            f"contradictory); judge {report['judge']}")
+        if report.get("judge_note"):
+            out(f"note: {report['judge_note']}")
+        out("")
+        out(f"{'pairs':<24} {'n':>4} {'precision':>9} {'recall':>7} {'accuracy':>8}")
+        groups = [("all", report), *((f"split {name}", s) for name, s in
+                                     report["per_split"].items()),
+                  *((f"kind {name}", s) for name, s in report["per_kind"].items())]
+        for label, s in groups:
+            out(f"{label:<24} {s['pairs']:>4} {_f(s['precision']):>9} {_f(s['recall']):>7} "
+                f"{_f(s['accuracy']):>8}")
+        if report["misses"]:
+            out("")
+            out("misses:")
+        for miss in report["misses"]:
+            what = "missed" if miss["expected"] else "wrongly flagged"
+            out(f"  {miss['id']} ({miss['split']}, {miss['kind']}): {what}: {miss['a']!r} / "
+                f"{miss['b']!r}")
 
 
 def _dumps(report) -> str:

@@ -1,0 +1,117 @@
+"""Contradictions to resolve, and the jobs that maintain the store."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories import maintenance
+from memories.models import Contradiction, ContradictionStatus, Job, Resolution
+
+from .errors import Conflict
+from .views import MemoryOutput
+
+
+class ContradictionOutput(serializers.ModelSerializer):
+    memory_a = MemoryOutput()
+    memory_b = MemoryOutput()
+    resolved_by = serializers.CharField(source="resolved_by.username", allow_null=True,
+                                        default=None)
+
+    class Meta:
+        model = Contradiction
+        fields = ["id", "status", "detected_at", "detected_by", "reason", "confidence",
+                  "resolution", "note", "resolved_by", "resolved_at", "merged_into",
+                  "memory_a", "memory_b"]
+        read_only_fields = fields
+
+
+class ContradictionPages(CursorPagination):
+    ordering = "-detected_at"
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class OwnedContradictionView(APIView):
+    throttle_scope = "memories"
+
+    def get_queryset(self):
+        return (Contradiction.objects.for_owner(self.request.user)
+                .select_related("memory_a", "memory_b", "resolved_by")
+                .defer("memory_a__embedding", "memory_a__search_vector",
+                       "memory_b__embedding", "memory_b__search_vector"))
+
+
+class ContradictionList(OwnedContradictionView):
+    class Filters(serializers.Serializer):
+        status = serializers.ChoiceField(ContradictionStatus.choices, required=False)
+
+    @extend_schema(parameters=[Filters], responses=ContradictionOutput(many=True),
+                   summary="Contradictions between memories, newest first")
+    def get(self, request):
+        filters = self.Filters(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        found = self.get_queryset()
+        if "status" in filters.validated_data:
+            found = found.filter(status=filters.validated_data["status"])
+        paginator = ContradictionPages()
+        page = paginator.paginate_queryset(found, request, view=self)
+        return paginator.get_paginated_response(ContradictionOutput(page, many=True).data)
+
+
+class ContradictionResolve(OwnedContradictionView):
+    class Input(serializers.Serializer):
+        resolution = serializers.ChoiceField(Resolution.choices)
+        note = serializers.CharField(max_length=2000, required=False, default="",
+                                     allow_blank=True)
+        merged_content = serializers.CharField(
+            required=False, default="", allow_blank=True, trim_whitespace=False,
+            help_text="The merged memory's text; required when resolution is merged")
+
+        def validate(self, attrs):
+            if attrs["resolution"] == Resolution.MERGED and not attrs["merged_content"].strip():
+                raise serializers.ValidationError(
+                    {"merged_content": ["A merge needs the merged text."]})
+            return attrs
+
+    @extend_schema(request=Input, responses=ContradictionOutput,
+                   summary="Resolve a contradiction; neither memory is deleted")
+    def post(self, request, contradiction_id):
+        contradiction = get_object_or_404(self.get_queryset(), pk=contradiction_id)
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            resolved = maintenance.resolve_contradiction(contradiction, by=request.user,
+                                                         **data.validated_data)
+        except maintenance.ResolutionError as exc:
+            raise Conflict(str(exc)) from None
+        return Response(ContradictionOutput(self.get_queryset().get(pk=resolved.pk)).data)
+
+
+class JobOutput(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Job
+        fields = ["id", "kind", "status", "dry_run", "progress", "progress_done",
+                  "progress_total", "result", "error", "created_at", "started_at",
+                  "finished_at"]
+        read_only_fields = fields
+
+    def get_progress(self, job) -> float:
+        return 1.0 if job.status == "done" else (
+            job.progress_done / job.progress_total if job.progress_total else 0.0)
+
+
+class JobDetail(APIView):
+    throttle_scope = "memories"
+
+    def get_queryset(self):
+        return Job.objects.for_owner(self.request.user)
+
+    @extend_schema(responses=JobOutput, summary="A maintenance job's status and progress")
+    def get(self, request, job_id):
+        return Response(JobOutput(get_object_or_404(self.get_queryset(), pk=job_id)).data)

@@ -1,0 +1,385 @@
+"""Contradiction Scanner: whether two memories cannot both be true, by rules or a model.
+
+Seed 001 "Contradiction Scanner" asks an LLM judge, cached per pair; with the `rules`
+provider (and whenever no model is configured) the rules below answer instead. Both
+answer with a JudgeVerdict, so the scanner stores one shape whoever judged.
+
+The rules compare the two statements clause by clause ("...; they live in a YAML file"
+is a clause of its own), as sequences of stemmed content words (dedup's `details`,
+kept in order) with the polarity words taken out. A pair contradicts when:
+
+- negation: one clause is negated ("not", "n't", "never", "no", "dislikes") and the
+  other is not, they open on the same word, the other says the word negated, and most
+  of the negated clause's words ("we use Redis for sessions" / "we don't use Redis for
+  sessions"; "always squash" / "never squash");
+- a changed slot: same polarity, same opening, and every difference is one value put
+  in the place of another (ports, versions, names, hosts, durations: "the API port is
+  8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
+  counts only where the slot holds one thing: after "is" ("the default branch is main"
+  / "... master") or under "prefer" ("I prefer tabs" / "I prefer spaces"). A swap that
+  brings other words with the value ("uses Redis for caching" / "uses PostgreSQL" or
+  "... PostgreSQL for orders") fills another slot, unless a shared word after it pins
+  the slot ("a real PostgreSQL database" / "an in-memory SQLite database"); a word added
+  anywhere makes a different statement;
+- a changed holder of a role: the first words differ, are both names, and the rest says
+  who owns, leads or "is the" something ("Alice owns the payments service" / "Bob ...");
+- a reversed preference ("prefers pytest over unittest" / "prefers unittest over pytest");
+- a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
+  that uses Poetry;
+- a changed measure: the same quantity (a duration, a size, a count of the same thing, a
+  named version) with another value, where one statement's other words are all in the
+  other ("the cache TTL is 5 minutes" / "... one hour"; "5 minutes" equals "300 seconds").
+
+A clause about the past ("used to", "previously") contradicts nothing.
+
+What the rules miss: contradictions worded differently ("the public API allows 1000
+requests per minute" against "the rate limit for the public API is 100 ...", "PRs need
+two approvals" against "one approval is enough"), opposites without a negation word
+("UTC" / "local time", "automatic" / "manual"), and a preference reversed in other words
+("I like detailed explanations" / "I don't want long explanations"). What they wrongly
+flag: two values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains
+the SDK"; "X uses Redis" / "X uses PostgreSQL", which the seed counts as a contradiction
+anyway). A model judge is the answer to both.
+"""
+
+import difflib
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .dedup import _FUNCTION_WORDS, _stem
+
+NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause must say
+KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
+SHORT_SLOT = 2  # words a swapped non-value may have
+NO_RULE_CONFIDENCE = 0.5  # "no rule fired" is weak evidence that nothing conflicts
+
+
+class JudgeVerdict(BaseModel):
+    """Whether two statements contradict, why, and how sure the judge is."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    contradicts: bool
+    reason: str = Field(default="", max_length=500)
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+def pair_key(a_hash: str, b_hash: str) -> str:
+    """The cache key of a pair of content hashes, the same in either order."""
+    low, high = sorted((a_hash, b_hash))
+    return hashlib.sha256(f"{low}:{high}".encode()).hexdigest()
+
+
+# --- Reading a statement ---------------------------------------------------------------------
+
+_I = re.IGNORECASE
+_CONTRACTIONS = [(re.compile(pattern, _I), replacement) for pattern, replacement in (
+    (r"\bwon't\b", "will not"), (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"),
+    (r"n't\b", " not"), (r"['\u2019]s\b", ""),
+)]
+_APOSTROPHE = str.maketrans({"\u2019": "'"})
+_RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
+_CLAUSE_BREAK = re.compile(r"\s*;\s*|\s+[\u2013\u2014-]\s+|,?\s+\b(?:but|whereas|while)\b\s+"
+                           r"|\.\s+(?=[A-Z])", _I)
+_PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently)\b",
+                   _I)
+_ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is responsible for|"
+                   r"is in charge of)\b", _I)
+_PREFERENCE_ORDER = re.compile(
+    r"\bprefers?\s+(.+?)\s+(?:over|to|rather than|instead of)\s+(.+?)\s*[.!]?$", _I)
+_DENIED = re.compile(r"(?:\bnot|\bno|\binstead of|\brather than)\s+(?:the\s+|a\s+|an\s+)?"
+                     r"([\w](?:[\w.\-/:@]*[\w])?)", _I)
+
+NEGATORS = frozenset({"not", "no", "never"})
+# Words that say "the opposite of like": read as "not like".
+_DISLIKE = {"dislike": "like", "dislikes": "likes", "disliked": "liked", "hate": "like",
+            "hates": "likes", "hated": "liked"}
+_POSITIVE_MARKERS = frozenset({"always"})
+_COPULAS = frozenset({"is", "are", "was", "were", "be"})
+NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "twenty": "20", "thirty": "30", "sixty": "60", "hundred": "100",
+}
+
+# Units as _norm writes them: "minutes" is "minut", "bytes" is "byt".
+_SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60,
+            "minut": 60, "h": 3600, "hr": 3600, "hour": 3600, "day": 86400,
+            "week": 604800, "month": 2592000, "year": 31536000}
+_BYTES = {"b": 1, "byt": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024,
+          "mib": 1024**2, "gib": 1024**3}
+_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
+
+
+@dataclass(frozen=True)
+class Token:
+    raw: str
+    norm: str  # stemmed, casefolded, number words as digits
+    at: int  # index among all the clause's words, function words included
+    value: bool  # names a specific thing: a number, version, identifier or proper name
+
+
+@dataclass(frozen=True)
+class Clause:
+    text: str
+    raws: tuple[str, ...]  # every word as written, function words included
+    tokens: tuple[Token, ...]  # the content words, polarity words left out
+    negative: bool
+    past: bool
+    negated: str = ""  # the first content word a negation applies to ("use" in "don't use")
+
+    @property
+    def words(self) -> list[str]:
+        return [raw.casefold() for raw in self.raws]
+
+    @property
+    def norms(self) -> list[str]:
+        return [token.norm for token in self.tokens]
+
+    def word_before(self, token: Token) -> str:
+        return self.raws[token.at - 1].casefold() if token.at else ""
+
+
+def _norm(word: str) -> str:
+    """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"."""
+    stem = _stem(word)
+    return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
+
+
+def _is_value(raw: str, at: int) -> bool:
+    if any(char.isdigit() for char in raw) or raw.casefold() in NUMBER_WORDS:
+        return True
+    if any(char in ".:/_@" for char in raw) or raw.count("-") >= 2:
+        return True
+    # a capital inside the word (GitHub, JSON), or on any word but the first
+    return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
+
+
+def read_clause(text: str) -> Clause:
+    text = text.translate(_APOSTROPHE)
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    raws = _RAW_TOKEN.findall(text)
+    tokens, negations, negated = [], 0, ""
+    for at, raw in enumerate(raws):
+        word = raw.casefold()
+        if word in _DISLIKE:
+            negations += 1
+            word = _DISLIKE[word]
+        if word in NEGATORS:
+            negations += 1
+            continue
+        if word in _FUNCTION_WORDS or word in _POSITIVE_MARKERS:
+            continue
+        norm = NUMBER_WORDS.get(word) or _norm(word)
+        if negations and not negated:
+            negated = norm
+        tokens.append(Token(raw, norm, at, _is_value(raw, at)))
+    return Clause(text.strip(), tuple(raws), tuple(tokens), negative=negations % 2 == 1,
+                  past=bool(_PAST.search(text)), negated=negated)
+
+
+def clauses(text: str) -> list[Clause]:
+    """The whole statement, then each of its clauses when it has more than one."""
+    parts = [part for part in _CLAUSE_BREAK.split(text.strip()) if part.strip()]
+    return [read_clause(text)] + ([read_clause(part) for part in parts] if len(parts) > 1
+                                  else [])
+
+
+# --- Measures: "5 minutes", "10 MB", "3 replicas", "Python 3.11" ------------------------------
+
+def _number(word: str) -> float | None:
+    word = NUMBER_WORDS.get(word, word)
+    if re.fullmatch(r"\d+(?:\.\d+)?", word):
+        return float(word)
+    return None
+
+
+def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
+    """{what is measured: value} for each number with a unit, a number of things ("3
+    replicas", "100 requests per minute") or a named version ("Python 3.11", given the
+    raw words to see the capital)."""
+    found = {}
+    for i, word in enumerate(words):
+        following = words[i + 1] if i + 1 < len(words) else ""
+        unit = _norm(following)
+        amount = 1.0 if word in ("a", "an") else _number(word)
+        if amount is None or _number(following) is not None:
+            continue
+        if unit in _SECONDS:
+            found["duration"] = amount * _SECONDS[unit]
+        elif unit in _BYTES:
+            found["size"] = amount * _BYTES[unit]
+        elif word in ("a", "an"):
+            continue
+        elif raws and i > 0 and raws[i - 1][:1].isupper() and _NUMBER.match(word):
+            found[f"version of {words[i - 1]}"] = word
+        elif following and following not in _FUNCTION_WORDS:
+            per = (f"/{_norm(words[i + 3])}" if i + 3 < len(words) and words[i + 2] == "per"
+                   else "")
+            found[unit + per] = amount
+    return found
+
+
+# --- Verdicts ------------------------------------------------------------------------------
+
+def _verdict(contradicts: bool, reason: str, confidence: float) -> JudgeVerdict:
+    return JudgeVerdict(contradicts=contradicts, reason=reason, confidence=confidence)
+
+
+def _shown(tokens) -> str:
+    return " ".join(token.raw for token in tokens)
+
+
+def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
+    negated, other = (a, b) if a.negative else (b, a)
+    said, also = set(negated.norms), set(other.norms)
+    shared = said & also
+    if not a.tokens or not b.tokens or a.norms[0] != b.norms[0]:
+        return None
+    if negated.negated not in also:  # "not deployed" says nothing against "manifests live"
+        return None
+    if len(shared) < KEY_WORDS or len(shared) < NEGATION_OVERLAP * len(said):
+        return None
+    exact = said == also
+    return _verdict(True, f"one statement negates the other: {negated.text!r} against "
+                          f"{other.text!r}", 0.9 if exact else 0.7)
+
+
+def _slot_words(segment: Sequence[Token]) -> list[Token]:
+    return [token for i, token in enumerate(segment) if not token.value
+            and not (i and _number(segment[i - 1].norm) is not None)]
+
+
+def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
+    _, a_start, a_end, b_start, b_end = op
+    seg_a, seg_b = a.tokens[a_start:a_end], b.tokens[b_start:b_end]
+    # the word before each side too: "for 7 days" / "for a week" (an equal amount)
+    measured_a, measured_b = (
+        measures([_norm(w) for w in clause.words[max(0, seg[0].at - 1):seg[-1].at + 1]])
+        for clause, seg in ((a, seg_a), (b, seg_b)))
+    common = measured_a.keys() & measured_b.keys()
+    if common:
+        return any(measured_a[key] != measured_b[key] for key in common)
+    values_a = [t for t in seg_a if t.value]
+    values_b = [t for t in seg_b if t.value]
+    if values_a and values_b:
+        # "uses Redis for caching" / "uses PostgreSQL" or "... for orders": words that
+        # change with the value name another slot, unless a shared word after the swap
+        # pins it ("a real PostgreSQL database" / "an in-memory SQLite database"). The
+        # unit after a number ("3 replicas") is part of the value.
+        pinned = a_end < len(a.tokens) and b_end < len(b.tokens)
+        return pinned or not (_slot_words(seg_a) or _slot_words(seg_b))
+    if len(seg_a) > SHORT_SLOT or len(seg_b) > SHORT_SLOT:
+        return False
+    if values_a or values_b:
+        return True
+    # Neither is a value: only a slot that holds one thing ("is main", "prefer tabs").
+    if "prefer" in a.norms and "prefer" in b.norms:
+        return True
+    return a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+
+
+def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
+    matcher = difflib.SequenceMatcher(None, a.norms, b.norms, autojunk=False)
+    ops = matcher.get_opcodes()
+    changes = [op for op in ops if op[0] != "equal"]
+    shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")
+    if not changes or shared < KEY_WORDS or any(op[0] != "replace" for op in changes):
+        return None
+    if ops[0][0] != "equal":
+        return _changed_holder(a, b, ops)
+    if not all(_swap_is_a_value_change(a, b, op) for op in changes):
+        return None
+    swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
+                      for _, i1, i2, j1, j2 in changes)
+    return _verdict(True, f"the same statement with another value: {swaps}", 0.8)
+
+
+def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
+    """"Alice owns X" / "Bob owns X": a role has one holder, other subjects do not clash."""
+    _, i1, i2, j1, j2 = ops[0]
+    if len(ops) != 2 or not _ROLE.search(a.text) or not _ROLE.search(b.text):
+        return None
+    names = [*a.tokens[i1:i2], *b.tokens[j1:j2]]
+    if not all(token.raw[:1].isupper() for token in names):
+        return None
+    return _verdict(True, f"{_shown(a.tokens[i1:i2])!r} and {_shown(b.tokens[j1:j2])!r} "
+                          f"hold the same role", 0.8)
+
+
+def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
+    found_a, found_b = _PREFERENCE_ORDER.search(a.text), _PREFERENCE_ORDER.search(b.text)
+    if not (found_a and found_b):
+        return None
+    first_a, second_a = (read_clause(part).norms for part in found_a.groups())
+    first_b, second_b = (read_clause(part).norms for part in found_b.groups())
+    if first_a == second_b and second_a == first_b and first_a != second_a:
+        return _verdict(True, "the preference is reversed", 0.85)
+    return None
+
+
+def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """"... with pip-tools, not Poetry" against a statement on the same subject using Poetry."""
+    for denier, other in ((a, b), (b, a)):
+        if other.negative or not denier.tokens or not other.tokens:
+            continue
+        if denier.norms[0] != other.norms[0]:
+            continue
+        for found in _DENIED.finditer(denier.text):
+            raw = found.group(1)
+            if not _is_value(raw, 1):
+                continue
+            denied = _norm(raw.casefold())
+            if denied in other.norms and len(set(denier.norms) & set(other.norms)) >= KEY_WORDS:
+                return _verdict(True, f"{raw} is denied by one statement and stated by the "
+                                      f"other", 0.75)
+    return None
+
+
+def _amount(value: float | str) -> str:
+    return f"{value:g}" if isinstance(value, float) else value
+
+
+def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
+    measured_a, measured_b = measures(a.words, a.raws), measures(b.words, b.raws)
+    for key in measured_a.keys() & measured_b.keys():
+        if measured_a[key] == measured_b[key]:
+            continue
+        # The rest of each statement, without the measures: one must hold the other.
+        units = set(_SECONDS) | set(_BYTES) | set(key.removeprefix("version of ").split("/"))
+        key_a, key_b = ({t.norm for t in clause.tokens
+                         if _number(t.norm) is None and t.norm not in units}
+                        for clause in (a, b))
+        if len(key_a & key_b) >= KEY_WORDS and (key_a <= key_b or key_b <= key_a):
+            return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
+                                  f"{_amount(measured_b[key])}", 0.75)
+    return None
+
+
+def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
+    if a.past or b.past:
+        return None
+    if a.negative != b.negative:
+        rules = (_negation, _denied_value, _changed_measure)
+    else:
+        rules = (_reversed_preference, _changed_slot, _changed_measure)
+    for rule in rules:
+        if found := rule(a, b):
+            return found
+    return None
+
+
+def rules_verdict(a: str, b: str) -> JudgeVerdict:
+    """Whether statements `a` and `b` contradict, by the rules in this module's docstring."""
+    for clause_a in clauses(a):
+        for clause_b in clauses(b):
+            found = _clause_verdict(clause_a, clause_b)
+            if found:
+                return found
+    return _verdict(False, "no rule found the same subject with a conflicting value",
+                    NO_RULE_CONFIDENCE)

@@ -1,0 +1,131 @@
+"""The contradiction scorer on a tiny hand-computed set, and the set Engram ships."""
+
+import json
+from collections import Counter
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memories.engine.contradiction import JudgeVerdict, rules_verdict
+from memories.evaluation import contradictions
+
+TINY = [
+    {"id": "port", "split": "dev", "kind": "value", "contradicts": True,
+     "a": "PORT 8080", "b": "PORT 9090"},
+    {"id": "db", "split": "dev", "kind": "choice", "contradicts": True,
+     "a": "DB mysql", "b": "DB postgres"},
+    {"id": "owner", "split": "heldout", "kind": "owner", "contradicts": True,
+     "a": "OWNER alice", "b": "OWNER bob"},
+    {"id": "servers", "split": "dev", "kind": "different_subject", "contradicts": False,
+     "a": "SERVERS api", "b": "SERVERS admin"},
+    {"id": "redis", "split": "heldout", "kind": "paraphrase", "contradicts": False,
+     "a": "REDIS sessions", "b": "REDIS stores sessions"},
+]
+
+
+def canned(flagged: set[str]):
+    """A judge that says "contradicts" for the pairs whose marker is in `flagged`."""
+    def judge(a, b):
+        marker = a.split()[0]
+        return JudgeVerdict(contradicts=marker in flagged, reason=marker, confidence=0.7)
+    return judge
+
+
+def _write(tmp_path, rows, name="set.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_it_scores_precision_and_recall_as_computed_by_hand(tmp_path):
+    # flags port (right), owner (right) and servers (wrong); misses db
+    report = contradictions.evaluate(_write(tmp_path, TINY),
+                                     canned({"PORT", "OWNER", "SERVERS"}))
+    assert (report["tp"], report["fp"], report["fn"], report["tn"]) == (2, 1, 1, 1)
+    assert report["precision"] == pytest.approx(2 / 3)
+    assert report["recall"] == pytest.approx(2 / 3)
+    assert report["accuracy"] == pytest.approx(3 / 5)
+    assert (report["pairs"], report["contradictory"]) == (5, 3)
+    assert [m["id"] for m in report["misses"]] == ["db", "servers"]
+
+
+def test_it_breaks_the_figures_down_per_split_and_per_kind(tmp_path):
+    report = contradictions.evaluate(_write(tmp_path, TINY),
+                                     canned({"PORT", "OWNER", "SERVERS"}))
+    dev, heldout = report["per_split"]["dev"], report["per_split"]["heldout"]
+    assert (dev["pairs"], dev["recall"], dev["precision"]) == (3, 0.5, 0.5)
+    assert (heldout["pairs"], heldout["recall"], heldout["precision"]) == (2, 1.0, 1.0)
+    assert report["per_kind"]["choice"]["recall"] == 0.0
+    assert report["per_kind"]["paraphrase"]["accuracy"] == 1.0
+    assert report["per_kind"]["paraphrase"]["recall"] is None  # nothing to find
+
+
+def test_a_pair_without_a_label_is_refused_with_its_line(tmp_path):
+    path = _write(tmp_path, [TINY[0], {"id": "x", "a": "a", "b": "b", "contradicts": "yes"}])
+    with pytest.raises(ValueError, match=r"set.jsonl:2"):
+        contradictions.load(path)
+
+
+def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order(tmp_path):
+    path = _write(tmp_path, [
+        {"note": "hand-written for the test"},
+        {"a": "PORT 8080", "b": "PORT 9090",
+         "reply": '```json\n{"contradicts": true, "reason": "r", "confidence": 0.9}\n```'},
+        {"a": "DB mysql", "b": "DB postgres", "reply": '{"contradicts": "no"}'},
+    ], name="replies.jsonl")
+    judge = contradictions.RecordedJudge(path)
+
+    assert judge.note == "hand-written for the test"
+    assert judge("PORT 9090", "PORT 8080").contradicts is True
+    with pytest.raises(ValueError, match="unusable"):
+        judge("DB mysql", "DB postgres")
+    with pytest.raises(KeyError, match="no recorded reply"):
+        judge("OWNER alice", "OWNER bob")
+
+
+def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
+    pairs = contradictions.load()
+    assert len(pairs) >= 70
+    assert sum(p.contradicts for p in pairs) == len(pairs) / 2
+    assert len({p.id for p in pairs}) == len(pairs)
+    heldout = [p for p in pairs if p.split == "heldout"]
+    assert len(heldout) >= 20 and sum(p.contradicts for p in heldout) == len(heldout) / 2
+    # every kind is either a kind of contradiction or a kind of look-alike, never both
+    labels = Counter((p.kind, p.contradicts) for p in pairs)
+    assert len({kind for kind, _ in labels}) == len(labels)
+
+
+def test_the_rules_keep_their_figures_on_the_shipped_set():
+    report = contradictions.evaluate(contradictions.DEFAULT_PATH, rules_verdict)
+    assert report["precision"] >= 0.95 and report["recall"] >= 0.85
+
+
+def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():
+    judge = contradictions.RecordedJudge(contradictions.RECORDED_PATH)
+    assert "NOT A MEASURED MODEL RUN" in judge.note
+    report = contradictions.evaluate(contradictions.DEFAULT_PATH, judge)
+    assert report["pairs"] >= 70 and report["recall"] is not None
+
+
+def test_engram_eval_contradictions_prints_a_table_with_the_misses(tmp_path):
+    out = StringIO()
+    call_command("engram_eval", "contradictions", str(_write(tmp_path, TINY[:2])), stdout=out)
+    text = out.getvalue()
+    assert "Contradictions: 2 pairs (2 contradictory); judge rules" in text
+    assert "precision  recall accuracy" in text and "split dev" in text
+
+
+def test_engram_eval_contradictions_replays_recorded_replies_as_json():
+    out = StringIO()
+    call_command("engram_eval", "contradictions", "--json",
+                 f"--judge=recorded:{contradictions.RECORDED_PATH}", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["judge"].startswith("recorded replies in ")
+    assert "NOT A MEASURED MODEL RUN" in report["judge_note"]
+    assert set(report["per_split"]) == {"dev", "heldout"}
+
+
+def test_engram_eval_contradictions_refuses_an_unknown_judge():
+    with pytest.raises(CommandError, match="--judge takes rules"):
+        call_command("engram_eval", "contradictions", "--judge", "oracle")

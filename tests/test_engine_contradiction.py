@@ -1,0 +1,160 @@
+"""The rules judge of contradictions, on hand cases; pure, no database."""
+
+import pytest
+from pydantic import ValidationError
+
+from memories.engine.contradiction import (
+    JudgeVerdict,
+    measures,
+    pair_key,
+    rules_verdict,
+)
+from memories.engine.dedup import content_hash
+from memories.engine.llm_json import ReplyParseError, parse_reply
+
+
+def contradicts(a: str, b: str) -> bool:
+    verdict = rules_verdict(a, b)
+    # Which statement came first never changes the answer.
+    assert rules_verdict(b, a).contradicts is verdict.contradicts
+    return verdict.contradicts
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The API port is 8080.", "The API port is 9090."),
+    ("The billing service uses MySQL.", "The billing service uses PostgreSQL."),
+    ("Engram runs on Python 3.11.", "Engram runs on Python 3.12."),
+    ("The staging host is db-staging.internal.", "The staging host is pg-2.internal."),
+    ("The default branch is main.", "The default branch is master."),
+    ("The Redis cluster is in us-east-2 with 5 replicas.",
+     "The Redis cluster is in eu-west-1 with 3 replicas."),
+])
+def test_the_same_fact_with_another_value_contradicts(a, b):
+    assert contradicts(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("We use Redis for sessions.", "We don't use Redis for sessions."),
+    ("Always squash commits when merging.", "Never squash commits when merging."),
+    ("We deploy on Fridays.", "We never deploy on Fridays."),
+    ("Feature flags are stored in LaunchDarkly.",
+     "Feature flags are not stored in LaunchDarkly; they live in a YAML file."),
+])
+def test_a_statement_and_its_negation_contradict(a, b):
+    assert contradicts(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("I prefer tabs for indentation.", "I prefer spaces for indentation."),
+    ("I like tabs for indentation.", "I don't like tabs for indentation."),
+    ("The user likes verbose commit messages.", "The user dislikes verbose commit messages."),
+    ("The user likes verbose commit messages.", "The user doesn't like verbose commit messages."),
+    ("The user prefers pytest over unittest.", "The user prefers unittest over pytest."),
+])
+def test_a_reversed_preference_contradicts(a, b):
+    assert contradicts(a, b)
+
+
+def test_another_holder_of_the_same_role_contradicts():
+    assert contradicts("Alice owns the payments service.", "Bob owns the payments service.")
+    assert contradicts("Marta is the tech lead for search.", "Jonas is the tech lead for search.")
+
+
+def test_one_person_may_own_two_things():
+    assert not contradicts("Alice owns the payments service.", "Alice owns the search service.")
+
+
+def test_a_changed_duration_contradicts_and_an_equal_one_in_other_units_does_not():
+    assert contradicts("The cache TTL is 5 minutes.", "The cache TTL is one hour.")
+    assert not contradicts("The cache TTL is 5 minutes.", "The cache TTL is 300 seconds.")
+    assert not contradicts("The cache TTL is 5 minutes.", "The cache TTL is five minutes.")
+    assert not contradicts("Embeddings are cached for 7 days.", "Embeddings are cached for a week.")
+
+
+def test_a_named_version_worded_differently_still_contradicts():
+    assert contradicts("Node 20 is the required runtime for the frontend build.",
+                       "The frontend build requires Node 18.")
+
+
+def test_a_value_denied_on_the_same_subject_contradicts():
+    assert contradicts("The project uses Poetry for dependency management.",
+                       "The project manages dependencies with pip-tools, not Poetry.")
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The API server listens on port 8080.", "The admin server listens on port 9090."),
+    ("The staging database host is db-staging.internal.",
+     "The production database host is db-prod.internal."),
+    ("Django is pinned to 5.2.", "Django REST Framework is pinned to 3.16."),
+    ("The rate limit of the public API is 100 requests per minute.",
+     "The internal API has no rate limit."),
+])
+def test_statements_about_different_subjects_do_not_contradict(a, b):
+    assert not contradicts(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The billing service uses Redis for caching.",
+     "The billing service uses PostgreSQL for orders."),
+    ("The frontend is built with React.", "The frontend uses Tailwind for styling."),
+    ("Never force-push to main.", "Force-pushing to feature branches is fine."),
+    ("The nightly backup runs at 02:00 UTC.", "The nightly backup is kept for 30 days."),
+    ("Engram runs on Python 3.11.", "Engram's CI also tests against Python 3.12."),
+    ("The billing service uses MySQL.", "The billing service uses Redis for caching."),
+])
+def test_compatible_additions_do_not_contradict(a, b):
+    assert not contradicts(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("We use Redis for sessions.", "Sessions are stored in Redis."),
+    ("The API server listens on port 8080.", "the API server listens on port 8080"),
+    ("Poetry manages the dependencies.", "Poetry is used to manage the dependencies."),
+])
+def test_paraphrases_do_not_contradict(a, b):
+    assert not contradicts(a, b)
+
+
+def test_a_negation_contradicts_only_a_statement_that_says_what_it_negates():
+    assert not contradicts("The service is not deployed to Kubernetes.",
+                           "The service's Kubernetes manifests live in deploy/k8s.")
+
+
+def test_a_past_state_does_not_contradict_the_present_one():
+    assert not contradicts("The API server used to listen on port 8000 but now listens on 8080.",
+                           "The API server listens on port 8080.")
+
+
+def test_a_verdict_says_why_and_how_sure():
+    found = rules_verdict("The API port is 8080.", "The API port is 9090.")
+    assert "'8080' became '9090'" in found.reason and found.confidence == 0.8
+    nothing = rules_verdict("The API port is 8080.", "Logs go to Loki.")
+    assert not nothing.contradicts and nothing.confidence == 0.5 and nothing.reason
+
+
+def test_measures_read_units_counts_and_versions():
+    words = ["the", "ttl", "is", "an", "hour", "with", "3", "replicas", "and", "100",
+             "requests", "per", "minute"]
+    assert measures(words) == {"duration": 3600.0, "replica": 3.0, "request/minut": 100.0}
+    assert measures(["10", "mb"]) == {"size": 10_000_000.0}
+    assert measures(["on", "python", "3.11"], ["on", "Python", "3.11"]) == {
+        "version of python": "3.11"}
+
+
+def test_the_pair_key_is_the_same_in_either_order():
+    a, b = content_hash("The API port is 8080."), content_hash("The API port is 9090.")
+    assert pair_key(a, b) == pair_key(b, a)
+    assert pair_key(a, b) != pair_key(a, a)
+    assert len(pair_key(a, b)) == 64  # fits the JudgedPair.pair_key column
+
+
+def test_a_judge_verdict_is_checked_field_by_field():
+    verdict = parse_reply('{"contradicts": true, "reason": "8080 vs 9090", "confidence": 1}',
+                          JudgeVerdict)
+    assert verdict == JudgeVerdict(contradicts=True, reason="8080 vs 9090", confidence=1.0)
+    with pytest.raises(ValidationError):
+        JudgeVerdict(contradicts=True, confidence=1.5)
+    with pytest.raises(ReplyParseError, match="confidence"):
+        parse_reply('{"contradicts": false, "reason": ""}', JudgeVerdict)
+    with pytest.raises(ReplyParseError, match="contradicts"):
+        parse_reply('{"contradicts": "yes", "confidence": 0.9}', JudgeVerdict)

@@ -11,11 +11,29 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from . import capture, selectors
+from .engine.consolidation import (
+    COMPRESS_AFTER_DAYS,
+    RELATED_THRESHOLD,
+    STRATEGIES,
+    SUMMARY_AFTER_DAYS,
+    ConsolidationState,
+    adjust_ranking,
+    candidates,
+    cluster,
+    compress,
+    compression_due,
+    consolidated_importance,
+    extractive_summary,
+    near_duplicate_groups,
+    summary_budget,
+)
+from .engine.context import count_tokens
 from .engine.contradiction import pair_key
 from .engine.forgetting import ARCHIVE, FORGET, KEEP, MemoryState, decide
 from .models import (
@@ -31,6 +49,7 @@ from .models import (
     MemoryVersion,
     Resolution,
     Status,
+    UsageEvent,
     UsageKind,
     VersionChange,
 )
@@ -41,14 +60,15 @@ from .providers.llm import RulesProvider
 log = logging.getLogger(__name__)
 
 NEIGHBOURS_CHECKED = 20  # "Contradiction Scanner": the neighbours a new memory is judged against
-SCAN_BATCH = 200  # memories whose neighbours are fetched in one query during a full scan
+SCAN_BATCH = 200
+SUMMARY_TOKENS = 120  # a consolidated memory: a few sentences  # memories whose neighbours are fetched in one query during a full scan
 
 
 # --- Jobs --------------------------------------------------------------------------------
 
 
-def create_job(kind: str, *, owner=None, dry_run: bool = False) -> Job:
-    return Job.objects.create(kind=kind, owner=owner, dry_run=dry_run)
+def create_job(kind: str, *, owner=None, dry_run: bool = False, **params) -> Job:
+    return Job.objects.create(kind=kind, owner=owner, dry_run=dry_run, params=params)
 
 
 @contextmanager
@@ -369,6 +389,228 @@ def purge(*, owner=None, dry_run: bool = False, job: Job | None = None,
     return {"purged": len(purged), "memories": purged}
 
 
+# --- Consolidation ("Memory Consolidation Algorithm", "Consolidation Engine") ------------
+
+LINKS_PER_MEMORY = 5  # discover_connections: the strongest neighbours each memory links to
+
+
+def _consolidation_pool(owner, project: str, model_id: str):
+    return (Memory.objects.filter(owner=owner, project=project, status=Status.ACTIVE,
+                                  is_synthetic=False, embedding_model=model_id)
+            .exclude(embedding__isnull=True).order_by("created_at", "id"))
+
+
+def _archive_into(originals: list[Memory], keeper: Memory, reason: str, now: datetime) -> None:
+    """Archive the originals, linked to what replaces them (never deleted: still reachable
+    from the keeper)."""
+    MemoryLink.objects.bulk_create(
+        [MemoryLink(from_memory=m, to_memory=keeper, relation=LinkRelation.CONSOLIDATED_INTO)
+         for m in originals], ignore_conflicts=True)
+    Memory.objects.filter(pk__in=[m.pk for m in originals]).update(
+        status=Status.ARCHIVED, updated_at=now)
+    MemoryVersion.objects.bulk_create([
+        MemoryVersion(memory=m, change=VersionChange.STATUS, changed_at=now,
+                      before={"status": Status.ACTIVE},
+                      after={"status": Status.ARCHIVED, "reason": reason,
+                             "consolidated_into": str(keeper.pk)})
+        for m in originals])
+
+
+def _merge_duplicates(group: list[Memory], now: datetime) -> None:
+    keeper, repeats = group[0], group[1:]
+    with transaction.atomic():
+        Memory.objects.filter(pk=keeper.pk).update(
+            access_count=F("access_count") + sum(m.access_count for m in repeats),
+            helpful_count=F("helpful_count") + len(repeats),
+            importance=max(m.importance for m in group))
+        _archive_into(repeats, keeper, "duplicate merged", now)
+
+
+def _summarise(owner, project: str, contents: list[str], now: datetime) -> tuple[str, str]:
+    """The cluster's summary by the configured model, else extractive (the rules)."""
+    provider, _ = capture.choose_provider(owner, project, now)
+    if not isinstance(provider, RulesProvider):
+        try:
+            judged = provider.summarize(contents)
+            capture.log_model_calls(owner, project, judged.calls)
+            return judged.value.summary, provider.name
+        except ProviderError as exc:
+            capture.log_failed_call(owner, project, provider, exc, "summarize")
+    return extractive_summary(contents, max_tokens=summary_budget(
+        [count_tokens(c) for c in contents])), RulesProvider.name
+
+
+def _consolidate_cluster(cluster: list[Memory], summary: str, made_by: str,
+                         now: datetime) -> Memory:
+    """One transaction per cluster: a killed run leaves it whole or untouched."""
+    from . import services
+
+    with transaction.atomic():
+        first = cluster[0]
+        # Archived first, so that a summary worded like one of them is still a new memory.
+        Memory.objects.filter(pk__in=[m.pk for m in cluster]).update(status=Status.ARCHIVED)
+        result = services.remember(
+            owner=first.owner, project=first.project, content=summary, now=now,
+            memory_type="semantic", kind="fact",
+            importance=consolidated_importance(m.importance for m in cluster),
+            tags=sorted({t for m in cluster for t in m.tags})[:50],
+            dedup_threshold=1.01,  # a summary resembles its originals by design
+            metadata={"consolidated_from": [str(m.pk) for m in cluster],
+                      "summarised_by": made_by})
+        summary_memory = result.memory
+        Memory.objects.filter(pk=summary_memory.pk).update(
+            access_count=sum(m.access_count for m in cluster))
+        originals = [m for m in cluster if m.pk != summary_memory.pk]
+        _archive_into(originals, summary_memory, "consolidated", now)
+    return summary_memory
+
+
+def _compress_old_episodes(owner, dry_run: bool, now: datetime) -> int:
+    episodes = Memory.objects.filter(owner=owner, memory_type="episodic",
+                                     status__in=[Status.ACTIVE, Status.ARCHIVED],
+                                     created_at__lt=now - timedelta(days=SUMMARY_AFTER_DAYS))
+    missing = episodes.filter(Q(summary="") | Q(
+        created_at__lt=now - timedelta(days=COMPRESS_AFTER_DAYS), index_key=""))
+    count = 0
+    for memory in missing.only("id", "content", "created_at", "summary", "compressed",
+                               "index_key").iterator(chunk_size=FORGET_BATCH):
+        due = compression_due(memory.created_at, now)
+        summary, compressed, index_key = compress(memory.content)
+        fields = {"summary": summary, "compressed": compressed, "index_key": index_key}
+        changes = {k: v for k, v in fields.items() if k in due and not getattr(memory, k)}
+        if changes:
+            count += 1
+            if not dry_run:
+                Memory.objects.filter(pk=memory.pk).update(**changes)
+    return count
+
+
+def _discover_links(owner, project: str, memories: list[Memory], provider,
+                    dry_run: bool) -> int:
+    """Related links to each memory's nearest neighbours, so graph recall has edges."""
+    links = []
+    for start in range(0, len(memories), SCAN_BATCH):
+        batch = memories[start:start + SCAN_BATCH]
+        found = selectors.nearest_for_each(
+            owner.pk, project, model_id=provider.model_id, dimensions=provider.dimensions,
+            vectors=np.array([m.embedding for m in batch]), per_vector=LINKS_PER_MEMORY + 1)
+        for memory, rows in zip(batch, found, strict=True):
+            links += [MemoryLink(from_memory_id=memory.pk, to_memory_id=pk,
+                                 relation=LinkRelation.RELATED, strength=round(sim, 4))
+                      for pk, _, sim in rows if pk != memory.pk and sim >= RELATED_THRESHOLD
+                      and str(memory.pk) < str(pk)]
+    if dry_run:
+        existing = set(MemoryLink.objects.filter(
+            from_memory__in=[m.pk for m in memories], relation=LinkRelation.RELATED)
+            .values_list("from_memory_id", "to_memory_id"))
+        return sum((link.from_memory_id, link.to_memory_id) not in existing for link in links)
+    created = MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
+    return len(created)
+
+
+def _adjust_rankings(owner, since: datetime | None, dry_run: bool, now: datetime) -> int:
+    """adjust_rankings: promote what agents cite, demote what they pass over, from the
+    usage since the last consolidation."""
+    events = UsageEvent.objects.filter(owner=owner, created_at__lt=now)
+    if since is not None:
+        events = events.filter(created_at__gte=since)
+    counts: dict = {}
+    for memory_id, kind, n in events.values_list("memory_id", "kind").annotate(n=Count("id")):
+        counts.setdefault(memory_id, {})[kind] = n
+    changed = 0
+    for memory in Memory.objects.filter(pk__in=list(counts), status=Status.ACTIVE):
+        c = counts[memory.pk]
+        new = round(adjust_ranking(memory.importance, retrieved=c.get(UsageKind.RETRIEVED, 0),
+                                   cited=c.get(UsageKind.CITED, 0),
+                                   ignored=c.get(UsageKind.IGNORED, 0),
+                                   helpful=c.get(UsageKind.HELPFUL, 0),
+                                   harmful=c.get(UsageKind.HARMFUL, 0)), 3)
+        if abs(new - memory.importance) < 1e-3:
+            continue
+        changed += 1
+        if not dry_run:
+            with transaction.atomic():
+                Memory.objects.filter(pk=memory.pk).update(importance=new, updated_at=now)
+                MemoryVersion.objects.create(
+                    memory=memory, change=VersionChange.UPDATED, changed_at=now,
+                    before={"importance": memory.importance},
+                    after={"importance": new, "reason": "usage since the last consolidation"})
+    return changed
+
+
+def consolidate(*, owner=None, dry_run: bool = False, job: Job | None = None,
+                now: datetime | None = None, on_progress=None,
+                strategy: str = "age_based") -> dict:
+    """Merge duplicates, summarise clusters, compress old episodes, link neighbours and
+    adjust importance by usage; per owner and project. Originals are archived, never
+    deleted, and every cluster is written in one transaction."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"Unknown strategy {strategy!r}: use {', '.join(STRATEGIES)}.")
+    now = now or timezone.now()
+    provider = get_provider()
+    owners = [owner] if owner is not None else list(
+        get_user_model().objects.filter(memories__status=Status.ACTIVE).distinct())
+    report = {"strategy": strategy, "candidates": 0, "deduplicated": 0, "clusters": 0,
+              "archived": 0, "consolidated_into": 0, "compressed": 0, "links_added": 0,
+              "importance_adjusted": 0, "tokens_before": 0, "tokens_after": 0,
+              "tokens_saved": 0, "examples": []}
+    scopes = [(o, p) for o in owners for p in Memory.objects.filter(owner=o).values_list(
+        "project", flat=True).distinct().order_by("project")]
+    advance = progress_reporter(job, len(scopes), on_progress)
+    for scope_owner, project in scopes:
+        _consolidate_scope(scope_owner, project, strategy, provider, dry_run, now, report)
+        advance(1)
+    for scope_owner in owners:
+        last = (Job.objects.filter(owner=scope_owner, kind=JobKind.CONSOLIDATE,
+                                   status=JobStatus.DONE, dry_run=False)
+                .order_by("-started_at").values_list("started_at", flat=True).first())
+        report["importance_adjusted"] += _adjust_rankings(scope_owner, last, dry_run, now)
+        report["compressed"] += _compress_old_episodes(scope_owner, dry_run, now)
+    report["tokens_saved"] = report["tokens_before"] - report["tokens_after"]
+    return report
+
+
+def _consolidate_scope(owner, project, strategy, provider, dry_run, now, report) -> None:
+    pool = list(_consolidation_pool(owner, project, provider.model_id))
+    by_id = {m.pk: m for m in pool}
+    chosen = candidates([ConsolidationState(m.pk, m.created_at, m.importance,
+                                            count_tokens(m.content), m.pinned) for m in pool],
+                        strategy, now)
+    members = [by_id[s.id] for s in chosen]
+    members.sort(key=lambda m: (m.created_at, str(m.pk)))  # oldest first: keep originals
+    report["candidates"] += len(members)
+    if len(members) >= 2:
+        vectors = np.array([m.embedding for m in members])
+        ids = [m.pk for m in members]
+        merged = set()
+        for group in near_duplicate_groups(vectors, ids, [m.content for m in members]):
+            report["deduplicated"] += len(group) - 1
+            report["archived"] += len(group) - 1
+            merged.update(group[1:])
+            if not dry_run:
+                _merge_duplicates([by_id[i] for i in group], now)
+        rest = [m for m in members if m.pk not in merged]
+        for group in cluster(np.array([m.embedding for m in rest]), [m.pk for m in rest]):
+            originals = [by_id[i] for i in group]
+            contents = [m.content for m in originals]
+            summary = (extractive_summary(contents, max_tokens=summary_budget(
+        [count_tokens(c) for c in contents])) if dry_run
+                       else None)
+            if not dry_run:
+                summary, made_by = _summarise(owner, project, contents, now)
+                _consolidate_cluster(originals, summary, made_by, now)
+            report["clusters"] += 1
+            report["archived"] += len(originals)
+            report["consolidated_into"] += 1
+            report["tokens_before"] += sum(count_tokens(c) for c in contents)
+            report["tokens_after"] += count_tokens(summary)
+            if len(report["examples"]) < 10:
+                report["examples"].append({"originals": [str(i) for i in group],
+                                           "summary": summary})
+    linked = pool if dry_run else list(_consolidation_pool(owner, project, provider.model_id))
+    report["links_added"] += _discover_links(owner, project, linked, provider, dry_run)
+
+
 # --- Running a job -----------------------------------------------------------------------
 
 # Each takes owner (None: everyone), dry_run, job and on_progress, and returns the result.
@@ -376,6 +618,7 @@ JOB_RUNNERS: dict[str, Callable[..., dict]] = {
     JobKind.CONTRADICTIONS: scan_contradictions,
     JobKind.FORGET: forget,
     JobKind.PURGE: purge,
+    JobKind.CONSOLIDATE: consolidate,
 }
 
 
@@ -386,9 +629,16 @@ def run_job(job_id, *, on_progress=None) -> Job:
         return job
     with running(job):
         job.result = JOB_RUNNERS[job.kind](owner=job.owner, dry_run=job.dry_run, job=job,
-                                           on_progress=on_progress)
+                                           on_progress=on_progress, **job.params)
     job.refresh_from_db()
     return job
+
+
+def queue_job(job: Job) -> None:
+    """Run the job on the worker once the transaction that made it commits."""
+    from .tasks import run_job as run_job_task
+
+    transaction.on_commit(lambda: run_job_task(str(job.pk)))
 
 
 def run_scheduled(kind: str) -> Job:

@@ -582,6 +582,7 @@ class Job(models.Model):
                               on_delete=models.CASCADE, related_name="jobs")
     kind = models.CharField(max_length=20, choices=JobKind.choices)
     dry_run = models.BooleanField(default=False)
+    params = models.JSONField(default=dict, blank=True)  # e.g. a consolidation's strategy
     status = models.CharField(max_length=16, choices=JobStatus.choices,
                               default=JobStatus.QUEUED)
     progress_done = models.IntegerField(default=0)

@@ -82,4 +82,8 @@ def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ol
     stopped_worker.execute(stopped_worker.dequeue())
     memory.refresh_from_db()
     assert memory.embedding_model == "ollama:nomic-embed-text"
+    # now embedded, the memory is queued for its contradiction check
+    check = stopped_worker.dequeue()
+    assert check.name.endswith("check_contradictions")
+    stopped_worker.execute(check)
     assert stopped_worker.pending_count() == 0

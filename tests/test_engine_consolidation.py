@@ -269,3 +269,11 @@ def test_adjusted_importance_stays_within_one_to_ten():
     assert adjust_ranking(1.2, retrieved=10, harmful=10) == 1
     with pytest.raises(ValueError, match="cited"):
         adjust_ranking(5, cited=-1)
+
+
+def test_a_summary_gets_room_for_its_longest_original_or_half_of_all_up_to_a_cap():
+    from memories.engine.consolidation import summary_budget
+
+    assert summary_budget([15, 15, 15]) == 22
+    assert summary_budget([40, 5]) == 40
+    assert summary_budget([300, 300]) == 120

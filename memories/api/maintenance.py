@@ -8,7 +8,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories import maintenance
-from memories.models import Contradiction, ContradictionStatus, Job, Resolution
+from memories.engine.consolidation import STRATEGIES
+from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
 
 from .errors import Conflict
 from .views import MemoryOutput
@@ -63,7 +64,7 @@ class ContradictionList(OwnedContradictionView):
 
 
 class ContradictionResolve(OwnedContradictionView):
-    class Input(serializers.Serializer):
+    class ResolveInput(serializers.Serializer):
         resolution = serializers.ChoiceField(Resolution.choices)
         note = serializers.CharField(max_length=2000, required=False, default="",
                                      allow_blank=True)
@@ -77,11 +78,11 @@ class ContradictionResolve(OwnedContradictionView):
                     {"merged_content": ["A merge needs the merged text."]})
             return attrs
 
-    @extend_schema(request=Input, responses=ContradictionOutput,
+    @extend_schema(request=ResolveInput, responses=ContradictionOutput,
                    summary="Resolve a contradiction; neither memory is deleted")
     def post(self, request, contradiction_id):
         contradiction = get_object_or_404(self.get_queryset(), pk=contradiction_id)
-        data = self.Input(data=request.data)
+        data = self.ResolveInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             resolved = maintenance.resolve_contradiction(contradiction, by=request.user,
@@ -115,3 +116,25 @@ class JobDetail(APIView):
     @extend_schema(responses=JobOutput, summary="A maintenance job's status and progress")
     def get(self, request, job_id):
         return Response(JobOutput(get_object_or_404(self.get_queryset(), pk=job_id)).data)
+
+
+class Consolidate(APIView):
+    throttle_scope = "memories"
+
+    class ConsolidateInput(serializers.Serializer):
+        strategy = serializers.ChoiceField(list(STRATEGIES), default="age_based")
+        dry_run = serializers.BooleanField(default=False)
+
+    @extend_schema(request=ConsolidateInput, responses={200: JobOutput, 202: JobOutput},
+                   summary="Consolidate memories: a dry run answers at once with what would "
+                           "happen; a real run is queued as a job")
+    def post(self, request):
+        data = self.ConsolidateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = maintenance.create_job(JobKind.CONSOLIDATE, owner=request.user,
+                                     dry_run=data.validated_data["dry_run"],
+                                     strategy=data.validated_data["strategy"])
+        if job.dry_run:
+            return Response(JobOutput(maintenance.run_job(job.pk)).data, status=200)
+        maintenance.queue_job(job)
+        return Response(JobOutput(job).data, status=202)

@@ -59,7 +59,7 @@ class ObservedOutput(ObservationOutput):
 class Observe(APIView):
     throttle_scope = "observe"
 
-    class Input(serializers.Serializer):
+    class ObserveInput(serializers.Serializer):
         project = scope_field()
         agent_id = scope_field()
         session_id = scope_field()
@@ -76,10 +76,10 @@ class Observe(APIView):
                     f"{settings.ENGRAM_CAPTURE_MAX_ITEMS}. Send them in smaller batches.")
             return attrs
 
-    @extend_schema(request=Input, responses={202: ObservedOutput},
+    @extend_schema(request=ObserveInput, responses={202: ObservedOutput},
                    summary="Hand over conversation messages or tool events for capture")
     def post(self, request):
-        data = self.Input(data=request.data)
+        data = self.ObserveInput(data=request.data)
         data.is_valid(raise_exception=True)
         observed = capture.observe(owner=request.user, **data.validated_data)
         observation = observed.observation

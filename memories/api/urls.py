@@ -6,6 +6,8 @@ urlpatterns = [
     path("memories", views.MemoryListCreate.as_view(), name="api-memories"),
     path("memories/search", views.MemorySearch.as_view(), name="api-memories-search"),
     path("memories/context", views.MemoryContext.as_view(), name="api-memories-context"),
+    path("memories/consolidate", maintenance.Consolidate.as_view(),
+         name="api-memories-consolidate"),
     path("memories/<uuid:memory_id>", views.MemoryDetail.as_view(), name="api-memory"),
     path("memories/<uuid:memory_id>/history", views.MemoryHistory.as_view(),
          name="api-memory-history"),

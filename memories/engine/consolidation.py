@@ -406,3 +406,14 @@ def adjust_ranking(importance: float, *, retrieved: int = 0, cited: int = 0, ign
         return clamp_importance(importance)
     step = MAX_RANK_STEP * (used - unused) / (max(retrieved, outcomes) + 2)
     return clamp_importance(importance + step)
+
+
+SUMMARY_CAP_TOKENS = 120  # a consolidated memory: a few sentences at most
+
+
+def summary_budget(token_counts: Sequence[int], *, cap: int = SUMMARY_CAP_TOKENS) -> int:
+    """Tokens a cluster's summary may take: room for its longest original or half of all
+    of them, whichever is more, and never more than `cap`, so the summary saves tokens."""
+    if not token_counts:
+        raise ValueError("A summary needs at least one original.")
+    return min(cap, max(max(token_counts), sum(token_counts) // 2))

@@ -18,13 +18,18 @@ class MaintenanceCommand(BaseCommand):
         parser.add_argument("--owner", metavar="USERNAME",
                             help="only this user's memories (default: everyone's)")
 
+    def job_params(self, options) -> dict:
+        """What this kind of job takes besides owner and dry run."""
+        return {}
+
     def handle(self, *args, dry_run=False, owner=None, **options):
         user = None
         if owner:
             user = get_user_model().objects.filter(username=owner).first()
             if user is None:
                 raise CommandError(f"No user named {owner!r}.")
-        job = maintenance.create_job(self.kind, owner=user, dry_run=dry_run)
+        job = maintenance.create_job(self.kind, owner=user, dry_run=dry_run,
+                                     **self.job_params(options))
         with tqdm(desc=self.kind, unit="memory") as bar:
             def on_progress(n, total):
                 bar.total = total

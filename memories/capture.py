@@ -184,11 +184,15 @@ def process_observation(observation_id, *, now: datetime | None = None) -> Obser
             return None
         if not observation.chunks.exists():
             _cut_into_chunks(observation)
-    due = observation.chunks.filter(
-        Q(status=ChunkStatus.PENDING)
-        | Q(status=ChunkStatus.RETRY, next_attempt_at__lte=now))
-    for chunk in due:
-        _extract_chunk(observation, chunk, now)
+    due = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RETRY, next_attempt_at__lte=now)
+    for chunk_id in observation.chunks.filter(due).values_list("pk", flat=True):
+        # One chunk, one transaction holding its row: the queued task and the sweep never
+        # extract the same chunk twice, and a crash leaves it due, not half-stored.
+        with transaction.atomic():
+            chunk = (ObservationChunk.objects.select_for_update(skip_locked=True)
+                     .filter(due, pk=chunk_id).first())
+            if chunk is not None:
+                _extract_chunk(observation, chunk, now)
     unresolved = observation.chunks.filter(
         status__in=[ChunkStatus.PENDING, ChunkStatus.RETRY]).exists()
     if not unresolved:

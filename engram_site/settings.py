@@ -226,6 +226,7 @@ SPECTACULAR_SETTINGS = {
         "ObservationStatusEnum": "memories.models.ObservationStatus",
         "ContradictionStatusEnum": "memories.models.ContradictionStatus",
         "JobStatusEnum": "memories.models.JobStatus",
+        "InsightStatusEnum": "reflection.models.InsightStatus",
     },
 }
 
@@ -302,6 +303,11 @@ ENGRAM_FORGET_HALF_LIFE_DAYS = envfloat("ENGRAM_FORGET_HALF_LIFE_DAYS", 60.0, 0.
 ENGRAM_FORGET_THRESHOLD = envfloat("ENGRAM_FORGET_THRESHOLD", 0.25, 0.0, 10.0)
 ENGRAM_FORGET_PROTECT_DAYS = envint("ENGRAM_FORGET_PROTECT_DAYS", 30, 0, 36_500)
 ENGRAM_PURGE_AFTER_DAYS = envint("ENGRAM_PURGE_AFTER_DAYS", 30, 0, 36_500)
+# Reflection fires when the importance of new memories adds up to this, or after this many
+# observations, or this many hours after the last one if anything new arrived.
+ENGRAM_REFLECTION_IMPORTANCE = envfloat("ENGRAM_REFLECTION_IMPORTANCE", 150.0, 1.0, 1_000_000.0)
+ENGRAM_REFLECTION_OBSERVATIONS = envint("ENGRAM_REFLECTION_OBSERVATIONS", 100, 1, 1_000_000)
+ENGRAM_REFLECTION_HOURS = envfloat("ENGRAM_REFLECTION_HOURS", 24.0, 0.1, 8760.0)
 # Entities whose names embed this close are one entity under two names.
 ENGRAM_ENTITY_MERGE_THRESHOLD = envfloat("ENGRAM_ENTITY_MERGE_THRESHOLD", 0.92, 0.5, 1.0)
 # Hybrid retrieval: candidates per list, fusion of dense and keyword relevance, and the

@@ -11,6 +11,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("memories.api.urls")),
+    path("api/v1/", include("reflection.urls")),
     # The schema and its docs hold no data, so they are open to read.
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]),
          name="schema"),

@@ -22,6 +22,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
+from reflection import services as reflection
+
 from . import selectors, services
 from .engine.chunking import chunk_messages
 from .engine.context import count_tokens
@@ -136,6 +138,7 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
     except IntegrityError:  # the same observation, sent twice at once
         return Observed(Observation.objects.for_owner(owner).get(payload_hash=payload_hash),
                         created=False)
+    reflection.note_observation(owner)
     transaction.on_commit(lambda: _queue_processing(observation.pk))
     return Observed(observation, created=True)
 

@@ -16,6 +16,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
+from reflection import services as reflection
+
 from . import capture, selectors
 from .engine.consolidation import (
     COMPRESS_AFTER_DAYS,
@@ -246,6 +248,8 @@ def _supersede(loser: Memory, winner: Memory, by, now: datetime) -> None:
         before=before, after={"valid_to": now.isoformat(), "superseded_by": str(winner.pk)})
     MemoryLink.objects.get_or_create(from_memory=winner, to_memory=loser,
                                      relation=LinkRelation.SUPERSEDES)
+    reflection.flag_insights_citing([loser.pk], f"cited memory {loser.pk} was superseded "
+                                                f"by {winner.pk}")
 
 
 def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
@@ -310,6 +314,8 @@ def _set_status(memories: list[Memory], status: str, reasons: dict, now: datetim
         changed = Memory.objects.filter(pk__in=[m.pk for m in memories], status=Status.ACTIVE)
         ids = set(changed.values_list("pk", flat=True))
         changed.update(status=status, updated_at=now)
+        if status == Status.DELETED:
+            reflection.flag_insights_citing(ids, "a cited memory was forgotten (soft-deleted)")
         MemoryVersion.objects.bulk_create([
             MemoryVersion(memory=m, change=VersionChange.STATUS, changed_at=now,
                           before={"status": Status.ACTIVE},
@@ -429,15 +435,14 @@ def _merge_duplicates(group: list[Memory], now: datetime) -> None:
 def _summarise(owner, project: str, contents: list[str], now: datetime) -> tuple[str, str]:
     """The cluster's summary by the configured model, else extractive (the rules)."""
     provider, _ = capture.choose_provider(owner, project, now)
-    if not isinstance(provider, RulesProvider):
-        try:
-            judged = provider.summarize(contents)
-            capture.log_model_calls(owner, project, judged.calls)
-            return judged.value.summary, provider.name
-        except ProviderError as exc:
-            capture.log_failed_call(owner, project, provider, exc, "summarize")
-    return extractive_summary(contents, max_tokens=summary_budget(
-        [count_tokens(c) for c in contents])), RulesProvider.name
+    try:
+        judged = provider.summarize(contents)
+    except ProviderError as exc:
+        capture.log_failed_call(owner, project, provider, exc, "summarize")
+        provider = RulesProvider()
+        judged = provider.summarize(contents)
+    capture.log_model_calls(owner, project, judged.calls)
+    return judged.value.summary, provider.name
 
 
 def _consolidate_cluster(cluster: list[Memory], summary: str, made_by: str,
@@ -619,6 +624,7 @@ JOB_RUNNERS: dict[str, Callable[..., dict]] = {
     JobKind.FORGET: forget,
     JobKind.PURGE: purge,
     JobKind.CONSOLIDATE: consolidate,
+    JobKind.REFLECT: reflection.reflect,
 }
 
 

@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from reflection import services as reflection
 
 from . import selectors
 from .engine.dedup import content_hash, decide, first_duplicate_in_batch
@@ -304,6 +305,8 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         results[i] = RememberResult(memory, created=True)
 
     Memory.objects.bulk_create(to_create)
+    reflection.note_new_memories(owner, [m.importance for m in to_create
+                                         if not m.is_synthetic])
     versions = [
         MemoryVersion(memory=m, change=VersionChange.CREATED, changed_by=owner,
                       agent_id=m.agent_id, changed_at=now,
@@ -537,6 +540,9 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
             change=VersionChange.UPDATED if set(changed) - {"status"} else VersionChange.STATUS,
             before=before, after=changed,
         )
+        if changed.get("status") == Status.DELETED or "content" in changed:
+            what = "deleted" if changed.get("status") == Status.DELETED else "edited"
+            reflection.flag_insights_citing([memory.pk], f"cited memory {memory.pk} was {what}")
         if memory.embedding is None:
             _queue_embedding([memory.pk])
         elif "content" in changed:

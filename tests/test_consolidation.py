@@ -3,12 +3,22 @@
 import json
 from datetime import timedelta
 
+import httpx
 import pytest
+import respx
 from django.core.management import call_command
 from django.utils import timezone
 
 from memories import maintenance, services
-from memories.models import LinkRelation, Memory, MemoryLink, Status, UsageEvent, UsageKind
+from memories.models import (
+    LinkRelation,
+    Memory,
+    MemoryLink,
+    ModelCall,
+    Status,
+    UsageEvent,
+    UsageKind,
+)
 
 NOW = timezone.now()
 REDIS_NOTES = [
@@ -165,3 +175,41 @@ def test_the_command_takes_a_strategy_and_a_dry_run(alice, cluster, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["strategy"] == "importance_based" and report["dry_run"] is True
     assert Memory.objects.filter(status=Status.ACTIVE).count() == 3
+
+
+MESSAGES = "https://api.anthropic.com/v1/messages"
+
+
+def summary_reply(text):
+    return httpx.Response(200, json={
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": json.dumps({"summary": text})}],
+        "stop_reason": "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": 90, "output_tokens": 20}})
+
+
+def test_a_configured_model_writes_the_summary_and_its_call_is_logged(alice, cluster,
+                                                                      settings):
+    settings.ENGRAM_LLM_PROVIDER = "anthropic"
+    settings.ANTHROPIC_API_KEY = "sk-ant-test"
+    with respx.mock:
+        route = respx.post(MESSAGES).mock(return_value=summary_reply(
+            "Sessions are cached in Redis 7 for one hour."))
+        maintenance.consolidate(owner=alice, now=NOW)
+    assert route.call_count == 1
+    assert "Redis 7 holds the session cache" in route.calls[0].request.content.decode()
+    summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
+    assert summary.content == "Sessions are cached in Redis 7 for one hour."
+    assert summary.metadata["summarised_by"] == "anthropic"
+    assert ModelCall.objects.get().purpose == "summarize"
+
+
+def test_a_failing_model_leaves_the_summary_to_the_rules(alice, cluster, settings):
+    settings.ENGRAM_LLM_PROVIDER = "anthropic"
+    settings.ANTHROPIC_API_KEY = "sk-ant-test"
+    with respx.mock:
+        respx.post(MESSAGES).mock(return_value=httpx.Response(500, json={}))
+        report = maintenance.consolidate(owner=alice, now=NOW)
+    assert report["clusters"] == 1
+    summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
+    assert summary.metadata["summarised_by"] == "rules" and "Redis 7" in summary.content

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from memories.engine.context import count_tokens
 from memories.engine.dedup import content_hash, details, first_duplicate_in_batch
@@ -409,6 +410,13 @@ def adjust_ranking(importance: float, *, retrieved: int = 0, cited: int = 0, ign
 
 
 SUMMARY_CAP_TOKENS = 120  # a consolidated memory: a few sentences at most
+
+
+class ClusterSummary(BaseModel):
+    """A model's summary of a cluster of memories, parsed strictly."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    summary: str = Field(min_length=1, max_length=2_000)
 
 
 def summary_budget(token_counts: Sequence[int], *, cap: int = SUMMARY_CAP_TOKENS) -> int:

@@ -22,18 +22,29 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from memories.engine import reflection
+from memories.engine.consolidation import (
+    ClusterSummary,
+    extractive_summary,
+    summary_budget,
+)
+from memories.engine.context import count_tokens
 from memories.engine.contradiction import JudgeVerdict, rules_verdict
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
+from memories.engine.reflection import Insights, Questions, ReflectionMemory
 
 from .errors import ProviderError
 
-Purpose = Literal["gate", "extract", "judge"]
+Purpose = Literal["gate", "extract", "judge", "reflect_questions", "reflect_insights",
+                  "summarize"]
 Value = TypeVar("Value", bound=BaseModel)
 
 GATE_MAX_TOKENS = 256
 JUDGE_MAX_TOKENS = 256
 EXTRACT_MAX_TOKENS = 4096
+REFLECT_MAX_TOKENS = 2048
+SUMMARIZE_MAX_TOKENS = 512
 REPAIR_ATTEMPTS = 1
 # Besides every 5xx: the statuses the vendors' own SDKs consider worth another try.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -232,6 +243,26 @@ def extract_prompt(chunk_text: str, existing: Sequence[tuple[str, str]]) -> str:
             f"{_fenced_chunk(chunk_text)}")
 
 
+SUMMARIZE_SYSTEM = f"""\
+You merge memories of an AI agent that say much the same thing into one memory that keeps \
+every fact, number, name and decision they hold, in as few words as that allows. Where \
+they disagree, keep both and say so. Add nothing they do not say. {DATA_NOTICE}
+
+Reply with one JSON object and nothing else, matching this JSON Schema:
+{{schema}}"""
+
+
+@functools.cache
+def summarize_system_prompt() -> str:
+    return SUMMARIZE_SYSTEM.format(schema=_schema(ClusterSummary))
+
+
+def summarize_prompt(contents: Sequence[str]) -> str:
+    # JSON strings cannot be broken out of, whatever a stored memory says.
+    return "Memories (JSON strings, one per line):\n" + "\n".join(
+        json.dumps(content, ensure_ascii=False) for content in contents)
+
+
 def judge_prompt(a: str, b: str) -> str:
     # JSON strings cannot be broken out of, whatever a stored memory says.
     return (f"Statement A (a JSON string): {json.dumps(a, ensure_ascii=False)}\n"
@@ -258,6 +289,19 @@ class LLMProvider:
 
     def judge(self, a: str, b: str) -> Judged[JudgeVerdict]:
         """Whether statements `a` and `b` contradict each other."""
+        raise NotImplementedError
+
+    def reflection_questions(self, memories: Sequence[ReflectionMemory]) -> Judged[Questions]:
+        """Reflection's questions about recent memories, numbered from 1 as given."""
+        raise NotImplementedError
+
+    def reflection_insights(self, question: str,
+                            memories: Sequence[ReflectionMemory]) -> Judged[Insights]:
+        """Insights answering `question`, citing `memories` by number "(because of 1, 3)"."""
+        raise NotImplementedError
+
+    def summarize(self, contents: Sequence[str]) -> Judged[ClusterSummary]:
+        """One memory that says what a cluster of similar memories says."""
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -303,6 +347,23 @@ class ChatModelProvider(LLMProvider):
     def judge(self, a, b):
         return self._ask("judge", self.gate_model, judge_system_prompt(), judge_prompt(a, b),
                          JudgeVerdict, JUDGE_MAX_TOKENS)
+
+    def reflection_questions(self, memories):
+        system = reflection.QUESTIONS_SYSTEM.format(count=reflection.QUESTIONS,
+                                                    schema=_schema(Questions))
+        return self._ask("reflect_questions", self.extract_model, system,
+                         reflection.questions_prompt(memories), Questions, REFLECT_MAX_TOKENS)
+
+    def reflection_insights(self, question, memories):
+        system = reflection.INSIGHTS_SYSTEM.format(count=reflection.MAX_INSIGHTS,
+                                                   schema=_schema(Insights))
+        return self._ask("reflect_insights", self.extract_model, system,
+                         reflection.insights_prompt(question, memories), Insights,
+                         REFLECT_MAX_TOKENS)
+
+    def summarize(self, contents):
+        return self._ask("summarize", self.extract_model, summarize_system_prompt(),
+                         summarize_prompt(contents), ClusterSummary, SUMMARIZE_MAX_TOKENS)
 
     def _complete(self, model: str, system: str, conversation: list[dict],
                   max_tokens: int) -> Completion:
@@ -495,6 +556,18 @@ class RulesProvider(LLMProvider):
 
     def judge(self, a, b):
         return self._judged("judge", lambda: rules_verdict(a, b))
+
+    def reflection_questions(self, memories):
+        return self._judged("reflect_questions", lambda: reflection.rules_questions(memories))
+
+    def reflection_insights(self, question, memories):
+        return self._judged("reflect_insights",
+                            lambda: reflection.rules_insights(question, memories))
+
+    def summarize(self, contents):
+        budget = summary_budget([count_tokens(c) for c in contents])
+        return self._judged("summarize", lambda: ClusterSummary(
+            summary=extractive_summary(contents, max_tokens=budget)))
 
     def _judged(self, purpose: Purpose, work: Callable[[], Value]) -> Judged[Value]:
         started = time.monotonic()

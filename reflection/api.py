@@ -1,0 +1,161 @@
+"""Reflection over the API: run it, read the insights with their evidence, review them."""
+
+import logging
+
+from django.db import transaction
+from django.db.models import Count
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories import maintenance
+from memories.api.maintenance import JobOutput
+from memories.models import JobKind, Memory
+
+from . import services
+from .models import Insight, InsightStatus
+
+log = logging.getLogger(__name__)
+
+
+class CitationOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    status = serializers.CharField()
+    superseded_by = serializers.UUIDField(allow_null=True, source="superseded_by_id")
+
+
+class InsightOutput(serializers.ModelSerializer):
+    text = serializers.CharField(source="memory.content")
+    memory_id = serializers.UUIDField(source="memory.pk")
+    reviewed_by = serializers.CharField(source="reviewed_by.username", allow_null=True,
+                                        default=None)
+    citations = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Insight
+        fields = ["id", "text", "memory_id", "question", "status", "flagged_reason",
+                  "topic", "importance", "round", "reflected_by", "created_at",
+                  "reviewed_by", "reviewed_at", "superseded_by", "cited_ids", "citations"]
+        read_only_fields = fields
+
+    @extend_schema_field(CitationOutput(many=True))
+    def get_citations(self, insight) -> list[dict]:
+        """The cited memories still stored (a purged one is only in cited_ids)."""
+        cited = self.context["cited"] if "cited" in self.context else _cited_memories(
+            [insight])
+        return CitationOutput([cited[i] for i in insight.cited_ids if i in cited],
+                              many=True).data
+
+
+def _cited_memories(insights) -> dict:
+    """Every memory the insights cite, in one query (their owner's own, by construction)."""
+    ids = {i for insight in insights for i in insight.cited_ids}
+    return Memory.objects.only("id", "content", "status", "superseded_by").in_bulk(ids)
+
+
+class InsightPages(CursorPagination):
+    ordering = "-id"  # UUIDv7: newest first, and unique, as a cursor needs
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class OwnedInsightView(APIView):
+    throttle_scope = "memories"
+
+    def get_queryset(self):
+        return (Insight.objects.for_owner(self.request.user)
+                .select_related("memory", "reviewed_by")
+                .defer("memory__embedding", "memory__search_vector"))
+
+
+class InsightList(OwnedInsightView):
+    class Filters(serializers.Serializer):
+        status = serializers.ChoiceField(InsightStatus.choices, required=False)
+
+    @extend_schema(parameters=[Filters], responses=InsightOutput(many=True),
+                   summary="Insights reflection drew from memories, with what they cite")
+    def get(self, request):
+        filters = self.Filters(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        found = self.get_queryset()
+        if "status" in filters.validated_data:
+            found = found.filter(status=filters.validated_data["status"])
+        paginator = InsightPages()
+        page = paginator.paginate_queryset(found, request, view=self)
+        data = InsightOutput(page, many=True, context={"cited": _cited_memories(page)}).data
+        return paginator.get_paginated_response(data)
+
+
+class InsightReview(OwnedInsightView):
+    class ReviewInput(serializers.Serializer):
+        approve = serializers.BooleanField(help_text="true approves, false rejects (the "
+                                                     "insight's memory is then archived)")
+
+    @extend_schema(request=ReviewInput, responses=InsightOutput,
+                   summary="Approve or reject an insight")
+    def post(self, request, insight_id):
+        insight = get_object_or_404(self.get_queryset(), pk=insight_id)
+        data = self.ReviewInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.review(insight, approve=data.validated_data["approve"], by=request.user)
+        return Response(InsightOutput(self.get_queryset().get(pk=insight.pk)).data)
+
+
+def _queue(job) -> None:
+    from memories.tasks import run_job
+
+    def queue():
+        try:
+            run_job(str(job.pk))
+        except Exception:  # the queue is down: the job stays queued, visible as such
+            log.warning("Could not queue reflection job %s.", job.pk, exc_info=True)
+
+    transaction.on_commit(queue)
+
+
+class Reflect(APIView):
+    throttle_scope = "memories"
+
+    class ReflectInput(serializers.Serializer):
+        dry_run = serializers.BooleanField(default=False)
+
+    @extend_schema(request=ReflectInput, responses={202: JobOutput},
+                   summary="Reflect on your memories now; returns the job to follow")
+    def post(self, request):
+        data = self.ReflectInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = maintenance.create_job(JobKind.REFLECT, owner=request.user,
+                                     dry_run=data.validated_data["dry_run"])
+        _queue(job)
+        return Response(JobOutput(job).data, status=202)
+
+
+class ReflectionStateOutput(serializers.Serializer):
+    recommended = serializers.BooleanField()
+    reason = serializers.CharField()
+    message = serializers.CharField()
+    accumulated_importance = serializers.FloatField()
+    observations_since = serializers.IntegerField()
+    last_reflected_at = serializers.DateTimeField(allow_null=True)
+    last_reason = serializers.CharField()
+    thresholds = serializers.DictField(child=serializers.FloatField())
+    insights = serializers.DictField(child=serializers.IntegerField(),
+                                     help_text="your insights by status")
+
+
+class ReflectionStatus(APIView):
+    throttle_scope = "memories"
+
+    @extend_schema(responses=ReflectionStateOutput,
+                   summary="Whether reflection is recommended now, why, and the counts behind it")
+    def get(self, request):
+        state = services.recommendation(request.user)
+        counts = dict.fromkeys(InsightStatus.values, 0) | dict(
+            Insight.objects.for_owner(request.user).order_by().values("status")
+            .annotate(n=Count("id")).values_list("status", "n"))
+        return Response(ReflectionStateOutput({**state, "insights": counts}).data)

@@ -1,0 +1,13 @@
+"""Huey tasks of reflection: thin, as in memories/tasks.py."""
+
+from huey import crontab
+from huey.contrib.djhuey import db_periodic_task
+
+from memories import maintenance
+from memories.models import JobKind
+
+
+@db_periodic_task(crontab(minute="40"))
+def reflect_where_due():
+    """Hourly: every owner whose trigger fired reflects (seed 000, Algorithm 6)."""
+    maintenance.run_scheduled(JobKind.REFLECT)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
@@ -492,25 +492,54 @@ def _compress_old_episodes(owner, dry_run: bool, now: datetime) -> int:
 
 def _discover_links(owner, project: str, memories: list[Memory], provider,
                     dry_run: bool) -> int:
-    """Related links to each memory's nearest neighbours, so graph recall has edges."""
-    links = []
+    """discover_connections: related links between memories close in meaning or naming
+    the same entities, so graph recall has edges to walk. Returns the links added."""
+    pairs: dict[tuple, float] = {}
     for start in range(0, len(memories), SCAN_BATCH):
         batch = memories[start:start + SCAN_BATCH]
         found = selectors.nearest_for_each(
             owner.pk, project, model_id=provider.model_id, dimensions=provider.dimensions,
             vectors=np.array([m.embedding for m in batch]), per_vector=LINKS_PER_MEMORY + 1)
         for memory, rows in zip(batch, found, strict=True):
-            links += [MemoryLink(from_memory_id=memory.pk, to_memory_id=pk,
-                                 relation=LinkRelation.RELATED, strength=round(sim, 4))
-                      for pk, _, sim in rows if pk != memory.pk and sim >= RELATED_THRESHOLD
-                      and str(memory.pk) < str(pk)]
-    if dry_run:
-        existing = set(MemoryLink.objects.filter(
-            from_memory__in=[m.pk for m in memories], relation=LinkRelation.RELATED)
-            .values_list("from_memory_id", "to_memory_id"))
-        return sum((link.from_memory_id, link.to_memory_id) not in existing for link in links)
-    created = MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
-    return len(created)
+            for pk, _, similarity in rows:
+                if pk != memory.pk and similarity >= RELATED_THRESHOLD:
+                    pairs[tuple(sorted((memory.pk, pk), key=str))] = round(similarity, 4)
+    for a, b, strength in _entity_pairs([m.pk for m in memories]):
+        pairs.setdefault((a, b), strength)
+    existing = set(MemoryLink.objects.filter(
+        from_memory__in=[a for a, _ in pairs], relation=LinkRelation.RELATED)
+        .values_list("from_memory_id", "to_memory_id"))
+    new = [MemoryLink(from_memory_id=a, to_memory_id=b, relation=LinkRelation.RELATED,
+                      strength=strength)
+           for (a, b), strength in pairs.items() if (a, b) not in existing]
+    if not dry_run:
+        MemoryLink.objects.bulk_create(new, ignore_conflicts=True)
+    return len(new)
+
+
+def _entity_pairs(memory_ids: list) -> list[tuple]:
+    """Pairs of these memories that name the same entities, strength the Jaccard overlap
+    of their entity sets, the strongest LINKS_PER_MEMORY per memory."""
+    if not memory_ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            WITH mine AS (SELECT memory_id, entity_id FROM memories_memoryentity
+                          WHERE memory_id = ANY(%s)),
+                 sizes AS (SELECT memory_id, count(*) AS n FROM mine GROUP BY memory_id),
+                 shared AS (
+                    SELECT a.memory_id AS a, b.memory_id AS b, count(*) AS both_
+                    FROM mine a JOIN mine b
+                      ON a.entity_id = b.entity_id AND a.memory_id::text < b.memory_id::text
+                    GROUP BY 1, 2),
+                 scored AS (
+                    SELECT s.a, s.b, s.both_::float / (sa.n + sb.n - s.both_) AS strength,
+                           row_number() OVER (PARTITION BY s.a ORDER BY s.both_ DESC) AS r
+                    FROM shared s JOIN sizes sa ON sa.memory_id = s.a
+                    JOIN sizes sb ON sb.memory_id = s.b)
+            SELECT a, b, strength FROM scored WHERE r <= %s
+        """, [memory_ids, LINKS_PER_MEMORY])
+        return [(a, b, round(strength, 4)) for a, b, strength in cursor.fetchall()]
 
 
 def _adjust_rankings(owner, since: datetime | None, dry_run: bool, now: datetime) -> int:

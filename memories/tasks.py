@@ -37,6 +37,11 @@ def run_job(job_id):
     maintenance.run_job(job_id)
 
 
+@db_periodic_task(crontab(hour="2", minute="15"))
+def nightly_consolidation():
+    maintenance.run_scheduled(JobKind.CONSOLIDATE)
+
+
 @db_periodic_task(crontab(hour="3", minute="15"))
 def nightly_forgetting():
     maintenance.run_scheduled(JobKind.FORGET)

@@ -9,7 +9,8 @@ import respx
 from django.core.management import call_command
 from django.utils import timezone
 
-from memories import maintenance, services
+from memories import capture, maintenance, services
+from memories.engine.extraction import ExtractedMemory
 from memories.models import (
     LinkRelation,
     Memory,
@@ -213,3 +214,16 @@ def test_a_failing_model_leaves_the_summary_to_the_rules(alice, cluster, setting
     assert report["clusters"] == 1
     summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
     assert summary.metadata["summarised_by"] == "rules" and "Redis 7" in summary.content
+
+
+def test_memories_naming_the_same_entity_get_related_links(alice):
+    a = old(alice, "The nightly export job writes CSV files.", days=1)
+    b = old(alice, "Finance reads the files every morning at nine.", days=1)
+    for memory in (a, b):
+        capture.link_entities(memory, ExtractedMemory.model_validate({
+            "content": memory.content, "entities": [{"name": "nightly export"}]}), now=NOW)
+    report = maintenance.consolidate(owner=alice, now=NOW)
+    assert report["links_added"] >= 1
+    link = MemoryLink.objects.get(relation=LinkRelation.RELATED)
+    assert {link.from_memory_id, link.to_memory_id} == {a.pk, b.pk}
+    assert maintenance.consolidate(owner=alice, now=NOW)["links_added"] == 0

@@ -317,11 +317,19 @@ ENGRAM_FUSION = env("ENGRAM_FUSION", "convex")
 if ENGRAM_FUSION not in ("convex", "rrf"):
     raise ImproperlyConfigured(f"ENGRAM_FUSION={ENGRAM_FUSION!r}: use convex or rrf.")
 # Measured on LoCoMo and the paraphrase set (docs/BENCHMARKS.md): keyword evidence
-# weighs 0.7 when some memory covers at least 40% of the query's BM25 mass, and not at
-# all otherwise; cosines below 0.2 count as no similarity.
+# weighs nothing while the best memory covers under 25% of the query's BM25 mass, then
+# more and more up to 0.7 at 45% coverage; cosines below 0.2 count as no similarity.
 ENGRAM_FUSION_ALPHA = envfloat("ENGRAM_FUSION_ALPHA", 0.3, 0.0, 1.0)
 ENGRAM_COSINE_FLOOR = envfloat("ENGRAM_COSINE_FLOOR", 0.2, 0.0, 0.99)
-ENGRAM_KEYWORD_GATE = envfloat("ENGRAM_KEYWORD_GATE", 0.4, 0.0, 1.0)
+ENGRAM_KEYWORD_GATE = envfloat("ENGRAM_KEYWORD_GATE", 0.25, 0.0, 1.0)
+ENGRAM_KEYWORD_GATE_FULL = envfloat("ENGRAM_KEYWORD_GATE_FULL", 0.45, 0.0, 1.0)
+if ENGRAM_KEYWORD_GATE_FULL < ENGRAM_KEYWORD_GATE:
+    raise ImproperlyConfigured(
+        f"ENGRAM_KEYWORD_GATE_FULL={ENGRAM_KEYWORD_GATE_FULL} is below ENGRAM_KEYWORD_GATE="
+        f"{ENGRAM_KEYWORD_GATE}: the keyword weight ramps from the gate up to the full value.")
+# A memory reached over a link (a session neighbour, a related memory) gets this share
+# of the relevance of the memory it was reached from, per link, up to two links away.
+ENGRAM_GRAPH_DECAY = envfloat("ENGRAM_GRAPH_DECAY", 0.8, 0.0, 1.0)
 
 
 def _weights(raw):
@@ -336,7 +344,12 @@ def _weights(raw):
         ) from None
 
 
-ENGRAM_RANK_WEIGHTS = _weights(env("ENGRAM_RANK_WEIGHTS", "1,1,1"))
+# Seed 000 weighs the three factors equally; measured (docs/BENCHMARKS.md, section 4),
+# equal weights cost 0.14 hit@1 on the paraphrase set and won nothing on LoCoMo: the
+# heuristic importance of a memory has nothing to do with the question, and min-max
+# spreads it over 0..1 like relevance. A quarter each keeps recency and importance as
+# tie-breakers between equally relevant memories.
+ENGRAM_RANK_WEIGHTS = _weights(env("ENGRAM_RANK_WEIGHTS", "0.25,0.25,1"))
 # Context for a prompt: the least match (0..1, before normalisation) a memory needs to
 # be injected, and the budget from which the four tiers are used.
 ENGRAM_CONTEXT_MIN_SCORE = envfloat("ENGRAM_CONTEXT_MIN_SCORE", 0.1, 0.0, 1.0)

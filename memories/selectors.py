@@ -2,12 +2,14 @@
 
 import hashlib
 import re
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
+import psycopg
 from django.db import connection
 from django.db.models import Q
 
@@ -40,10 +42,24 @@ EXACT_SEARCH_BELOW = 5000
 
 _indexed_models: set[tuple[str, str]] = set()
 
+# Whether an owner is past EXACT_SEARCH_BELOW, per database and owner, for this many
+# seconds: asking costs a round trip per recall, and an owner that crosses the line
+# only changes how its nearest neighbours are found (exactly, or through the index),
+# not which memories it may see.
+LARGE_OWNER_TTL = 60.0
+_large_owners: dict[tuple[str, int], tuple[bool, float]] = {}
+
 
 def _is_large(owner_id: int) -> bool:
-    return KeywordStats.objects.filter(owner_id=owner_id,
-                                       documents__gte=EXACT_SEARCH_BELOW).exists()
+    key = (connection.settings_dict["NAME"], owner_id)
+    known = _large_owners.get(key)
+    now = time.monotonic()
+    if known is not None and known[1] > now:
+        return known[0]
+    large = KeywordStats.objects.filter(owner_id=owner_id,
+                                        documents__gte=EXACT_SEARCH_BELOW).exists()
+    _large_owners[key] = (large, now + LARGE_OWNER_TTL)
+    return large
 
 
 def _distance_sql(column: str, query: str, dimensions: int, owner_id: int) -> str:
@@ -115,6 +131,7 @@ class CandidateRow:
     graph_hop: int | None
     graph_from: uuid.UUID | None
     keyword_max: float | None
+    graph_linked: list[uuid.UUID] | None = None  # walked memories one link away
 
 
 def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: int,
@@ -239,6 +256,7 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     table, links = Memory._meta.db_table, MemoryLink._meta.db_table
     words = _WORD.findall(query)
     ctes, args = [], []
+    literal = vector_literal(vector) if vector is not None else None
     if vector is not None:
         distance = _distance_sql("m.embedding", "%s", dimensions, owner.pk)
         ctes.append(f"""dense AS (
@@ -247,7 +265,7 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
             FROM (SELECT m.id, {distance} AS distance FROM {table} m
                   WHERE {where} AND m.embedding_model = %s
                   ORDER BY distance LIMIT %s) nearest)""")
-        args += [vector_literal(vector), *params, model_id, dense_k]
+        args += [literal, *params, model_id, dense_k]
     else:
         ctes.append("dense AS (SELECT NULL::uuid AS id, NULL::float AS similarity, "
                     "NULL::bigint AS rank WHERE false)")
@@ -304,27 +322,57 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                 UNION ALL
                 SELECT from_memory_id FROM {links} WHERE to_memory_id = w.id
             ) e ON true
-            WHERE w.hop < %s)""")
+            WHERE w.hop < %s AND e.other IS DISTINCT FROM w.came_from)""")
     args.append(graph_depth)
+    # Per memory reached: the fewest links from a seed, the memory it was first reached
+    # from, and every walked memory it is linked to (each one link away), so ranking can
+    # let it inherit from the strongest of them. A seed linked to another seed keeps no
+    # hop of its own but gets its links.
     ctes.append("""graph AS (
-            SELECT DISTINCT ON (id) id, hop, came_from FROM walk
-            WHERE hop > 0 AND id NOT IN (SELECT id FROM seeds) ORDER BY id, hop)""")
+            SELECT id, CASE WHEN id IN (SELECT id FROM seeds) THEN NULL ELSE min(hop) END
+                       AS hop,
+                   CASE WHEN id IN (SELECT id FROM seeds) THEN NULL
+                        ELSE (array_agg(came_from ORDER BY hop, came_from))[1] END
+                       AS came_from,
+                   array_agg(DISTINCT came_from) AS linked
+            FROM walk WHERE hop > 0 GROUP BY id)""")
+    # Every candidate carries its cosine, those that only the keyword list or the graph
+    # walk brought too (exact, over a few dozen rows): a memory reached over a link is
+    # then ranked by its own meaning as well as by where it was reached from.
+    if vector is not None:
+        similarity = (f"coalesce(d.similarity, CASE WHEN m.embedding_model = %s THEN "
+                      f"1 - (m.embedding <=> %s::vector({dimensions})) END)")
+        outer = [model_id, literal]
+    else:
+        similarity, outer = "d.similarity", []
     sql = f"""
         WITH RECURSIVE {', '.join(ctes)},
         pool AS (SELECT id FROM dense UNION SELECT id FROM keyword UNION SELECT id FROM graph)
         SELECT m.id, m.importance, m.helpful_count, m.harmful_count, m.last_accessed_at,
-               d.similarity, d.rank AS dense_rank, k.score AS keyword_score,
+               {similarity}, d.rank AS dense_rank, k.score AS keyword_score,
                k.rank AS keyword_rank, g.hop AS graph_hop, g.came_from AS graph_from,
-               (SELECT sum(idf) FROM terms) AS keyword_max
+               (SELECT sum(idf) FROM terms) AS keyword_max, g.linked AS graph_linked
         FROM pool JOIN {table} m ON m.id = pool.id
         LEFT JOIN dense d ON d.id = m.id
         LEFT JOIN keyword k ON k.id = m.id
         LEFT JOIN graph g ON g.id = m.id
         WHERE {where}
     """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*args, *params])
-        return [CandidateRow(*row) for row in cursor.fetchall()]
+    return [CandidateRow(*row) for row in _server_bound(sql, [*args, *outer, *params])]
+
+
+def _server_bound(sql: str, params: list) -> list[tuple]:
+    """Rows of a query whose parameters are bound by the server, on Django's connection.
+
+    Django binds parameters on the client: each recall then had psycopg quote and
+    inline a 384-number vector literal twice into the statement text, and the server
+    parse it back (0.5 ms of the candidate query). A prepared statement was slower
+    still: its generic plan lost more than planning costs.
+    """
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, prepare=False)
+        return cursor.fetchall()
 
 
 _READ_FIELDS = [f for f in Memory._meta.concrete_fields

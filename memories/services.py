@@ -15,12 +15,13 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
+
 from reflection import services as reflection
 
 from . import selectors
+from .engine.context import FORMATS, ContextMemory, build_context
 from .engine.dedup import content_hash, decide, first_duplicate_in_batch
 from .engine.importance import base_importance, clamp_importance
-from .engine.context import FORMATS, ContextMemory, build_context
 from .engine.ranking import Candidate, ScoreBreakdown, rank
 from .models import (
     MAX_CONTENT_LENGTH,
@@ -28,7 +29,9 @@ from .models import (
     MAX_TAGS,
     ApiKey,
     Kind,
+    LinkRelation,
     Memory,
+    MemoryLink,
     MemoryType,
     MemoryVersion,
     Status,
@@ -307,6 +310,7 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
     Memory.objects.bulk_create(to_create)
     reflection.note_new_memories(owner, [m.importance for m in to_create
                                          if not m.is_synthetic])
+    _link_session_neighbours(owner, to_create)
     versions = [
         MemoryVersion(memory=m, change=VersionChange.CREATED, changed_by=owner,
                       agent_id=m.agent_id, changed_at=now,
@@ -357,6 +361,39 @@ def _strengthen(memory: Memory, duplicates: list[NewMemory], now: datetime) -> N
     memory.refresh_from_db(fields=["helpful_count", "importance", "last_accessed_at", "tags"])
 
 
+# A link between two memories that followed each other in a session is weaker evidence
+# than one a person or the consolidation made.
+SESSION_LINK_STRENGTH = 0.5
+
+
+def _link_session_neighbours(owner, created: Sequence[Memory]) -> None:
+    """Link each new memory of a session to the one stored just before it there.
+
+    Recall's graph walk then brings the memories around a strong hit: in a conversation
+    the answer is often the turn next to the one that matches the question (measured on
+    LoCoMo in docs/BENCHMARKS.md). One query per session in the batch finds the last
+    memory already stored in it; memories without a session are not linked.
+    """
+    sessions: dict[tuple[str, str], list[Memory]] = {}
+    for memory in created:
+        if memory.session_id:
+            sessions.setdefault((memory.project, memory.session_id), []).append(memory)
+    links = []
+    new_ids = [m.pk for m in created]
+    for (project, session_id), memories in sessions.items():
+        previous = (Memory.objects.filter(owner=owner, project=project, session_id=session_id)
+                    .exclude(status=Status.DELETED).exclude(pk__in=new_ids)
+                    .order_by("-created_at", "-id").values_list("pk", flat=True).first())
+        for memory in memories:
+            if previous is not None:
+                links.append(MemoryLink(from_memory_id=memory.pk, to_memory_id=previous,
+                                        relation=LinkRelation.RELATED,
+                                        strength=SESSION_LINK_STRENGTH,
+                                        created_at=memory.created_at))
+            previous = memory.pk
+    MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
+
+
 def _queue_contradiction_check(memory_ids) -> None:
     """After the commit, judge the new memories against their neighbours ("Contradiction
     Scanner"); it needs their embeddings, so deferred ones are checked once embedded."""
@@ -381,7 +418,7 @@ def _queue_embedding(memory_ids) -> None:
 
 
 def recall(*, owner, query: str, limit: int = 10,
-           filters: selectors.RecallFilters = selectors.RecallFilters(),
+           filters: selectors.RecallFilters | None = None,
            exclude_ids: Sequence = (), track: bool = False, agent_id: str = "",
            session_id: str = "", now: datetime | None = None) -> list[Recalled]:
     """The owner's memories that matter most for `query`, best first.
@@ -397,12 +434,13 @@ def recall(*, owner, query: str, limit: int = 10,
         errors["query"] = ["The query is empty."]
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RECALL_LIMIT:
         errors["limit"] = [f"limit must be a whole number from 1 to {MAX_RECALL_LIMIT}."]
+    filters = filters or selectors.RecallFilters()
     for name, values, allowed in (("memory_types", filters.memory_types, MemoryType.values),
                                   ("kinds", filters.kinds, Kind.values)):
         unknown = [v for v in values if v not in allowed]
         if unknown:
-            errors[name] = [f"Unknown {name}: {', '.join(map(str, unknown))}; use "
-                            f"{', '.join(allowed)}."]
+            errors[name] = [(f"Unknown {name}: {', '.join(map(str, unknown))}; use "
+                             f"{', '.join(allowed)}.")]
     if errors:
         raise ValidationError(errors)
 
@@ -423,12 +461,15 @@ def recall(*, owner, query: str, limit: int = 10,
     ranked = rank(
         [Candidate(id=c.pk, similarity=c.similarity, keyword_score=c.keyword_score,
                    dense_rank=c.dense_rank, keyword_rank=c.keyword_rank,
-                   graph_hop=c.graph_hop, graph_from=c.graph_from, importance=c.importance,
+                   graph_hop=c.graph_hop, graph_from=c.graph_from,
+                   linked=tuple(c.graph_linked or ()), importance=c.importance,
                    helpful=c.helpful_count, harmful=c.harmful_count,
                    last_accessed_at=c.last_accessed_at) for c in found],
         now=now, weights=settings.ENGRAM_RANK_WEIGHTS, fusion=settings.ENGRAM_FUSION,
         alpha=settings.ENGRAM_FUSION_ALPHA, cos_floor=settings.ENGRAM_COSINE_FLOOR,
         keyword_gate=settings.ENGRAM_KEYWORD_GATE,
+        keyword_gate_full=settings.ENGRAM_KEYWORD_GATE_FULL,
+        graph_decay=settings.ENGRAM_GRAPH_DECAY,
         keyword_scale=found[0].keyword_max if found else None,
     )[:limit]
     # By id, not by position: a memory deleted since the candidate query is skipped
@@ -571,26 +612,38 @@ def restore_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
 def record_retrieval(*, owner, memories: Sequence[Memory], agent_id: str = "",
                      session_id: str = "", scores: Sequence[float | None] = (),
                      now: datetime | None = None) -> None:
-    """Returning memories refreshes their recency and counts, in one statement each.
+    """Returning memories refreshes their recency and counts, and logs a usage event each.
 
-    This runs on every recall, so it does not wait for the disk: usage counts are
-    statistics, and losing the last instant of them in a crash harms nothing, while a
-    synchronous commit would add a flush to every request.
+    This runs on every recall, so it is one round trip (the update and the inserts in
+    one statement) that does not wait for the disk: usage counts are statistics, and
+    losing the last instant of them in a crash harms nothing, while a synchronous commit
+    would add a flush to every request. Outside a transaction the two statements sent
+    together form one implicit transaction, which SET LOCAL is confined to.
     """
     if not memories:
         return
     now = now or timezone.now()
     scores = list(scores) or [None] * len(memories)
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        Memory.objects.filter(pk__in=[m.pk for m in memories]).update(
-            access_count=F("access_count") + 1, last_accessed_at=now)
-        UsageEvent.objects.bulk_create(
-            UsageEvent(memory=m, owner=owner, kind=UsageKind.RETRIEVED, agent_id=agent_id,
-                       session_id=session_id, score=score, created_at=now)
-            for m, score in zip(memories, scores, strict=True)
-        )
+    if len(scores) != len(memories):
+        raise ValueError("record_retrieval needs one score per memory, or none.")
+    ids = [m.pk for m in memories]
+    with connection.cursor() as cursor:
+        cursor.execute(_RECORD_RETRIEVAL_SQL, [now, ids, owner.pk, UsageKind.RETRIEVED,
+                                               agent_id, session_id, now, ids, scores])
+
+
+_RECORD_RETRIEVAL_SQL = f"""
+    SET LOCAL synchronous_commit TO OFF;
+    WITH touched AS (
+        UPDATE {Memory._meta.db_table}
+        SET access_count = access_count + 1, last_accessed_at = %s
+        WHERE id = ANY(%s::uuid[]) RETURNING id)
+    INSERT INTO {UsageEvent._meta.db_table}
+        (memory_id, owner_id, kind, agent_id, session_id, score, created_at)
+    SELECT u.id, %s, %s, %s, %s, u.score, %s
+    FROM unnest(%s::uuid[], %s::float8[]) AS u(id, score)
+    WHERE u.id IN (SELECT id FROM touched)
+"""
 
 
 class FeedbackTooSoon(Exception):
@@ -688,7 +741,7 @@ def _tier(hit: Recalled, position: int, shown: int, now: datetime) -> str:
 
 def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "markdown",
                      session_id: str = "", agent_id: str = "",
-                     filters: selectors.RecallFilters = selectors.RecallFilters(),
+                     filters: selectors.RecallFilters | None = None,
                      min_score: float | None = None,
                      now: datetime | None = None) -> AssembledContext:
     """What an agent should know right now, inside a hard token budget.
@@ -701,8 +754,8 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     errors = {}
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
             or not 1 <= max_tokens <= MAX_CONTEXT_TOKENS:
-        errors["max_tokens"] = [f"max_tokens must be a whole number from 1 to "
-                                f"{MAX_CONTEXT_TOKENS}."]
+        errors["max_tokens"] = [(f"max_tokens must be a whole number from 1 to "
+                                 f"{MAX_CONTEXT_TOKENS}.")]
     if fmt not in FORMATS:
         errors["format"] = [f"Unknown format {fmt!r}: use one of {', '.join(FORMATS)}."]
     if errors:

@@ -4,7 +4,8 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memories import services
 from memories.engine.context import count_tokens
@@ -57,6 +58,22 @@ def test_search_filters_and_counts_what_it_returns(alice_api, alice):
     assert memory.access_count == 1
     event = UsageEvent.objects.get(memory=memory)
     assert (event.kind, event.session_id, event.agent_id) == ("retrieved", "s1", "claude")
+
+
+def test_recording_a_retrieval_is_one_statement_with_a_score_per_memory(
+        alice, django_assert_num_queries):
+    first = services.remember(owner=alice, content="Deploys go out on Tuesdays").memory
+    second = services.remember(owner=alice, content="Rollbacks need a second reviewer").memory
+    with django_assert_num_queries(1):
+        services.record_retrieval(owner=alice, memories=[first, second], agent_id="claude",
+                                  session_id="s9", scores=[0.75, 0.5])
+    assert sorted(Memory.objects.values_list("access_count", flat=True)) == [1, 1]
+    events = {e.memory_id: e for e in UsageEvent.objects.all()}
+    assert events[first.pk].score == 0.75 and events[second.pk].score == 0.5
+    assert {(e.owner_id, e.kind, e.agent_id, e.session_id) for e in events.values()} == {
+        (alice.pk, "retrieved", "claude", "s9")}
+    with pytest.raises(ValueError, match="one score per memory"):
+        services.record_retrieval(owner=alice, memories=[first], scores=[0.1, 0.2])
 
 
 def test_search_refuses_bad_filters_with_the_field(alice_api):

@@ -212,6 +212,43 @@ def test_below_the_keyword_gate_relevance_is_the_cosine_alone():
     assert ungated == pytest.approx([0.18, 0.3 * 0.4 + 0.7 * 0.3])
 
 
+def test_between_the_gate_and_full_coverage_the_keyword_weight_ramps_up():
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    meaning = Candidate(id="m", similarity=0.6, importance=5, last_accessed_at=now)
+
+    def words(coverage):
+        return Candidate(id="w", similarity=0.4, keyword_score=10.0 * coverage, importance=5,
+                         last_accessed_at=now)
+
+    def fuse(coverage):
+        return convex_relevance([meaning, words(coverage)], alpha=0.3, keyword_scale=10.0,
+                                keyword_gate=0.2, keyword_gate_full=0.4)
+
+    # Coverage 0.1 is under the gate: cosine alone.
+    assert fuse(0.1) == pytest.approx([0.6, 0.4])
+    # Coverage 0.3 is halfway up the ramp: the keyword weight is half of 0.7, 0.35.
+    assert fuse(0.3) == pytest.approx([0.65 * 0.6, 0.65 * 0.4 + 0.35 * 0.3])
+    # From 0.4 on the full weight: 0.3 cosine, 0.7 keywords.
+    assert fuse(0.5) == pytest.approx([0.3 * 0.6, 0.3 * 0.4 + 0.7 * 0.5])
+
+
+def test_relevance_decays_once_per_link_along_a_chain():
+    # a: 0.56 (0.7 * 0.8). The walk reports the memory each one was reached from: b one
+    # link from a, c one more link from b (hop 2). Per link at decay 0.8: b 0.448, c 0.3584,
+    # not 0.8 ** 2 on top of b's decay.
+    candidates = [cand("a", similarity=0.8), cand("b", graph_hop=1, graph_from="a"),
+                  cand("c", graph_hop=2, graph_from="b")]
+    assert convex_relevance(candidates, graph_decay=0.8) == pytest.approx(
+        [0.56, 0.448, 0.3584])
+
+
+def test_a_linked_memory_keeps_its_own_match_when_that_is_stronger():
+    candidates = [cand("a", similarity=0.5), cand("b", similarity=0.9, graph_hop=1,
+                                                   graph_from="a")]
+    # b's own relevance 0.63 beats 0.8 * 0.35 inherited from a.
+    assert convex_relevance(candidates, graph_decay=0.8) == pytest.approx([0.35, 0.63])
+
+
 def test_recency_differences_within_the_tolerance_do_not_count():
     now = datetime(2026, 1, 1, tzinfo=UTC)
     a = Candidate(id="a", similarity=0.5, importance=5, last_accessed_at=now)

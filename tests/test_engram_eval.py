@@ -3,7 +3,7 @@
 import json
 import math
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from io import StringIO
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from memories.evaluation import locomo, metrics, paraphrases, runner
 from memories.evaluation.bm25 import BM25, tokenize
-from memories.models import Memory
+from memories.models import Memory, MemoryLink
 
 FIXTURE = Path(__file__).parent / "fixtures" / "locomo_tiny.json"
 
@@ -101,7 +101,7 @@ def test_the_fixture_parses_with_dates_captions_and_every_defect_fixed():
     assert [q.evidence for q in first.questions] == [
         ["D1:3"], ["D1:3", "D2:4"], ["D2:1"], ["D3:1"], [], ["D1:6"], ["D1:6", "D2:1"]]
     assert locomo.parse_session_date("1:56 pm on 8 May, 2023") == datetime(
-        2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+        2023, 5, 8, 13, 56, tzinfo=UTC)
     assert first.sessions[1][2].content == (
         "[8 May 2023] Ana: She is a beagle, very curious and loud. "
         "[shared a photo: a photo of a small beagle puppy on a red blanket]")
@@ -125,8 +125,12 @@ def test_each_turn_becomes_a_dated_episode_and_a_merged_repeat_maps_to_its_memor
     assert memory.content.startswith("[15 May 2023] Ben: Two hours and five minutes")
     assert (memory.memory_type, memory.kind) == ("episodic", "episode")
     assert memory.metadata == {"dia_id": "D2:3", "session": 2}
+    assert memory.session_id == "session_2"
     assert memory.valid_from == memory.created_at == datetime(2023, 5, 15, 10, 0,
-                                                              tzinfo=timezone.utc)
+                                                              tzinfo=UTC)
+    # remember() linked it to the turn before it in its session, as it would for an agent
+    assert MemoryLink.objects.filter(from_memory=memory,
+                                     to_memory_id=loaded.dia_map["D2:2"]).exists()
     # the merged turn counts as found whenever its memory is returned
     ranked = [loaded.dia_map["D1:4"]]
     assert metrics.recall_at_k(ranked, [loaded.dia_map["D1:7"]], 1) == 1.0

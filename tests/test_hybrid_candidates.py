@@ -47,7 +47,7 @@ def test_the_graph_walk_follows_links_both_ways_for_two_hops(store):
     found = candidates(store, "DHCP leases", graph_seeds=1, dense_k=1, keyword_k=1)
     assert found["Ticket NET-42 tracks the flaky access point in room 3"].graph_hop == 1
     vendor = found["Our hardware vendor is Ubiquiti, contact Sam"]
-    assert vendor.graph_hop == 2 and vendor.similarity is None
+    assert vendor.graph_hop == 2 and vendor.dense_rank is None
     one_hop = candidates(store, "DHCP leases", graph_seeds=1, dense_k=1, keyword_k=1,
                          graph_depth=1)
     assert "Our hardware vendor is Ubiquiti, contact Sam" not in one_hop
@@ -119,3 +119,40 @@ def test_keyword_only_when_there_is_no_query_vector(store):
         "Our hardware vendor is Ubiquiti, contact Sam"]
     assert direct[0].similarity is None and direct[0].keyword_rank == 1
     assert all(m.similarity is None for m in found)
+
+
+def test_every_candidate_carries_its_own_cosine_whichever_list_brought_it(store):
+    found = candidates(store, "DHCP leases", graph_seeds=1, dense_k=1, keyword_k=1)
+    provider = get_provider()
+    query = provider.embed_query("DHCP leases")
+    for content, candidate in found.items():
+        memory = Memory.objects.get(pk=candidate.pk)
+        expected = float(query @ memory.embedding)
+        assert candidate.similarity == pytest.approx(expected, abs=1e-4), content
+    assert found["Our hardware vendor is Ubiquiti, contact Sam"].dense_rank is None
+
+
+def test_remember_links_each_memory_of_a_session_to_the_one_before_it(alice, bob):
+    first = remember(alice, "Kim asked how the migration to Postgres went", session_id="s1")
+    other = remember(alice, "Unrelated note without a session")
+    services.remember_many(owner=alice, items=[
+        services.NewMemory(content="It took two weekends and one rollback", session_id="s1"),
+        services.NewMemory(content="A different session starts here", session_id="s2"),
+        services.NewMemory(content="The rollback was caused by a missing index", session_id="s1"),
+    ])
+    second = Memory.objects.get(content__startswith="It took two")
+    third = Memory.objects.get(content__startswith="The rollback")
+    remember(bob, "Bob's own session note", session_id="s1")
+    links = set(MemoryLink.objects.values_list("from_memory", "to_memory", "relation"))
+    assert links == {(second.pk, first.pk, "related"), (third.pk, second.pk, "related")}
+    assert not MemoryLink.objects.filter(from_memory=other).exists()
+    assert set(MemoryLink.objects.values_list("strength", flat=True)) == {
+        services.SESSION_LINK_STRENGTH}
+
+
+def test_the_graph_walk_brings_the_reply_next_to_a_matching_turn(alice):
+    remember(alice, "Sam: how did the migration to the new database go?", session_id="chat")
+    remember(alice, "Kim: two weekends, one rollback, now it is stable", session_id="chat")
+    found = candidates(alice, "migration to the new database", dense_k=1, keyword_k=1)
+    reply = found["Kim: two weekends, one rollback, now it is stable"]
+    assert reply.graph_hop == 1

@@ -3,6 +3,7 @@
 import pytest
 
 from memories import services
+from memories.engine.ranking import Weights
 from memories.selectors import RecallFilters
 
 UNRELATED = [
@@ -43,7 +44,9 @@ def test_paraphrased_questions_find_their_memory_first(alice_memories, query, ex
     assert hits[0].memory.content == expected
 
 
-def test_importance_decides_between_memories_equally_close_in_meaning(alice):
+def test_importance_decides_between_memories_equally_close_in_meaning(alice, settings):
+    # Seed 000's equal weights; the default gives importance a quarter of relevance's.
+    settings.ENGRAM_RANK_WEIGHTS = Weights(1, 1, 1)
     services.remember(owner=alice, content="The nightly build uses the staging database",
                       importance=3)
     services.remember(owner=alice, content="The nightly build runs against the staging "
@@ -52,6 +55,16 @@ def test_importance_decides_between_memories_equally_close_in_meaning(alice):
     hits = services.recall(owner=alice, query="which database does the nightly build use")
     assert [h.memory.importance for h in hits] == [9, 3, 5]
     assert hits[0].breakdown.importance == 1.0 and hits[1].breakdown.importance == 0.0
+
+
+def test_by_default_a_closer_meaning_outweighs_a_higher_heuristic_importance(alice):
+    services.remember(owner=alice, content="The nightly build runs against the staging "
+                                           "database", importance=2)
+    services.remember(owner=alice, content="The staging server is rebooted every Sunday",
+                      importance=10)
+    services.remember(owner=alice, content="Lunch is at noon", importance=5)
+    hits = services.recall(owner=alice, query="which database does the nightly build use")
+    assert hits[0].memory.content.startswith("The nightly build")
 
 
 def test_it_never_returns_another_owners_memories(alice_memories, bob):

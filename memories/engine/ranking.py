@@ -33,6 +33,8 @@ class Candidate:
     keyword_rank: int | None = None  # 1-based position in the keyword list
     graph_hop: int | None = None
     graph_from: Hashable | None = None
+    # Candidates one link away (the graph walk's view); each may pass on its relevance.
+    linked: tuple[Hashable, ...] = ()
     importance: float
     helpful: int = 0
     harmful: int = 0
@@ -128,7 +130,7 @@ def normalised_cosine(similarity: float | None, cos_floor: float = 0.0) -> float
 def convex_relevance(candidates: Sequence[Candidate], *, alpha: float = 0.7,
                      cos_floor: float = 0.0, graph_decay: float = 0.5,
                      keyword_scale: float | None = None, keyword_gate: float = 0.0,
-                     ) -> list[float]:
+                     keyword_gate_full: float | None = None) -> list[float]:
     """alpha * norm(cosine) + (1 - alpha) * norm(keyword), graph hits inheriting.
 
     Keyword scores are divided by `keyword_scale`, the score a memory matching every
@@ -137,9 +139,12 @@ def convex_relevance(candidates: Sequence[Candidate], *, alpha: float = 0.7,
     being blown up to 1. Without a scale they are divided by the best among the
     candidates. When no candidate covers at least `keyword_gate` of that scale, the
     query was asked in other words than the memories use, and relevance is the cosine
-    alone (alpha = 1): a stray shared word must not outrank a paraphrase. A candidate
-    reached over links gets graph_decay ** hop times the relevance of the memory it
-    came from.
+    alone (alpha = 1): a stray shared word must not outrank a paraphrase. With
+    `keyword_gate_full`, the keyword weight instead grows linearly from nothing at
+    `keyword_gate` coverage to the full 1 - alpha at `keyword_gate_full` (a per-query
+    weighting: the better the best keyword match, the more keywords count). A candidate
+    reached over links gets graph_decay per link times the relevance of the memory it
+    came from (graph_decay ** hop when it came straight from a seed).
     """
     _check_fraction("alpha", alpha)
     _check_fraction("graph_decay", graph_decay)
@@ -152,28 +157,42 @@ def convex_relevance(candidates: Sequence[Candidate], *, alpha: float = 0.7,
         return (min(1.0, max(0.0, c.keyword_score or 0.0) / best_keyword)
                 if best_keyword > 0 else 0.0)
 
-    if max((keyword(c) for c in candidates), default=0.0) < keyword_gate:
+    coverage = max((keyword(c) for c in candidates), default=0.0)
+    if keyword_gate_full is not None and keyword_gate_full > keyword_gate:
+        share = min(1.0, max(0.0, (coverage - keyword_gate) / (keyword_gate_full - keyword_gate)))
+        alpha = 1.0 - share * (1.0 - alpha)
+    elif coverage < keyword_gate:
         alpha = 1.0
 
     def own(c: Candidate) -> float:
         return alpha * normalised_cosine(c.similarity, cos_floor) + (1 - alpha) * keyword(c)
 
-    by_id = {c.id: c for c in candidates}
-    memo: dict[Hashable, float] = {}
-
-    def relevance(c: Candidate, visiting: frozenset) -> float:
-        if c.id in memo:
-            return memo[c.id]
-        value = own(c)
-        parent = by_id.get(c.graph_from) if c.graph_hop is not None else None
-        if parent is not None and parent.id not in visiting:
-            inherited = graph_decay**c.graph_hop * relevance(parent, visiting | {parent.id})
-            # A weak match of its own must not hide a strong link.
-            value = max(value, inherited)
-        memo[c.id] = value
-        return value
-
-    return [relevance(c, frozenset({c.id})) for c in candidates]
+    index = {c.id: i for i, c in enumerate(candidates)}
+    # Who passes relevance to whom, and at what factor: every linked candidate at one
+    # link; without that list, the memory it was reached from, at graph_decay per link
+    # between their hops.
+    sources: list[list[tuple[int, float]]] = []
+    for c in candidates:
+        if c.linked:
+            sources.append([(index[p], graph_decay) for p in c.linked
+                            if p in index and p != c.id])
+        elif c.graph_hop is not None and c.graph_from in index and c.graph_from != c.id:
+            parent = candidates[index[c.graph_from]]
+            links = max(1, c.graph_hop - (parent.graph_hop or 0))
+            sources.append([(index[c.graph_from], graph_decay**links)])
+        else:
+            sources.append([])
+    values = [own(c) for c in candidates]
+    # A weak match of its own must not hide a strong link: each candidate keeps the best
+    # of its own relevance and what its links pass on, until nothing changes (values only
+    # grow and are bounded, so this ends; cycles cannot feed themselves with decay < 1).
+    for _ in range(len(candidates)):
+        updated = [max([value] + [factor * values[j] for j, factor in sources[i]])
+                   for i, value in enumerate(values)]
+        if updated == values:
+            break
+        values = updated
+    return values
 
 
 def rrf_relevance(candidates: Sequence[Candidate], *, k: int = 60) -> list[float]:
@@ -197,6 +216,7 @@ def rank(candidates: Sequence[Candidate], *, now: datetime, weights: Weights = W
          fusion: str = "convex", alpha: float = 0.7, k: int = 60, cos_floor: float = 0.0,
          graph_decay: float = 0.5, recency_decay: float = 0.995,
          keyword_scale: float | None = None, keyword_gate: float = 0.0,
+         keyword_gate_full: float | None = None,
          recency_tolerance: float = 0.01) -> list[Ranked]:
     """Score and sort the candidates, best first.
 
@@ -217,7 +237,8 @@ def rank(candidates: Sequence[Candidate], *, now: datetime, weights: Weights = W
     if fusion == "convex":
         raw_relevance = convex_relevance(candidates, alpha=alpha, cos_floor=cos_floor,
                                          graph_decay=graph_decay, keyword_scale=keyword_scale,
-                                         keyword_gate=keyword_gate)
+                                         keyword_gate=keyword_gate,
+                                         keyword_gate_full=keyword_gate_full)
     else:
         raw_relevance = rrf_relevance(candidates, k=k)
     # 0.01 of recency is two hours at 0.995 an hour: closer than that is "equally recent".

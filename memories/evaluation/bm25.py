@@ -24,7 +24,7 @@ under again further then once here there when where why how all any both each fe
 most other some such no nor not only own same so than too very s t can will just don
 should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn
 needn shan shouldn wasn weren won wouldn
-""".split())
+""".split())  # noqa: SIM905 (a word list reads better as text)
 
 _stemmer = snowballstemmer.stemmer("english")
 

@@ -5,7 +5,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
@@ -58,7 +58,7 @@ def parse_session_date(text: str) -> datetime | None:
     cleaned = re.sub(r"\s+", " ", (text or "").strip())
     for pattern in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %d %B %Y"):
         try:
-            return datetime.strptime(cleaned, pattern).replace(tzinfo=timezone.utc)
+            return datetime.strptime(cleaned, pattern).replace(tzinfo=UTC)
         except ValueError:
             continue
     return None
@@ -142,7 +142,7 @@ def parse_sample(sample: dict) -> Conversation:
 def load(path: Path) -> list[Conversation]:
     samples = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(samples, list):
-        raise ValueError(f"{path}: expected a JSON list of LoCoMo samples")
+        raise TypeError(f"{path}: expected a JSON list of LoCoMo samples")
     conversations = [parse_sample(sample) for sample in samples]
     for index, conversation in enumerate(conversations):
         if not conversation.sample_id:

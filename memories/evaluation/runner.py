@@ -98,7 +98,9 @@ class LoadedConversation:
 def load_conversation(conversation: Conversation, *, username: str,
                       batch_size: int = 128) -> LoadedConversation:
     """One memory per turn, a session at a time (in chunks of batch_size), stamped with
-    the session's date. Keeps dia_id -> memory id, merged turns included."""
+    the session's date and tagged with its session, as an agent would hand them over
+    (`remember` links each turn to the one before it in the session). Keeps dia_id ->
+    memory id, merged turns included."""
     owner = fresh_owner(username)
     dia_map, first_turn_of = {}, {}
     created, merges = 0, []
@@ -109,6 +111,7 @@ def load_conversation(conversation: Conversation, *, username: str,
             items = [
                 services.NewMemory(
                     content=turn.content, memory_type="episodic", kind="episode",
+                    session_id=f"session_{number}",
                     metadata={"dia_id": turn.dia_id, "session": number},
                     valid_from=turn.date,
                 )
@@ -216,7 +219,7 @@ def _round(value):
 
 def _percentile(values, p):
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 # ---------------------------------------------------------------- paraphrases
@@ -234,7 +237,7 @@ def evaluate_paraphrases(pairs: Sequence[tuple[str, str]], distractors: Sequence
                for text in texts],
     )
     load_seconds = time.perf_counter() - started
-    merged = [{"memory": texts[i], "into": results[i].memory.content}
+    merged = [{"memory": texts[i], "into": result.memory.content}
               for i, result in enumerate(results) if not result.created]
     rankers = Rankers(owner)
     scores = {method: {"hit@1": [], "hit@5": [], "mrr@10": []} for method in METHODS}

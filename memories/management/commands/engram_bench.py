@@ -59,7 +59,7 @@ def synthetic_queries(count: int, seed: int) -> list[str]:
 
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 class Command(BaseCommand):
@@ -150,9 +150,14 @@ class Command(BaseCommand):
             Memory.objects.filter(owner=owner).delete()
 
     def http(self, sizes, real, concurrency, requests, seed, keep, reuse):
-        owner, _ = get_user_model().objects.get_or_create(username=BENCH_USER + "-http")
-        _, key = services.create_api_key(owner=owner, name="bench")
+        owners = []
         for size in sizes:
+            # One owner per size, so that --keep / --reuse keep each store and measuring
+            # a small one does not first delete a large one (minutes at 100,000).
+            owner, _ = get_user_model().objects.get_or_create(
+                username=f"{BENCH_USER}-http-{size}")
+            owners.append(owner)
+            _, key = services.create_api_key(owner=owner, name="bench")
             if not (reuse and Memory.objects.filter(owner=owner).exists()):
                 Memory.objects.filter(owner=owner).delete()
                 started = time.perf_counter()
@@ -172,7 +177,7 @@ class Command(BaseCommand):
                         f"p99 {percentile(timings, 99):.1f} ms  "
                         f"{len(timings) / elapsed:.0f} req/s")
         if not keep:
-            Memory.objects.filter(owner=owner).delete()
+            Memory.objects.filter(owner__in=owners).delete()
 
 
 def seed_store(owner, size: int, *, real: int, seed: int) -> None:

@@ -729,7 +729,17 @@ def surfaced_in_session(owner, session_id: str) -> list:
                 .values_list("memory_id", flat=True).distinct())
 
 
-def _tier(hit: Recalled, position: int, shown: int, now: datetime) -> str:
+def _with_dispute(memory: Memory, contradiction) -> str:
+    if contradiction is None:
+        return memory.content
+    other = (contradiction.memory_b_id if contradiction.memory_a_id == memory.pk
+             else contradiction.memory_a_id)
+    return f"{memory.content}\n(Disputed: contradicts memory {other}; not yet resolved.)"
+
+
+def _tier(hit: Recalled, position: int, shown: int, now: datetime, contested: bool) -> str:
+    if contested:  # an open contradiction: the agent must know both sides are in doubt
+        return "critical"
     if position >= shown:
         return "index"
     if hit.memory.kind in CRITICAL_KINDS and now - hit.memory.created_at <= CRITICAL_WINDOW:
@@ -742,14 +752,16 @@ def _tier(hit: Recalled, position: int, shown: int, now: datetime) -> str:
 def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "markdown",
                      session_id: str = "", agent_id: str = "",
                      filters: selectors.RecallFilters | None = None,
-                     min_score: float | None = None,
+                     min_score: float | None = None, track: bool = True,
                      now: datetime | None = None) -> AssembledContext:
     """What an agent should know right now, inside a hard token budget.
 
     Skips memories this session has already seen; injects nothing whose match is below
     min_score (an unrelated prompt gets an empty context, not filler); fences the
     result as data. Large budgets are split into the critical / relevant / background /
-    index tiers. What is injected counts as retrieved for the session.
+    index tiers; a memory in an open contradiction is marked as disputed and, with
+    tiers, goes to the critical tier. What is injected counts as retrieved for the
+    session, unless `track` is off (a person previewing what an agent would see).
     """
     errors = {}
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
@@ -769,16 +781,23 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
             if hit.breakdown.match >= min_score]
     tiered = max_tokens >= settings.ENGRAM_TIER_THRESHOLD
     shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
+    from .maintenance import open_contradictions_for  # maintenance builds on this module
+
+    disputes = open_contradictions_for(owner, [hit.memory.pk for hit in hits])
     built = build_context(
         [ContextMemory(id=str(hit.memory.pk), kind=hit.memory.kind, date=hit.memory.created_at,
-                       content=hit.memory.content, score=round(hit.score, 4),
-                       tier=_tier(hit, i, shown, now) if tiered else None)
+                       content=_with_dispute(hit.memory, disputes.get(hit.memory.pk)),
+                       score=round(hit.score, 4),
+                       tier=_tier(hit, i, shown, now, hit.memory.pk in disputes)
+                       if tiered else None)
          for i, hit in enumerate(hits)],
         budget=max_tokens, fmt=fmt, now=now, tier_threshold=settings.ENGRAM_TIER_THRESHOLD,
     )
     used_ids = set(built.memories_used)
     used = [hit for hit in hits if str(hit.memory.pk) in used_ids]
-    record_retrieval(owner=owner, memories=[hit.memory for hit in used], agent_id=agent_id,
-                     session_id=session_id, scores=[hit.score for hit in used], now=now)
+    if track:
+        record_retrieval(owner=owner, memories=[hit.memory for hit in used],
+                         agent_id=agent_id, session_id=session_id,
+                         scores=[hit.score for hit in used], now=now)
     return AssembledContext(context=built.context, tokens_used=built.tokens_used,
                             truncated=built.truncated, used=used, tiers=dict(built.tiers))

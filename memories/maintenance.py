@@ -669,11 +669,21 @@ def run_job(job_id, *, on_progress=None) -> Job:
     return job
 
 
+def latest_job(owner, kind: str) -> Job | None:
+    return Job.objects.for_owner(owner).filter(kind=kind).order_by("-created_at").first()
+
+
 def queue_job(job: Job) -> None:
     """Run the job on the worker once the transaction that made it commits."""
     from .tasks import run_job as run_job_task
 
-    transaction.on_commit(lambda: run_job_task(str(job.pk)))
+    def queue():
+        try:
+            run_job_task(str(job.pk))
+        except Exception:  # the queue is down: the job stays queued, visible as such
+            log.warning("Could not queue job %s.", job.pk, exc_info=True)
+
+    transaction.on_commit(queue)
 
 
 def run_scheduled(kind: str) -> Job:

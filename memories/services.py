@@ -606,7 +606,15 @@ def delete_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
 
 
 def restore_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
-    return update_memory(memory, by=by, agent_id=agent_id, status=Status.ACTIVE)
+    """Undo a delete exactly: the memory gets back the status it had (active or archived)."""
+    memory.refresh_from_db(fields=["status"])
+    if memory.status != Status.DELETED:
+        return memory
+    deletion = (memory.versions.filter(after__status=Status.DELETED)
+                .order_by("-changed_at", "-id").only("before").first())
+    previous = (deletion.before or {}).get("status") if deletion else None
+    status = previous if previous in (Status.ACTIVE, Status.ARCHIVED) else Status.ACTIVE
+    return update_memory(memory, by=by, agent_id=agent_id, status=status)
 
 
 def record_retrieval(*, owner, memories: Sequence[Memory], agent_id: str = "",
@@ -781,7 +789,8 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
             if hit.breakdown.match >= min_score]
     tiered = max_tokens >= settings.ENGRAM_TIER_THRESHOLD
     shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
-    from .maintenance import open_contradictions_for  # maintenance builds on this module
+    # maintenance builds on this module, so it is imported when first needed
+    from .maintenance import open_contradictions_for
 
     disputes = open_contradictions_for(owner, [hit.memory.pk for hit in hits])
     built = build_context(

@@ -1,24 +1,226 @@
+"""The dashboard: one view per screen or action, one template per screen, and for htmx
+requests a named partial of that template."""
+
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.shortcuts import render
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import Truncator
+from django.views.decorators.http import require_POST
+from django_htmx.http import trigger_client_event
 
-from . import capture, services
-from .models import Memory
+from . import capture, dashboard, maintenance, selectors, services
+from .forms import BulkForm, ContextPreviewForm, MemoryEditForm, MemoryFilterForm
+from .models import Status
+
+PAGE_SIZE = 25
+SEARCH_LIMIT = 100
+SNIPPET_CHARS = 400
 
 
 @login_required
-def home(request):
-    """A first look at one's memories: the newest ones, or the nearest to a search."""
-    query = request.GET.get("q", "").strip()
-    memories = Memory.objects.for_owner(request.user).visible()
-    context = {"query": query, "total": memories.count(), "error": "",
-               "llm": capture.llm_status(owner=request.user)}
+def memory_list(request):
+    """One's memories, filtered, sorted and paged; with a query, the hybrid recall's hits
+    with their score breakdowns."""
+    form = MemoryFilterForm(request.GET)
+    form.is_valid()  # errors are shown next to their fields; the valid filters apply
+    filters, sort = form.selector_filters(), form.sort_order()
+    query = (form.cleaned_data.get("q") or "").strip()
+    context = {"form": form, "query": query, "search_error": "",
+               "undo_ids": request.session.pop("undo_ids", [])}
     if query:
         try:
-            context["results"] = services.recall(owner=request.user, query=query, limit=20)
+            rows = dashboard.search(request.user, query, filters, sort, limit=SEARCH_LIMIT)
         except ValidationError as exc:
-            context["error"] = "; ".join(exc.messages)
+            rows, context["search_error"] = [], "; ".join(exc.messages)
     else:
-        context["memories"] = memories.defer("embedding", "search_vector")[:20]
-    template = "memories/home.html#results" if request.htmx else "memories/home.html"
+        rows = dashboard.sorted_memories(
+            selectors.listed(dashboard.own_memories(request.user), **filters), sort)
+    context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    if query:
+        stems = dashboard.query_stems(query)
+        for hit in context["page"]:
+            hit.highlighted = dashboard.highlight(
+                Truncator(hit.memory.content).chars(SNIPPET_CHARS), stems)
+    if request.htmx:
+        return render(request, "memories/list.html#results", context)
+    context["llm"] = capture.llm_status(owner=request.user)
+    return render(request, "memories/list.html", context)
+
+
+def _detail_context(request, memory, **extra) -> dict:
+    context = {
+        "memory": memory,
+        "strength": dashboard.strength(memory),
+        "neighbours": dashboard.neighbours(memory),
+        "entities": dashboard.entities(memory),
+        "usage": dashboard.usage(memory),
+        "contradiction": maintenance.open_contradictions_for(request.user,
+                                                             [memory.pk]).get(memory.pk),
+        "form": None,
+        "notice": "",
+    }
+    context["history"], context["older_history"] = dashboard.history(memory)
+    return {**context, **extra}
+
+
+def _memory_panel(request, memory, *, status=200, changed=True, **extra):
+    """The detail page, or for htmx its #memory partial, telling the page it changed."""
+    if not request.htmx:
+        return render(request, "memories/detail.html",
+                      _detail_context(request, memory, **extra), status=status)
+    response = render(request, "memories/detail.html#memory",
+                      _detail_context(request, memory, **extra), status=status)
+    return trigger_client_event(response, "memoryChanged") if changed else response
+
+
+@login_required
+def memory_detail(request, memory_id):
+    memory = dashboard.memory_for(request.user, memory_id)
+    return _memory_panel(request, memory, changed=False)
+
+
+@login_required
+def memory_edit(request, memory_id):
+    """Inline edit: the form replaces the content; errors come back in place, with what
+    was typed."""
+    memory = dashboard.memory_for(request.user, memory_id)
+    if request.method != "POST":
+        return _memory_panel(request, memory, changed=False,
+                             form=MemoryEditForm.for_memory(memory))
+    form = MemoryEditForm(request.POST)
+    if form.is_valid():
+        try:
+            memory = services.update_memory(memory, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+    if form.errors:
+        return _memory_panel(request, memory, changed=False, form=form)
+    if not request.htmx:
+        return redirect("memory", memory_id=memory.pk)
+    return _memory_panel(request, memory, notice="Saved: the change is in the history.")
+
+
+def _after_action(request, memory, notice):
+    if request.htmx:
+        return _memory_panel(request, memory, notice=notice)
+    messages.info(request, notice)
+    return redirect("memory", memory_id=memory.pk)
+
+
+@require_POST
+@login_required
+def memory_pin(request, memory_id):
+    memory = dashboard.memory_for(request.user, memory_id)
+    pinned = request.POST.get("pinned") == "true"
+    memory = services.update_memory(memory, by=request.user, pinned=pinned)
+    return _after_action(request, memory, "Pinned." if pinned else "Unpinned.")
+
+
+@require_POST
+@login_required
+def memory_archive(request, memory_id):
+    memory = dashboard.memory_for(request.user, memory_id)
+    archived = request.POST.get("archived") == "true"
+    memory = services.update_memory(memory, by=request.user,
+                                    status=Status.ARCHIVED if archived else Status.ACTIVE)
+    return _after_action(request, memory, "Archived." if archived else "Back in use.")
+
+
+@require_POST
+@login_required
+def memory_delete(request, memory_id):
+    memory = dashboard.memory_for(request.user, memory_id)
+    memory = services.delete_memory(memory, by=request.user)
+    return _after_action(request, memory, "Deleted. Undo puts it back as it was.")
+
+
+@require_POST
+@login_required
+def memory_restore(request, memory_id):
+    memory = dashboard.memory_for(request.user, memory_id)
+    memory = services.restore_memory(memory, by=request.user)
+    return _after_action(request, memory, "Restored as it was before the deletion.")
+
+
+@require_POST
+@login_required
+def memory_feedback(request, memory_id):
+    memory = dashboard.memory_for(request.user, memory_id)
+    signal = request.POST.get("signal", "")
+    try:
+        memory = services.give_feedback(memory, signal=signal, agent_id="dashboard")
+        notice = f"Marked {signal}."
+    except ValidationError as exc:
+        notice = "; ".join(exc.messages)
+    except services.FeedbackTooSoon as exc:
+        notice = (f"You rated this memory recently; you can again in "
+                  f"{max(1, exc.retry_after // 60)} min.")
+    return _after_action(request, memory, notice)
+
+
+def _back_to_list(request):
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                       require_https=request.is_secure()):
+        return redirect(target)
+    return redirect("home")
+
+
+@require_POST
+@login_required
+def memory_bulk(request):
+    """Tag, archive, delete (with undo) or re-embed the selected memories."""
+    form = BulkForm(request.POST)
+    result, undo_ids = None, []
+    if form.is_valid():
+        result = dashboard.bulk_change(request.user, form.cleaned_data["ids"],
+                                       action=form.cleaned_data["action"],
+                                       tag=form.cleaned_data["tag"].strip(), by=request.user)
+        undo_ids = [str(pk) for pk in result.changed] if result.action == "delete" else []
+    if request.htmx:
+        response = render(request, "memories/list.html#bulk-status",
+                          {"bulk_form": form, "result": result, "undo_ids": undo_ids})
+        return trigger_client_event(response, "memoryChanged") if result else response
+    if result:
+        messages.info(request, result.message)
+        request.session["undo_ids"] = undo_ids
+    else:
+        for error in form.errors.values():
+            messages.error(request, " ".join(error))
+    return _back_to_list(request)
+
+
+@require_POST
+@login_required
+def memory_bulk_undo(request):
+    restored = dashboard.bulk_undo_delete(request.user, request.POST.getlist("ids"),
+                                          by=request.user)
+    message = f"Restored {restored} {'memory' if restored == 1 else 'memories'}."
+    if request.htmx:
+        response = render(request, "memories/list.html#bulk-status",
+                          {"result": {"message": message}})
+        return trigger_client_event(response, "memoryChanged")
+    messages.info(request, message)
+    return _back_to_list(request)
+
+
+@login_required
+def context_preview(request):
+    """What an agent sending this prompt would receive, token for token; previewing is
+    not a retrieval."""
+    form = ContextPreviewForm(request.GET or None)
+    context = {"form": form, "built": None, "tier_threshold": settings.ENGRAM_TIER_THRESHOLD}
+    if form.is_valid():
+        data = form.cleaned_data
+        context["built"] = dashboard.preview_context(
+            owner=request.user, query=data["prompt"], max_tokens=data["budget"],
+            fmt=data["format"], project=data["project"], session_id=data["session_id"])
+        context["tiers"] = [(tier, context["built"].tiers.get(tier, 0))
+                            for tier in ("critical", "relevant", "background", "index")]
+    template = "memories/context.html#preview" if request.htmx else "memories/context.html"
     return render(request, template, context)
+

@@ -2,7 +2,6 @@
 
 import logging
 
-from django.db import transaction
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -106,18 +105,6 @@ class InsightReview(OwnedInsightView):
         return Response(InsightOutput(self.get_queryset().get(pk=insight.pk)).data)
 
 
-def _queue(job) -> None:
-    from memories.tasks import run_job
-
-    def queue():
-        try:
-            run_job(str(job.pk))
-        except Exception:  # the queue is down: the job stays queued, visible as such
-            log.warning("Could not queue reflection job %s.", job.pk, exc_info=True)
-
-    transaction.on_commit(queue)
-
-
 class Reflect(APIView):
     throttle_scope = "memories"
 
@@ -131,7 +118,7 @@ class Reflect(APIView):
         data.is_valid(raise_exception=True)
         job = maintenance.create_job(JobKind.REFLECT, owner=request.user,
                                      dry_run=data.validated_data["dry_run"])
-        _queue(job)
+        maintenance.queue_job(job)
         return Response(JobOutput(job).data, status=202)
 
 

@@ -142,3 +142,10 @@ def test_the_simulation_command_reports_the_false_forgetting_rate_of_the_setting
     assert year["forgotten"] > 0
     assert report["mean_false_forgetting_rate"] == round(
         year["wrongly_forgotten"] / year["forgotten"], 4)
+
+
+def test_restoring_a_memory_gives_back_the_status_it_had_before_the_delete(alice):
+    memory = stored(alice, "Old design notes for the v1 API", days_unused=1)
+    services.update_memory(memory, by=alice, status=Status.ARCHIVED)
+    services.delete_memory(memory, by=alice)
+    assert services.restore_memory(memory, by=alice).status == Status.ARCHIVED

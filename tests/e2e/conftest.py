@@ -1,0 +1,64 @@
+"""End-to-end tests: a real headless Chromium (Debian's, never a downloaded build) driven
+by Playwright against pytest-django's live server on the test database."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+# around it are still plain synchronous calls.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"The end-to-end tests need Debian's chromium at {CHROMIUM}: `make test` "
+                    "installs it as root, or run `apt-get install chromium`.")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server, transactional_db):
+    context = browser.new_context(base_url=live_server.url,
+                                  viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def screenshot():
+    """Saves full-page screenshots into ENGRAM_SCREENSHOTS (docs/screenshots for the
+    README); without it, nothing is written."""
+    target = os.environ.get("ENGRAM_SCREENSHOTS")
+
+    def take(page, name: str) -> None:
+        if target:
+            Path(target).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(target) / f"{name}.png"), full_page=True)
+
+    return take
+
+
+@pytest.fixture
+def sign_in(page):
+    def as_(username: str, password: str, then: str = "/") -> None:
+        page.goto(then)
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"**{then}")
+
+    return as_

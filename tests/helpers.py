@@ -1,3 +1,4 @@
+import json
 import socket
 
 
@@ -8,3 +9,19 @@ def service_answers(port: int) -> bool:
         return True
     except OSError:
         return False
+
+
+ANTHROPIC_MESSAGES = "https://api.anthropic.com/v1/messages"
+
+
+def anthropic_reply(payload, input_tokens: int = 120, output_tokens: int = 30):
+    """What Anthropic's Messages API answers with `payload` (JSON-encoded unless a string)
+    as the model's text, for respx to hand to the real SDK."""
+    import httpx
+
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    return httpx.Response(200, json={
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})

@@ -1,7 +1,6 @@
 """Capture through a real vendor SDK (HTTP mocked): failures keep the chunk, the breaker
 falls back to the rules, and every call is logged with tokens and cost."""
 
-import json
 from datetime import timedelta
 
 import httpx
@@ -11,8 +10,9 @@ from django.utils import timezone
 
 from memories import capture
 from memories.models import ChunkStatus, Memory, ModelCall, ObservationStatus
+from tests.helpers import ANTHROPIC_MESSAGES
+from tests.helpers import anthropic_reply as reply
 
-MESSAGES = "https://api.anthropic.com/v1/messages"
 SESSION = {"session_id": "s-1", "project": "shop", "agent_id": "claude-code"}
 CHUNK = [{"role": "user", "text": "We decided to use PostgreSQL 16 for the orders service."}]
 GATE_YES = {"worth_remembering": True, "reason": "a decision"}
@@ -23,22 +23,13 @@ EXTRACTION = {"memories": [{
     "relationships": [{"source": "orders service", "type": "uses", "target": "PostgreSQL"}]}]}
 
 
-def reply(payload, input_tokens=120, output_tokens=30):
-    text = payload if isinstance(payload, str) else json.dumps(payload)
-    return httpx.Response(200, json={
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
-        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})
-
-
 @pytest.fixture
 def anthropic(settings):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test-key"
     settings.ENGRAM_LLM_BREAKER_FAILURES = 3
     with respx.mock(assert_all_called=False) as router:
-        yield router.post(MESSAGES)
+        yield router.post(ANTHROPIC_MESSAGES)
 
 
 def observe(owner, messages=CHUNK, **extra):

@@ -20,6 +20,7 @@ from memories.models import (
     UsageEvent,
     UsageKind,
 )
+from tests.helpers import ANTHROPIC_MESSAGES, anthropic_reply
 
 NOW = timezone.now()
 REDIS_NOTES = [
@@ -178,15 +179,8 @@ def test_the_command_takes_a_strategy_and_a_dry_run(alice, cluster, capsys):
     assert Memory.objects.filter(status=Status.ACTIVE).count() == 3
 
 
-MESSAGES = "https://api.anthropic.com/v1/messages"
-
-
 def summary_reply(text):
-    return httpx.Response(200, json={
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-        "content": [{"type": "text", "text": json.dumps({"summary": text})}],
-        "stop_reason": "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": 90, "output_tokens": 20}})
+    return anthropic_reply({"summary": text}, 90, 20)
 
 
 def test_a_configured_model_writes_the_summary_and_its_call_is_logged(alice, cluster,
@@ -194,7 +188,7 @@ def test_a_configured_model_writes_the_summary_and_its_call_is_logged(alice, clu
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
     with respx.mock:
-        route = respx.post(MESSAGES).mock(return_value=summary_reply(
+        route = respx.post(ANTHROPIC_MESSAGES).mock(return_value=summary_reply(
             "Sessions are cached in Redis 7 for one hour."))
         maintenance.consolidate(owner=alice, now=NOW)
     assert route.call_count == 1
@@ -209,7 +203,7 @@ def test_a_failing_model_leaves_the_summary_to_the_rules(alice, cluster, setting
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
     with respx.mock:
-        respx.post(MESSAGES).mock(return_value=httpx.Response(500, json={}))
+        respx.post(ANTHROPIC_MESSAGES).mock(return_value=httpx.Response(500, json={}))
         report = maintenance.consolidate(owner=alice, now=NOW)
     assert report["clusters"] == 1
     summary = Memory.objects.get(metadata__consolidated_from__isnull=False)

@@ -9,6 +9,7 @@ from django.core.management import call_command
 
 from memories import maintenance, services
 from memories.models import Contradiction, ContradictionStatus, JudgedPair, ModelCall
+from tests.helpers import ANTHROPIC_MESSAGES, anthropic_reply
 
 
 @pytest.fixture
@@ -54,23 +55,16 @@ def test_a_full_scan_finds_each_pair_once_and_a_rerun_adds_nothing(alice, rememb
     assert Contradiction.objects.count() == 1
 
 
-MESSAGES = "https://api.anthropic.com/v1/messages"
-
-
 def judged(contradicts):
-    return httpx.Response(200, json={
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
-        "content": [{"type": "text", "text": json.dumps({
-            "contradicts": contradicts, "reason": "different ports", "confidence": 0.9})}],
-        "stop_reason": "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": 50, "output_tokens": 12}})
+    return anthropic_reply({"contradicts": contradicts, "reason": "different ports",
+                            "confidence": 0.9}, 50, 12)
 
 
 @respx.mock
 def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, settings):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
-    route = respx.post(MESSAGES).mock(return_value=judged(True))
+    route = respx.post(ANTHROPIC_MESSAGES).mock(return_value=judged(True))
     a = services.remember(owner=alice, content="The orders API listens on port 8080").memory
     b = services.remember(owner=alice, content="The orders API listens on port 9090").memory
     maintenance.check_contradictions([b.pk])
@@ -86,7 +80,7 @@ def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, s
 def test_a_failing_model_falls_back_to_the_rules(alice, settings):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
-    respx.post(MESSAGES).mock(return_value=httpx.Response(500, json={}))
+    respx.post(ANTHROPIC_MESSAGES).mock(return_value=httpx.Response(500, json={}))
     services.remember(owner=alice, content="The orders API listens on port 8080")
     b = services.remember(owner=alice, content="The orders API listens on port 9090").memory
     maintenance.check_contradictions([b.pk])

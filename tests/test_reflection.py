@@ -26,9 +26,10 @@ from memories.models import (
 from memories.providers.llm import RulesProvider
 from reflection import services as reflection
 from reflection.models import Insight, InsightStatus, ReflectionState
+from tests.helpers import ANTHROPIC_MESSAGES
+from tests.helpers import anthropic_reply as reply
 
 NOW = timezone.now()
-MESSAGES = "https://api.anthropic.com/v1/messages"
 
 # Oldest first; stored one minute apart, so the newest is number 1 when numbered.
 SAMPLE = [
@@ -305,20 +306,12 @@ def test_rejecting_an_insight_archives_its_memory_and_approving_restores_it(insi
 # --- A model reflects (Anthropic's SDK, HTTP mocked with recorded replies) ---------------------
 
 
-def reply(payload, input_tokens=900, output_tokens=120):
-    return httpx.Response(200, json={
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-        "content": [{"type": "text", "text": json.dumps(payload)}], "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})
-
-
 @pytest.fixture
 def anthropic(settings):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test-key"
     with respx.mock(assert_all_called=False) as router:
-        yield router.post(MESSAGES)
+        yield router.post(ANTHROPIC_MESSAGES)
 
 
 CI_MEMORIES = [

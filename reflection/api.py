@@ -6,12 +6,12 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
-from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories import maintenance
 from memories.api.maintenance import JobOutput
+from memories.api.views import page_by_status
 from memories.models import JobKind, Memory
 
 from . import services
@@ -56,13 +56,6 @@ def _cited_memories(insights) -> dict:
     return Memory.objects.only("id", "content", "status", "superseded_by").in_bulk(ids)
 
 
-class InsightPages(CursorPagination):
-    ordering = "-id"  # UUIDv7: newest first, and unique, as a cursor needs
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-
 class OwnedInsightView(APIView):
     throttle_scope = "memories"
 
@@ -79,15 +72,8 @@ class InsightList(OwnedInsightView):
     @extend_schema(parameters=[Filters], responses=InsightOutput(many=True),
                    summary="Insights reflection drew from memories, with what they cite")
     def get(self, request):
-        filters = self.Filters(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        found = self.get_queryset()
-        if "status" in filters.validated_data:
-            found = found.filter(status=filters.validated_data["status"])
-        paginator = InsightPages()
-        page = paginator.paginate_queryset(found, request, view=self)
-        data = InsightOutput(page, many=True, context={"cited": _cited_memories(page)}).data
-        return paginator.get_paginated_response(data)
+        return page_by_status(self, self.get_queryset(), self.Filters, lambda page: InsightOutput(
+            page, many=True, context={"cited": _cited_memories(page)}).data)
 
 
 class InsightReview(OwnedInsightView):

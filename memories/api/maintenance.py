@@ -3,7 +3,6 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -12,7 +11,7 @@ from memories.engine.consolidation import STRATEGIES
 from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
 
 from .errors import Conflict
-from .views import MemoryOutput
+from .views import MemoryOutput, page_by_status
 
 
 class ContradictionOutput(serializers.ModelSerializer):
@@ -27,13 +26,6 @@ class ContradictionOutput(serializers.ModelSerializer):
                   "resolution", "note", "resolved_by", "resolved_at", "merged_into",
                   "memory_a", "memory_b"]
         read_only_fields = fields
-
-
-class ContradictionPages(CursorPagination):
-    ordering = "-detected_at"
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
 
 
 class OwnedContradictionView(APIView):
@@ -53,14 +45,8 @@ class ContradictionList(OwnedContradictionView):
     @extend_schema(parameters=[Filters], responses=ContradictionOutput(many=True),
                    summary="Contradictions between memories, newest first")
     def get(self, request):
-        filters = self.Filters(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        found = self.get_queryset()
-        if "status" in filters.validated_data:
-            found = found.filter(status=filters.validated_data["status"])
-        paginator = ContradictionPages()
-        page = paginator.paginate_queryset(found, request, view=self)
-        return paginator.get_paginated_response(ContradictionOutput(page, many=True).data)
+        return page_by_status(self, self.get_queryset(), self.Filters,
+                              lambda page: ContradictionOutput(page, many=True).data)
 
 
 class ContradictionResolve(OwnedContradictionView):

@@ -43,11 +43,22 @@ class OwnedMemoryView(APIView):
         return get_object_or_404(self.get_queryset(), pk=memory_id)
 
 
-class MemoryPages(CursorPagination):
+class NewestFirstPages(CursorPagination):
     ordering = "-id"  # UUIDv7: newest first, and unique, as a cursor needs
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+
+
+def page_by_status(view, queryset, filters_class, serialize):
+    """One page, newest first, of `queryset` narrowed to the `status` asked for, if any."""
+    filters = filters_class(data=view.request.query_params)
+    filters.is_valid(raise_exception=True)
+    if "status" in filters.validated_data:
+        queryset = queryset.filter(status=filters.validated_data["status"])
+    paginator = NewestFirstPages()
+    page = paginator.paginate_queryset(queryset, view.request, view=view)
+    return paginator.get_paginated_response(serialize(page))
 
 
 class MemoryListCreate(OwnedMemoryView):
@@ -111,7 +122,7 @@ class MemoryListCreate(OwnedMemoryView):
         })
         filters.is_valid(raise_exception=True)
         memories = selectors.listed(self.get_queryset(), **filters.validated_data)
-        paginator = MemoryPages()
+        paginator = NewestFirstPages()
         page = paginator.paginate_queryset(memories, request, view=self)
         return paginator.get_paginated_response(MemoryOutput(page, many=True).data)
 

@@ -398,6 +398,7 @@ def purge(*, owner=None, dry_run: bool = False, job: Job | None = None,
 # --- Consolidation ("Memory Consolidation Algorithm", "Consolidation Engine") ------------
 
 LINKS_PER_MEMORY = 5  # discover_connections: the strongest neighbours each memory links to
+CONSOLIDATION_BATCH = 2000  # memories one run clusters, or looks for links, per project
 
 
 def _consolidation_pool(owner, project: str, model_id: str):
@@ -605,13 +606,15 @@ def consolidate(*, owner=None, dry_run: bool = False, job: Job | None = None,
 
 
 def _consolidate_scope(owner, project, strategy, provider, dry_run, now, report) -> None:
-    pool = list(_consolidation_pool(owner, project, provider.model_id))
-    by_id = {m.pk: m for m in pool}
-    chosen = candidates([ConsolidationState(m.pk, m.created_at, m.importance,
-                                            count_tokens(m.content), m.pinned) for m in pool],
-                        strategy, now)
-    members = [by_id[s.id] for s in chosen]
-    members.sort(key=lambda m: (m.created_at, str(m.pk)))  # oldest first: keep originals
+    pool = _consolidation_pool(owner, project, provider.model_id)
+    states = [ConsolidationState(pk, created_at, importance, count_tokens(content), pinned)
+              for pk, created_at, importance, content, pinned in pool.values_list(
+                  "pk", "created_at", "importance", "content", "pinned")]
+    # Clustering compares every pair: a run takes a bounded share of a large backlog,
+    # in the strategy's order, and the nightly runs work through the rest.
+    chosen = [state.id for state in candidates(states, strategy, now)][:CONSOLIDATION_BATCH]
+    by_id = pool.in_bulk(chosen)
+    members = sorted(by_id.values(), key=lambda m: (m.created_at, str(m.pk)))  # keep originals
     report["candidates"] += len(members)
     if len(members) >= 2:
         vectors = np.array([m.embedding for m in members])
@@ -641,8 +644,15 @@ def _consolidate_scope(owner, project, strategy, provider, dry_run, now, report)
             if len(report["examples"]) < 10:
                 report["examples"].append({"originals": [str(i) for i in group],
                                            "summary": summary})
-    linked = pool if dry_run else list(_consolidation_pool(owner, project, provider.model_id))
-    report["links_added"] += _discover_links(owner, project, linked, provider, dry_run)
+    report["links_added"] += _discover_links(owner, project, _unlinked(pool), provider, dry_run)
+
+
+def _unlinked(pool) -> list[Memory]:
+    """The newest memories with no related link yet: what link discovery has not seen."""
+    related = MemoryLink.objects.filter(relation=LinkRelation.RELATED)
+    return list(pool.exclude(pk__in=related.values("from_memory"))
+                .exclude(pk__in=related.values("to_memory"))
+                .order_by("-created_at")[:CONSOLIDATION_BATCH])
 
 
 # --- Running a job -----------------------------------------------------------------------

@@ -221,3 +221,12 @@ def test_memories_naming_the_same_entity_get_related_links(alice):
     link = MemoryLink.objects.get(relation=LinkRelation.RELATED)
     assert {link.from_memory_id, link.to_memory_id} == {a.pk, b.pk}
     assert maintenance.consolidate(owner=alice, now=NOW)["links_added"] == 0
+
+
+def test_a_run_clusters_a_bounded_share_of_a_large_backlog(alice, cluster, monkeypatch):
+    monkeypatch.setattr(maintenance, "CONSOLIDATION_BATCH", 2)
+    first = maintenance.consolidate(owner=alice, now=NOW)
+    assert first["candidates"] == 2
+    second = maintenance.consolidate(owner=alice, now=NOW)
+    assert second["candidates"] >= 1
+    assert Memory.objects.filter(status=Status.ARCHIVED).count() >= 2

@@ -636,21 +636,16 @@ def record_retrieval(*, owner, memories: Sequence[Memory], agent_id: str = "",
         raise ValueError("record_retrieval needs one score per memory, or none.")
     ids = [m.pk for m in memories]
     with connection.cursor() as cursor:
-        cursor.execute(_RECORD_RETRIEVAL_SQL, [ids, now, owner.pk, UsageKind.RETRIEVED,
+        cursor.execute(_RECORD_RETRIEVAL_SQL, [now, ids, owner.pk, UsageKind.RETRIEVED,
                                                agent_id, session_id, now, ids, scores])
 
 
 _RECORD_RETRIEVAL_SQL = f"""
     SET LOCAL synchronous_commit TO OFF;
-    WITH locked AS (
-        -- rows locked in one order, so concurrent recalls of overlapping memories
-        -- wait for each other instead of deadlocking
-        SELECT id FROM {Memory._meta.db_table} WHERE id = ANY(%s::uuid[])
-        ORDER BY id FOR UPDATE),
-    touched AS (
+    WITH touched AS (
         UPDATE {Memory._meta.db_table}
         SET access_count = access_count + 1, last_accessed_at = %s
-        WHERE id IN (SELECT id FROM locked) RETURNING id)
+        WHERE id = ANY(%s::uuid[]) RETURNING id)
     INSERT INTO {UsageEvent._meta.db_table}
         (memory_id, owner_id, kind, agent_id, session_id, score, created_at)
     SELECT u.id, %s, %s, %s, %s, u.score, %s

@@ -62,3 +62,27 @@ def test_a_process_that_died_without_detaching_does_not_keep_the_server_up(pgdat
     (pgdata / ".handle_pids.json").write_text(json.dumps([int(dead.stdout)]))
     assert run(pgdata) == ["first"]
     assert not server_running(pgdata)
+
+
+THREADS_SCRIPT = """
+import json, sys, threading
+from engram_site.db import embedded
+results, errors = [], []
+def attach():
+    try:
+        results.append(embedded.start(sys.argv[1]))
+    except Exception as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=attach) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps({"errors": errors, "distinct": len({json.dumps(r, sort_keys=True) for r in results})}))
+"""
+
+
+def test_threads_of_one_process_connecting_at_once_attach_once(pgdata):
+    """A gunicorn worker's threads take their first connections together."""
+    out = subprocess.run([sys.executable, "-c", THREADS_SCRIPT, str(pgdata)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report == {"errors": [], "distinct": 1}

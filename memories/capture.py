@@ -139,18 +139,10 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
         return Observed(Observation.objects.for_owner(owner).get(payload_hash=payload_hash),
                         created=False)
     reflection.note_observation(owner)
-    transaction.on_commit(lambda: _queue_processing(observation.pk))
-    return Observed(observation, created=True)
-
-
-def _queue_processing(observation_id) -> None:
     from .tasks import process_observation
 
-    try:
-        process_observation(str(observation_id))
-    except Exception:  # the queue is down: the periodic sweep picks the observation up
-        log.warning("Could not queue observation %s; the sweep will process it.",
-                    observation_id, exc_info=True)
+    services.queue_after_commit(process_observation, str(observation.pk))
+    return Observed(observation, created=True)
 
 
 # --- Extraction --------------------------------------------------------------------------

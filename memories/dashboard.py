@@ -6,7 +6,6 @@ highlights, and a context preview that does not count as a retrieval.
 """
 
 import difflib
-import inspect
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -347,23 +346,10 @@ def bulk_undo_delete(owner, ids, *, by) -> int:
 
 # --- Context preview ----------------------------------------------------------------------
 
-# services.assemble_context counts what it hands out as retrieved; a person previewing a
-# context must not change access counts, recency or a session's "already seen" list.
-_CAN_SKIP_TRACKING = "track" in inspect.signature(services.assemble_context).parameters
-
-
 def preview_context(*, owner, query: str, max_tokens: int, fmt: str, project: str | None,
                     session_id: str = "") -> services.AssembledContext:
-    """What an agent asking this would receive, without recording a retrieval."""
-    arguments = {"owner": owner, "query": query, "max_tokens": max_tokens, "fmt": fmt,
-                 "session_id": session_id,
-                 "filters": selectors.RecallFilters(project=project or None)}
-    if _CAN_SKIP_TRACKING:
-        return services.assemble_context(**arguments, track=False)
-    provider = get_provider()
-    # Outside the rolled-back block: an index created in it would be forgotten.
-    selectors.ensure_vector_index_once(provider.model_id, provider.dimensions)
-    with transaction.atomic():
-        built = services.assemble_context(**arguments)
-        transaction.set_rollback(True)  # undo the retrieval it recorded
-    return built
+    """What an agent asking this would receive. A person previewing a context must not
+    change access counts, recency or a session's "already seen" list."""
+    return services.assemble_context(
+        owner=owner, query=query, max_tokens=max_tokens, fmt=fmt, session_id=session_id,
+        filters=selectors.RecallFilters(project=project or None), track=False)

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from reflection import services as reflection
 
-from . import capture, selectors
+from . import capture, selectors, services
 from .engine.consolidation import (
     COMPRESS_AFTER_DAYS,
     RELATED_THRESHOLD,
@@ -200,8 +200,6 @@ def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note
                           now: datetime | None = None) -> Contradiction:
     """Resolve without deleting: the loser is closed (`valid_to`, `superseded_by`); a
     merge stores a new memory that cites both and supersedes them."""
-    from . import services
-
     now = now or timezone.now()
     if contradiction.status == ContradictionStatus.RESOLVED:
         raise ResolutionError("This contradiction is already resolved.")
@@ -449,8 +447,6 @@ def _summarise(owner, project: str, contents: list[str], now: datetime) -> tuple
 def _consolidate_cluster(cluster: list[Memory], summary: str, made_by: str,
                          now: datetime) -> Memory:
     """One transaction per cluster: a killed run leaves it whole or untouched."""
-    from . import services
-
     with transaction.atomic():
         first = cluster[0]
         # Archived first, so that a summary worded like one of them is still a new memory.
@@ -687,13 +683,7 @@ def queue_job(job: Job) -> None:
     """Run the job on the worker once the transaction that made it commits."""
     from .tasks import run_job as run_job_task
 
-    def queue():
-        try:
-            run_job_task(str(job.pk))
-        except Exception:  # the queue is down: the job stays queued, visible as such
-            log.warning("Could not queue job %s.", job.pk, exc_info=True)
-
-    transaction.on_commit(queue)
+    services.queue_after_commit(run_job_task, str(job.pk))
 
 
 def run_scheduled(kind: str) -> Job:

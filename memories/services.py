@@ -159,6 +159,12 @@ def _validate(item: NewMemory, dimensions: int) -> dict[str, list[str]]:
     return {name: [message] for name, message in found.items() if message}
 
 
+def new_memory_errors(item: NewMemory) -> dict[str, list[str]]:
+    """What remember() would refuse in `item`, by field: for callers that check many
+    items before storing any (an import reports every bad line, not the first)."""
+    return _validate(item, get_provider().dimensions)
+
+
 def _owner_lock(owner_id: int) -> None:
     """Serialise remembering per owner, so two concurrent calls leave one memory."""
     with connection.cursor() as cursor:
@@ -394,27 +400,32 @@ def _link_session_neighbours(owner, created: Sequence[Memory]) -> None:
     MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
 
 
-def _queue_contradiction_check(memory_ids) -> None:
-    """After the commit, judge the new memories against their neighbours ("Contradiction
-    Scanner"); it needs their embeddings, so deferred ones are checked once embedded."""
-    from .tasks import check_contradictions
-
-    ids = [str(pk) for pk in memory_ids]
-
+def queue_after_commit(task, *args) -> None:
+    """Queue a Huey task once the current transaction commits. If the queue is down, the
+    work is only delayed: what it would process is stored, and a sweep, a scan or the
+    job list picks it up, so the request that stored it still succeeds."""
     def queue():
         try:
-            check_contradictions(ids)
-        except Exception:  # the queue is down: the memories are stored, the scan finds it
-            log.warning("Could not queue the contradiction check of %d memories.", len(ids),
+            task(*args)
+        except Exception:
+            log.warning("Could not queue %s%r; it waits for its sweep.", task.name, args,
                         exc_info=True)
 
     transaction.on_commit(queue)
 
 
+def _queue_contradiction_check(memory_ids) -> None:
+    """Judge new memories against their neighbours ("Contradiction Scanner"); it needs
+    their embeddings, so deferred ones are checked once embedded."""
+    from .tasks import check_contradictions
+
+    queue_after_commit(check_contradictions, [str(pk) for pk in memory_ids])
+
+
 def _queue_embedding(memory_ids) -> None:
     from .tasks import embed_memories
 
-    transaction.on_commit(lambda: embed_memories([str(pk) for pk in memory_ids]))
+    queue_after_commit(embed_memories, [str(pk) for pk in memory_ids])
 
 
 def recall(*, owner, query: str, limit: int = 10,
@@ -525,8 +536,10 @@ def embed_pending(limit: int = 1000) -> int:
     return embed_memories(ids) if ids else 0
 
 
-def count_to_reembed() -> int:
-    return Memory.objects.exclude(embedding_model=get_provider().model_id).count()
+def count_to_reembed(owner=None) -> int:
+    """Memories not on the active embedding model (all of them, or one owner's)."""
+    memories = Memory.objects.all() if owner is None else Memory.objects.for_owner(owner)
+    return memories.exclude(embedding_model=get_provider().model_id).count()
 
 
 EDITABLE_FIELDS = ("content", "importance", "tags", "status", "pinned")

@@ -23,9 +23,6 @@ from django.utils.dateparse import parse_datetime
 from . import maintenance, services, tasks
 from .engine import forgetting
 from .models import (
-    MAX_CONTENT_LENGTH,
-    MAX_TAG_LENGTH,
-    MAX_TAGS,
     ApiKey,
     ChunkStatus,
     Contradiction,
@@ -224,17 +221,6 @@ class BadLine(ValueError):
     """Why a line cannot be imported, in words for the person who made the file."""
 
 
-def _text(record: dict, name: str, limit: int) -> str:
-    value = record.get(name, "")
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise BadLine(f"{name} must be text")
-    if len(value) > limit:
-        raise BadLine(f"{name} is longer than {limit} characters")
-    return value
-
-
 def _choice(record: dict, name: str, choices: list[str], default: str) -> str:
     value = record.get(name, default)
     if value not in choices:
@@ -245,24 +231,6 @@ def _choice(record: dict, name: str, choices: list[str], default: str) -> str:
 def _parse_record(record) -> tuple[services.NewMemory, datetime | None, str, bool]:
     if not isinstance(record, dict):
         raise BadLine("the line is not a JSON object")
-    content = record.get("content")
-    if not isinstance(content, str) or not content.strip():
-        raise BadLine("content is missing or empty")
-    if len(content) > MAX_CONTENT_LENGTH:
-        raise BadLine(f"content is longer than {MAX_CONTENT_LENGTH:,} characters")
-    tags = record.get("tags") or []
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise BadLine("tags must be a list of text")
-    if len(tags) > MAX_TAGS or any(len(t) > MAX_TAG_LENGTH for t in tags):
-        raise BadLine(f"at most {MAX_TAGS} tags of at most {MAX_TAG_LENGTH} characters")
-    importance = record.get("importance")
-    if importance is not None and (isinstance(importance, bool)
-                                   or not isinstance(importance, int | float)
-                                   or not 1 <= importance <= 10):
-        raise BadLine("importance must be a number from 1 to 10")
-    metadata = record.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise BadLine("metadata must be a JSON object")
     created_at = None
     if record.get("created_at") not in (None, ""):
         raw = record["created_at"]
@@ -276,13 +244,17 @@ def _parse_record(record) -> tuple[services.NewMemory, datetime | None, str, boo
         raise BadLine("pinned must be true or false")
     status = _choice(record, "status", list(IMPORTABLE_STATUSES), Status.ACTIVE)
     item = services.NewMemory(
-        content=content,
-        memory_type=_choice(record, "type", MemoryType.values, MemoryType.SEMANTIC),
-        kind=_choice(record, "kind", Kind.values, Kind.FACT),
-        project=_text(record, "project", MAX_SCOPE_LENGTH),
-        agent_id=_text(record, "agent_id", MAX_SCOPE_LENGTH),
-        session_id=_text(record, "session_id", MAX_SCOPE_LENGTH),
-        importance=importance, tags=tags, metadata=metadata)
+        content=record.get("content"),
+        memory_type=record.get("type") or MemoryType.SEMANTIC,
+        kind=record.get("kind") or Kind.FACT,
+        project=record.get("project") or "", agent_id=record.get("agent_id") or "",
+        session_id=record.get("session_id") or "",
+        importance=record.get("importance"), tags=record.get("tags") or [],
+        metadata=record.get("metadata") or {})
+    errors = services.new_memory_errors(item)
+    if errors:
+        raise BadLine("; ".join(f"{field}: {message}" for field, messages in errors.items()
+                                for message in messages))
     return item, created_at, status, pinned
 
 
@@ -431,10 +403,8 @@ def thresholds_in_force() -> list[tuple[str, list[dict]]]:
 
 
 def embedding_status(owner) -> dict:
-    provider = get_provider()
-    stale = (Memory.objects.for_owner(owner).visible()
-             .exclude(embedding_model=provider.model_id).count())
-    return {**provider.describe(), "memories_to_reembed": stale}
+    return {**get_provider().describe(),
+            "memories_to_reembed": services.count_to_reembed(owner)}
 
 
 def cost_meter(owner, *, days: int = 30, now: datetime | None = None) -> dict:

@@ -72,6 +72,13 @@ def charlie(db):
 
 
 @pytest.fixture
+def signed_in(client, alice):
+    """The dashboard's test client, signed in as alice."""
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
 def api_client_for():
     """An API client that sends `owner`'s freshly created key as a Bearer token."""
     from rest_framework.test import APIClient

@@ -11,12 +11,6 @@ pytestmark = pytest.mark.django_db
 KEYS = "/keys/"
 
 
-@pytest.fixture
-def signed_in(client, alice):
-    client.force_login(alice)
-    return client
-
-
 def revoke(key):
     return reverse("revoke_api_key", args=[key.pk])
 

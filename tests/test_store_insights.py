@@ -25,12 +25,6 @@ pytestmark = pytest.mark.django_db
 INSIGHTS = "/insights/"
 
 
-@pytest.fixture
-def signed_in(client, alice):
-    client.force_login(alice)
-    return client
-
-
 def json_of(page: str, element_id: str) -> dict:
     start = page.index(f'<script id="{element_id}" type="application/json">')
     return json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])

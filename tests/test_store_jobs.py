@@ -21,12 +21,6 @@ pytestmark = pytest.mark.django_db
 JOBS = "/jobs/"
 
 
-@pytest.fixture
-def signed_in(client, alice):
-    client.force_login(alice)
-    return client
-
-
 def job(owner, kind=JobKind.CONTRADICTIONS, **fields):
     return Job.objects.create(owner=owner, kind=kind, **fields)
 

@@ -15,12 +15,6 @@ pytestmark = pytest.mark.django_db
 SETTINGS = "/settings/"
 
 
-@pytest.fixture
-def signed_in(client, alice):
-    client.force_login(alice)
-    return client
-
-
 def chart_data(page: str, element_id: str) -> dict:
     start = page.index(f'<script id="{element_id}" type="application/json">')
     body = page[page.index(">", start) + 1:page.index("</script>", start)]

@@ -19,12 +19,6 @@ TRANSFER = "/transfer/"
 EXPORT = "/transfer/export.jsonl"
 
 
-@pytest.fixture
-def signed_in(client, alice):
-    client.force_login(alice)
-    return client
-
-
 def jsonl(*records) -> SimpleUploadedFile:
     lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
     return SimpleUploadedFile("memories.jsonl", ("\n".join(lines) + "\n").encode(),

@@ -25,3 +25,10 @@ def anthropic_reply(payload, input_tokens: int = 120, output_tokens: int = 30):
         "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
         "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})
+
+
+def htmx_settled(page) -> None:
+    """Wait until htmx is loaded and no request, swap or settle is under way."""
+    page.wait_for_function(
+        "() => window.htmx !== undefined"
+        " && !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from memories import services
 from memories.models import Memory, Status, UsageEvent
+from tests.helpers import htmx_settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,9 +70,7 @@ def test_editing_a_memory_shows_the_new_version_in_its_history(page, sign_in, al
     expect(page.get_by_text("Ensure this value is less than or equal to 10")).to_be_visible()
     expect(content).to_have_value("The staging database listens on port 6543 since the move")
 
-    # htmx restores focus after its swap settles; typing before then can land elsewhere
-    page.wait_for_function(
-        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+    htmx_settled(page)  # typing before htmx restores focus can land elsewhere
     page.get_by_label("Importance").fill("8")
     expect(page.get_by_label("Importance")).to_have_value("8")
     page.get_by_role("button", name="Save").click()
@@ -140,9 +139,11 @@ def test_the_list_fits_a_phone_screen(page, sign_in, alice_memories, screenshot)
 def test_the_memory_actions_work_from_the_keyboard(page, sign_in, alice_memories):
     _, memories = alice_memories
     sign_in("alice", "alice-secret-pw", then=f"/memories/{memories[4].pk}/")
+    htmx_settled(page)
     page.focus("#pin-button")
     page.keyboard.press("Enter")
     expect(page.get_by_role("button", name="Unpin")).to_be_focused()  # focus stays put
+    htmx_settled(page)  # before htmx has processed the swapped forms, Enter submits natively
     page.keyboard.press("Tab")
     expect(page.get_by_role("button", name="Archive")).to_be_focused()
     page.keyboard.press("Enter")

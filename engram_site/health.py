@@ -5,7 +5,7 @@ from django.db import DatabaseError, connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
-from memories.capture import llm_status
+from memories.llm_usage import llm_status
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
 

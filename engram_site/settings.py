@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "huey.contrib.djhuey",
     "memories",
     "reflection",
+    "dashboard",
 ]
 
 MIDDLEWARE = [
@@ -111,7 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "memories.context_processors.open_contradictions_count",
+                "dashboard.navigation.open_contradictions_count",
             ],
         },
     },

@@ -1,10 +1,11 @@
-"""Reads: the queries that find memories. Writes live in services.py."""
+"""Reads: the queries that find memories and what is said about them. Writes live in
+memories/services/."""
 
 import hashlib
 import re
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,7 +14,18 @@ import psycopg
 from django.db import connection
 from django.db.models import Q
 
-from .models import KeywordStats, Memory, MemoryLink, MemoryTerm, Status, TermDocuments
+from .models import (
+    Contradiction,
+    ContradictionStatus,
+    KeywordStats,
+    Memory,
+    MemoryLink,
+    MemoryTerm,
+    Status,
+    TermDocuments,
+    UsageEvent,
+    UsageKind,
+)
 
 POSTINGS_PER_TERM = 200
 
@@ -437,3 +449,58 @@ def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None
     if created_before:
         memories = memories.filter(created_at__lt=created_before)
     return memories
+
+
+def surfaced_in_session(owner, session_id: str) -> list:
+    """Memories already handed out in this session, which a context must not repeat."""
+    if not session_id:
+        return []
+    return list(UsageEvent.objects.filter(owner=owner, session_id=session_id,
+                                          kind=UsageKind.RETRIEVED)
+                .values_list("memory_id", flat=True).distinct())
+
+
+
+# --- Contradictions --------------------------------------------------------------------
+
+HEAVY_MEMORY_FIELDS = ("embedding", "search_vector")
+
+
+def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
+    """memory id -> the open contradiction it is part of, for the context's critical tier."""
+    ids = list(memory_ids)
+    open_ = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
+    found = {}
+    for c in open_.filter(memory_a_id__in=ids) | open_.filter(memory_b_id__in=ids):
+        found.setdefault(c.memory_a_id, c)
+        found.setdefault(c.memory_b_id, c)
+    return found
+
+
+def count_open_contradictions(owner) -> int:
+    return Contradiction.objects.for_owner(owner).filter(
+        status=ContradictionStatus.OPEN).count()
+
+
+def contradictions_of(owner):
+    """The owner's contradictions with both memories (and who resolved them), one query."""
+    heavy = [f"{side}__{name}" for side in ("memory_a", "memory_b", "merged_into")
+             for name in HEAVY_MEMORY_FIELDS]
+    return (Contradiction.objects.for_owner(owner)
+            .select_related("memory_a", "memory_b", "resolved_by", "merged_into")
+            .defer(*heavy))
+
+
+def contradiction_queue(owner, *, status: str):
+    """Open ones oldest first (a queue), resolved ones newest resolution first."""
+    found = contradictions_of(owner).filter(status=status)
+    if status == ContradictionStatus.OPEN:
+        return found.order_by("detected_at", "id")
+    return found.order_by("-resolved_at", "-detected_at")
+
+
+def next_open_contradiction(owner, *, after: Contradiction | None = None):
+    found = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
+    if after is not None:
+        found = found.exclude(pk=after.pk)
+    return found.order_by("detected_at", "id").only("id").first()

@@ -9,9 +9,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories import maintenance
 from memories.api.maintenance import JobOutput
 from memories.api.views import page_by_status
+from memories.jobs import start_job
 from memories.models import JobKind, Memory
 
 from . import services
@@ -102,9 +102,8 @@ class Reflect(APIView):
     def post(self, request):
         data = self.ReflectInput(data=request.data)
         data.is_valid(raise_exception=True)
-        job = maintenance.create_job(JobKind.REFLECT, owner=request.user,
-                                     dry_run=data.validated_data["dry_run"])
-        maintenance.queue_job(job)
+        job = start_job(JobKind.REFLECT, owner=request.user,
+                        dry_run=data.validated_data["dry_run"])
         return Response(JobOutput(job).data, status=202)
 
 

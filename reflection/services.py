@@ -8,9 +8,9 @@ idempotent: an insight whose text and cited memories were produced before is not
 stored again, and one that an existing memory already says (remember()'s dedup) is
 not stored at all.
 
-The memories layer is imported as modules, never by name, and memories.maintenance only
-when a reflection runs, so memories.services and memories.maintenance may import this
-module (for their hooks and JOB_RUNNERS) without an import cycle.
+The core never calls in here: it sends signals (memories.signals), which
+reflection/receivers.py connects to the trigger counters and to flagging insights, and
+the job registry names `reflect` by its dotted path.
 """
 
 import hashlib
@@ -26,9 +26,10 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from memories import capture, services
+from memories import llm_usage
 from memories.engine import reflection as engine
 from memories.engine.dedup import content_hash
+from memories.jobs import progress_reporter
 from memories.models import (
     Kind,
     LinkRelation,
@@ -42,6 +43,9 @@ from memories.models import (
 )
 from memories.providers.errors import ProviderError
 from memories.providers.llm import RulesProvider
+from memories.services.editing import update_memory
+from memories.services.recall import recall
+from memories.services.remembering import DuplicateMemory, remember
 
 from .models import Insight, InsightStatus, ReflectionState
 
@@ -157,7 +161,7 @@ def _relevant(owner, question: engine.Question, recent: list[Memory],
     """The memories that prompted the question, then those recall finds for it."""
     found = {recent[n - 1].pk: recent[n - 1] for n in question.about if 1 <= n <= len(recent)}
     try:
-        hits = services.recall(owner=owner, query=question.text,
+        hits = recall(owner=owner, query=question.text,
                                limit=engine.RELEVANT_MEMORIES, now=now)
     except ValidationError:
         hits = []
@@ -173,7 +177,7 @@ class _Asker:
 
     def __init__(self, owner, now: datetime):
         self.owner = owner
-        self.provider, self.fallback = capture.choose_provider(owner, "", now)
+        self.provider, self.fallback = llm_usage.choose_provider(owner, "", now)
 
     @property
     def by_rules(self) -> bool:
@@ -184,11 +188,11 @@ class _Asker:
         try:
             judged = getattr(self.provider, method)(*args)
         except ProviderError as exc:
-            capture.log_failed_call(self.owner, "", self.provider, exc, purpose)
+            llm_usage.log_failed_call(self.owner, "", self.provider, exc, purpose)
             self.fallback = f"{self.provider.name} failed: {exc}"[:200]
             self.provider = RulesProvider()
             judged = getattr(self.provider, method)(*args)
-        capture.log_model_calls(self.owner, "", judged.calls)
+        llm_usage.log_model_calls(self.owner, "", judged.calls)
         return judged.value
 
     @property
@@ -235,7 +239,7 @@ def _store(owner, insight: engine.CitedInsight, *, question: str, rounds: int,
         return found
     try:
         with transaction.atomic():
-            found.memory = services.remember(
+            found.memory = remember(
                 owner=owner, now=now, reject_duplicates=True, content=insight.text,
                 memory_type=MemoryType.SEMANTIC, kind=Kind.INSIGHT,
                 importance=engine.INSIGHT_IMPORTANCE, is_synthetic=True,
@@ -248,7 +252,7 @@ def _store(owner, insight: engine.CitedInsight, *, question: str, rounds: int,
                             created_at=now) for m in cited], ignore_conflicts=True)
             found.save()
             _supersede_older(found, now)
-    except (services.DuplicateMemory, IntegrityError):
+    except (DuplicateMemory, IntegrityError):
         return None
     return found
 
@@ -328,10 +332,7 @@ def reflect(*, owner=None, dry_run: bool = False, job=None, now: datetime | None
         if recommended["recommended"] or force:
             due.append((candidate, recommended["reason"] if recommended["recommended"]
                         else engine.ON_DEMAND))
-    from memories import maintenance  # maintenance runs this as a job: import when run
-
-    advance = maintenance.progress_reporter(job, len(due) * (1 + engine.QUESTIONS),
-                                            on_progress)
+    advance = progress_reporter(job, len(due) * (1 + engine.QUESTIONS), on_progress)
     totals = Counter()
     examples, reasons = [], {}
     for candidate, reason in due:
@@ -378,6 +379,6 @@ def review(insight: Insight, *, approve: bool, by=None, now: datetime | None = N
         wanted = Status.ACTIVE if approve else Status.ARCHIVED
         if insight.memory.status in (Status.ACTIVE, Status.ARCHIVED) \
                 and insight.memory.status != wanted:
-            insight.memory = services.update_memory(insight.memory, by=by, status=wanted,
+            insight.memory = update_memory(insight.memory, by=by, status=wanted,
                                                     now=now)
     return insight

@@ -3,11 +3,11 @@
 from huey import crontab
 from huey.contrib.djhuey import db_periodic_task
 
-from memories import maintenance
+from memories import jobs
 from memories.models import JobKind
 
 
 @db_periodic_task(crontab(minute="40"))
 def reflect_where_due():
     """Hourly: every owner whose trigger fired reflects (seed 000, Algorithm 6)."""
-    maintenance.run_scheduled(JobKind.REFLECT)
+    jobs.run_scheduled(JobKind.REFLECT)

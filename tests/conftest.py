@@ -83,7 +83,7 @@ def api_client_for():
     """An API client that sends `owner`'s freshly created key as a Bearer token."""
     from rest_framework.test import APIClient
 
-    from memories.services import create_api_key
+    from memories.services.api_keys import create_api_key
 
     def make(owner):
         _, raw_key = create_api_key(owner=owner, name="test")

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.db import OperationalError
 from rest_framework.test import APIClient
 
-from memories import services
+from memories.services.api_keys import create_api_key, revoke_api_key
 from memories.models import ApiKey, Memory
 
 pytestmark = pytest.mark.django_db
@@ -44,11 +44,11 @@ def test_400_for_content_over_the_limit(alice, api_client_for):
 
 def test_401_without_a_key_or_with_a_revoked_one(alice):
     assert error_of(APIClient().get("/api/v1/memories"), 401)["code"] == "unauthorized"
-    key, raw = services.create_api_key(owner=alice, name="laptop")
+    key, raw = create_api_key(owner=alice, name="laptop")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     assert client.get("/api/v1/memories").status_code == 200
-    services.revoke_api_key(key)
+    revoke_api_key(key)
     assert "revoked" in error_of(client.get("/api/v1/memories"), 401)["message"]
     client.credentials(HTTP_AUTHORIZATION="Bearer engram_made-up")
     error_of(client.get("/api/v1/memories"), 401)

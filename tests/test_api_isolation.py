@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from memories import services
+from memories.services.remembering import remember
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ ENDPOINTS = [
 
 @pytest.fixture
 def alices_memory(alice):
-    return services.remember(owner=alice, content="alice's deploy key is in 1Password").memory
+    return remember(owner=alice, content="alice's deploy key is in 1Password").memory
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS)
@@ -40,7 +40,7 @@ def test_another_owners_memory_is_a_404_and_stays_untouched(alices_memory, bob, 
 
 
 def test_lists_only_show_the_callers_own_memories(alices_memory, bob, api_client_for):
-    services.remember(owner=bob, content="bob's note")
+    remember(owner=bob, content="bob's note")
     listed = api_client_for(bob).get("/api/v1/memories").json()["results"]
     assert [m["content"] for m in listed] == ["bob's note"]
     assert Memory.objects.count() == 2
@@ -57,7 +57,7 @@ def test_the_owner_reaches_every_endpoint(alices_memory, alice, api_client_for, 
 @pytest.mark.parametrize("path", ["/api/v1/memories/search", "/api/v1/memories/context"])
 def test_search_and_context_only_draw_on_the_callers_memories(alices_memory, bob, charlie,
                                                             api_client_for, path):
-    services.remember(owner=bob, content="bob keeps his deploy key in a YubiKey")
+    remember(owner=bob, content="bob keeps his deploy key in a YubiKey")
     for intruder, expected in ((bob, 1), (charlie, 0)):
         body = api_client_for(intruder).post(path, {"query": "where is the deploy key",
                                                     "min_score": 0}, format="json").json()

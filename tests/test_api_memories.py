@@ -2,7 +2,7 @@
 
 import pytest
 
-from memories import services
+from memories.services.remembering import remember
 from memories.models import Memory, MemoryLink
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def test_a_repeat_can_be_refused_with_409_instead(alice_api):
 
 def test_it_lists_newest_first_with_filters_and_a_cursor(alice_api, alice):
     for i in range(5):
-        services.remember(owner=alice, content=f"note number {i} about topic {i * 7}",
+        remember(owner=alice, content=f"note number {i} about topic {i * 7}",
                           kind="episode" if i % 2 else "fact")
     page = alice_api.get("/api/v1/memories", {"page_size": 2}).json()
     assert [m["content"] for m in page["results"]] == ["note number 4 about topic 28",
@@ -60,7 +60,7 @@ def test_it_lists_newest_first_with_filters_and_a_cursor(alice_api, alice):
 
 
 def test_patch_changes_fields_and_keeps_the_old_values_in_history(alice_api, alice):
-    memory = services.remember(owner=alice, content="Staging is on Heroku").memory
+    memory = remember(owner=alice, content="Staging is on Heroku").memory
     response = alice_api.patch(f"/api/v1/memories/{memory.pk}",
                                {"content": "Staging is on Fly.io", "importance": 7,
                                 "pinned": True, "agent_id": "claude"}, format="json")
@@ -77,7 +77,7 @@ def test_patch_changes_fields_and_keeps_the_old_values_in_history(alice_api, ali
 
 
 def test_delete_is_soft_and_patching_status_restores_exactly(alice_api, alice):
-    memory = services.remember(owner=alice, content="The VPN profile is split-tunnel").memory
+    memory = remember(owner=alice, content="The VPN profile is split-tunnel").memory
     assert alice_api.delete(f"/api/v1/memories/{memory.pk}").json()["status"] == "deleted"
     listed = alice_api.get("/api/v1/memories").json()["results"]
     assert listed == []
@@ -93,7 +93,7 @@ def test_delete_is_soft_and_patching_status_restores_exactly(alice_api, alice):
 
 
 def test_related_walks_links_up_to_the_asked_depth(alice_api, alice):
-    a, b, c, d = (services.remember(owner=alice, content=text).memory for text in
+    a, b, c, d = (remember(owner=alice, content=text).memory for text in
                   ["Service A calls B", "B depends on Redis", "Redis runs on host-7",
                    "host-7 is in rack 4"])
     MemoryLink.objects.create(from_memory=a, to_memory=b, relation="related")
@@ -109,7 +109,7 @@ def test_related_walks_links_up_to_the_asked_depth(alice_api, alice):
 
 
 def test_feedback_counts_and_is_rate_limited_per_agent(alice_api, alice):
-    memory = services.remember(owner=alice, content="Prefer httpx over requests").memory
+    memory = remember(owner=alice, content="Prefer httpx over requests").memory
     url = f"/api/v1/memories/{memory.pk}/feedback"
     first = alice_api.post(url, {"signal": "helpful", "agent_id": "a1"}, format="json")
     assert first.json() == {"helpful_count": 1, "harmful_count": 0}

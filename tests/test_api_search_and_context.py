@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memories import services
+from memories.services.recall import record_retrieval
+from memories.services.remembering import remember
 from memories.engine.context import count_tokens
 from memories.models import Memory, UsageEvent
 
@@ -26,7 +27,7 @@ NOTES = [
 @pytest.fixture
 def alice_api(alice, api_client_for):
     for content, kind in NOTES:
-        services.remember(owner=alice, content=content, kind=kind)
+        remember(owner=alice, content=content, kind=kind)
     return api_client_for(alice)
 
 
@@ -62,10 +63,10 @@ def test_search_filters_and_counts_what_it_returns(alice_api, alice):
 
 def test_recording_a_retrieval_is_one_statement_with_a_score_per_memory(
         alice, django_assert_num_queries):
-    first = services.remember(owner=alice, content="Deploys go out on Tuesdays").memory
-    second = services.remember(owner=alice, content="Rollbacks need a second reviewer").memory
+    first = remember(owner=alice, content="Deploys go out on Tuesdays").memory
+    second = remember(owner=alice, content="Rollbacks need a second reviewer").memory
     with django_assert_num_queries(1):
-        services.record_retrieval(owner=alice, memories=[first, second], agent_id="claude",
+        record_retrieval(owner=alice, memories=[first, second], agent_id="claude",
                                   session_id="s9", scores=[0.75, 0.5])
     assert sorted(Memory.objects.values_list("access_count", flat=True)) == [1, 1]
     events = {e.memory_id: e for e in UsageEvent.objects.all()}
@@ -73,7 +74,7 @@ def test_recording_a_retrieval_is_one_statement_with_a_score_per_memory(
     assert {(e.owner_id, e.kind, e.agent_id, e.session_id) for e in events.values()} == {
         (alice.pk, "retrieved", "claude", "s9")}
     with pytest.raises(ValueError, match="one score per memory"):
-        services.record_retrieval(owner=alice, memories=[first], scores=[0.1, 0.2])
+        record_retrieval(owner=alice, memories=[first], scores=[0.1, 0.2])
 
 
 def test_search_refuses_bad_filters_with_the_field(alice_api):

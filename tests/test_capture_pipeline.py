@@ -5,7 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memories import capture
+from memories.capture.extraction import process_due_observations, process_observation
+from memories.capture import observe as observing
 from memories.models import (
     ChunkStatus,
     Memory,
@@ -28,10 +29,10 @@ CONVERSATION = [
 
 @pytest.fixture
 def observe(django_capture_on_commit_callbacks):
-    """capture.observe, then what its commit queues (the test's transaction never commits)."""
+    """observing.observe, then what its commit queues (the test's transaction never commits)."""
     def send(owner, messages=CONVERSATION, tool_events=(), **extra):
         with django_capture_on_commit_callbacks(execute=True):
-            return capture.observe(owner=owner, messages=messages,
+            return observing.observe(owner=owner, messages=messages,
                                    tool_events=list(tool_events),
                                    **(SESSION | extra)).observation
     return send
@@ -68,17 +69,17 @@ def test_an_observation_left_by_a_stopped_worker_is_processed_by_the_sweep(
     stopped_worker.flush()  # the queued task is lost with the worker: the sweep remains
     assert not Memory.objects.for_owner(alice).exists()
     later = timezone.now() + timedelta(minutes=5)
-    assert capture.process_due_observations(now=later) == 1
+    assert process_due_observations(now=later) == 1
     observation.refresh_from_db()
     assert observation.status == ObservationStatus.DONE
     assert Memory.objects.for_owner(alice).filter(content__icontains="PostgreSQL 16").exists()
-    assert capture.process_due_observations(now=later) == 0
+    assert process_due_observations(now=later) == 0
 
 
 def test_processing_twice_changes_nothing_the_second_time(alice, observe):
     observation = observe(alice)
     memories = Memory.objects.for_owner(alice).count()
-    capture.process_observation(observation.pk)
+    process_observation(observation.pk)
     assert Memory.objects.for_owner(alice).count() == memories
     assert observation.chunks.filter(status=ChunkStatus.PENDING).count() == 0
 

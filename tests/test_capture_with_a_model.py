@@ -8,7 +8,9 @@ import pytest
 import respx
 from django.utils import timezone
 
-from memories import capture
+from memories.capture.extraction import process_due_observations, process_observation
+from memories.llm_usage import llm_status
+from memories.capture import observe as observing
 from memories.models import ChunkStatus, Memory, ModelCall, ObservationStatus
 from tests.helpers import ANTHROPIC_MESSAGES
 from tests.helpers import anthropic_reply as reply
@@ -33,9 +35,9 @@ def anthropic(settings):
 
 
 def observe(owner, messages=CHUNK, **extra):
-    observation = capture.observe(owner=owner, messages=messages, tool_events=[],
+    observation = observing.observe(owner=owner, messages=messages, tool_events=[],
                                   **(SESSION | extra)).observation
-    capture.process_observation(observation.pk)
+    process_observation(observation.pk)
     observation.refresh_from_db()
     return observation
 
@@ -52,7 +54,7 @@ def test_the_gate_then_the_extractor_store_memories_and_log_their_cost(alice, an
     assert [(c.purpose, c.input_tokens, c.output_tokens, c.ok) for c in calls] == [
         ("gate", 100, 10, True), ("extract", 400, 80, True)]
     assert all(c.cost_usd > 0 for c in calls)
-    assert capture.llm_status(owner=alice)["today"]["tokens"] == 590
+    assert llm_status(owner=alice)["today"]["tokens"] == 590
 
 
 def test_a_gate_that_says_no_stores_nothing(alice, anthropic):
@@ -82,7 +84,7 @@ def test_a_failing_model_keeps_the_chunk_raw_for_a_later_retry(alice, anthropic,
     # the retry, once due, succeeds and finishes the observation
     anthropic.side_effect = [reply(GATE_YES), reply(EXTRACTION)]
     later = timezone.now() + timedelta(hours=1)
-    assert capture.process_due_observations(now=later) == 1
+    assert process_due_observations(now=later) == 1
     observation.refresh_from_db()
     assert observation.status == ObservationStatus.DONE
     assert Memory.objects.for_owner(alice).count() == 1
@@ -124,7 +126,7 @@ def test_repeated_failures_open_the_breaker_and_the_rules_extract_meanwhile(
     anthropic.side_effect = httpx.Response(500, json={})
     for session in ("a", "b", "c"):
         observe(alice, session_id=session)
-    assert capture.llm_status()["circuit"] == "open"
+    assert llm_status()["circuit"] == "open"
     calls_before = anthropic.call_count
     observation = observe(alice, session_id="d")
     assert anthropic.call_count == calls_before  # the model is not called while open

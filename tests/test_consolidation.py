@@ -9,7 +9,10 @@ import respx
 from django.core.management import call_command
 from django.utils import timezone
 
-from memories import capture, maintenance, services
+from memories.maintenance import consolidation
+from memories.capture.entities import link_entities
+from memories.maintenance.consolidation import consolidate
+from memories.services.remembering import remember
 from memories.engine.extraction import ExtractedMemory
 from memories.models import (
     LinkRelation,
@@ -31,7 +34,7 @@ REDIS_NOTES = [
 
 
 def old(owner, content, *, days=60, **fields):
-    memory = services.remember(owner=owner, content=content, **fields).memory
+    memory = remember(owner=owner, content=content, **fields).memory
     then = NOW - timedelta(days=days)
     Memory.objects.filter(pk=memory.pk).update(created_at=then, last_accessed_at=then)
     return Memory.objects.get(pk=memory.pk)
@@ -49,7 +52,7 @@ def cluster(alice, settings):
 
 def test_a_cluster_becomes_one_summary_that_cites_its_archived_originals(alice, cluster):
     unrelated = old(alice, "Invoices are generated on the first of the month.")
-    report = maintenance.consolidate(owner=alice, now=NOW)
+    report = consolidate(owner=alice, now=NOW)
     assert report["clusters"] == 1 and report["archived"] == 3
     summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
     assert summary.memory_type == "semantic"
@@ -71,7 +74,7 @@ def test_exact_duplicates_merge_first_into_the_oldest(alice, settings):
                           content_hash=first.content_hash, embedding=first.embedding,
                           embedding_model=first.embedding_model,
                           created_at=NOW - timedelta(days=80))
-    report = maintenance.consolidate(owner=alice, now=NOW)
+    report = consolidate(owner=alice, now=NOW)
     assert report["deduplicated"] == 1
     first.refresh_from_db()
     assert first.status == Status.ACTIVE and first.helpful_count == 1
@@ -79,7 +82,7 @@ def test_exact_duplicates_merge_first_into_the_oldest(alice, settings):
 
 
 def test_a_dry_run_reports_what_would_happen_and_changes_nothing(alice, cluster):
-    report = maintenance.consolidate(owner=alice, now=NOW, dry_run=True)
+    report = consolidate(owner=alice, now=NOW, dry_run=True)
     assert (report["clusters"], report["archived"]) == (1, 3)
     assert report["tokens_saved"] > 0
     assert Memory.objects.filter(status=Status.ACTIVE).count() == 3
@@ -87,27 +90,27 @@ def test_a_dry_run_reports_what_would_happen_and_changes_nothing(alice, cluster)
 
 
 def test_consolidating_twice_changes_nothing_the_second_time(alice, cluster):
-    maintenance.consolidate(owner=alice, now=NOW)
+    consolidate(owner=alice, now=NOW)
     state = sorted(Memory.objects.values_list("pk", "status"))
-    report = maintenance.consolidate(owner=alice, now=NOW)
+    report = consolidate(owner=alice, now=NOW)
     assert (report["clusters"], report["deduplicated"], report["links_added"]) == (0, 0, 0)
     assert sorted(Memory.objects.values_list("pk", "status")) == state
 
 
 def test_a_run_killed_mid_cluster_leaves_no_half_written_cluster(alice, cluster,
                                                                   monkeypatch):
-    real_archive = maintenance._archive_into
+    real_archive = consolidation._archive_into
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt("worker killed")
 
-    monkeypatch.setattr(maintenance, "_archive_into", killed)
+    monkeypatch.setattr(consolidation, "_archive_into", killed)
     with pytest.raises(KeyboardInterrupt):
-        maintenance.consolidate(owner=alice, now=NOW)
+        consolidate(owner=alice, now=NOW)
     assert Memory.objects.count() == 3  # the summary's insert was rolled back
     assert Memory.objects.filter(status=Status.ACTIVE).count() == 3
-    monkeypatch.setattr(maintenance, "_archive_into", real_archive)
-    maintenance.consolidate(owner=alice, now=NOW)  # restarted
+    monkeypatch.setattr(consolidation, "_archive_into", real_archive)
+    consolidate(owner=alice, now=NOW)  # restarted
     assert Memory.objects.filter(status=Status.ARCHIVED).count() == 3
     assert Memory.objects.filter(status=Status.ACTIVE).count() == 1
 
@@ -115,7 +118,7 @@ def test_a_run_killed_mid_cluster_leaves_no_half_written_cluster(alice, cluster,
 def test_pinned_and_recent_memories_are_left_alone_by_the_age_strategy(alice, cluster):
     Memory.objects.filter(pk=cluster[0].pk).update(pinned=True)
     Memory.objects.filter(pk=cluster[1].pk).update(created_at=NOW - timedelta(days=1))
-    report = maintenance.consolidate(owner=alice, now=NOW)
+    report = consolidate(owner=alice, now=NOW)
     assert report["clusters"] == 0
     assert Memory.objects.filter(status=Status.ARCHIVED).count() == 0
 
@@ -126,7 +129,7 @@ def test_old_episodes_get_their_compression_levels(alice):
                          "the login works again.", days=40, memory_type="episodic")
     week_old = old(alice, "Paired on the search page layout today.", days=10,
                    memory_type="episodic")
-    maintenance.consolidate(owner=alice, now=NOW)
+    consolidate(owner=alice, now=NOW)
     episode.refresh_from_db()
     week_old.refresh_from_db()
     assert episode.summary and episode.compressed and episode.index_key
@@ -136,7 +139,7 @@ def test_old_episodes_get_their_compression_levels(alice):
 def test_neighbours_close_in_meaning_get_related_links(alice):
     a = old(alice, "The billing service sends invoices through Stripe.", days=1)
     b = old(alice, "Stripe webhooks tell billing when an invoice is paid.", days=1)
-    maintenance.consolidate(owner=alice, now=NOW)
+    consolidate(owner=alice, now=NOW)
     assert MemoryLink.objects.filter(relation=LinkRelation.RELATED).filter(
         from_memory__in=[a, b], to_memory__in=[a, b]).exists()
 
@@ -150,7 +153,7 @@ def test_usage_promotes_cited_memories_and_demotes_ignored_ones(alice):
                                       created_at=NOW - timedelta(hours=2))
             UsageEvent.objects.create(memory=memory, owner=alice, kind=kind,
                                       created_at=NOW - timedelta(hours=1))
-    maintenance.consolidate(owner=alice, now=NOW)
+    consolidate(owner=alice, now=NOW)
     assert Memory.objects.get(pk=cited.pk).importance > 5
     assert Memory.objects.get(pk=ignored.pk).importance < 5
 
@@ -190,7 +193,7 @@ def test_a_configured_model_writes_the_summary_and_its_call_is_logged(alice, clu
     with respx.mock:
         route = respx.post(ANTHROPIC_MESSAGES).mock(return_value=summary_reply(
             "Sessions are cached in Redis 7 for one hour."))
-        maintenance.consolidate(owner=alice, now=NOW)
+        consolidate(owner=alice, now=NOW)
     assert route.call_count == 1
     assert "Redis 7 holds the session cache" in route.calls[0].request.content.decode()
     summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
@@ -204,7 +207,7 @@ def test_a_failing_model_leaves_the_summary_to_the_rules(alice, cluster, setting
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
     with respx.mock:
         respx.post(ANTHROPIC_MESSAGES).mock(return_value=httpx.Response(500, json={}))
-        report = maintenance.consolidate(owner=alice, now=NOW)
+        report = consolidate(owner=alice, now=NOW)
     assert report["clusters"] == 1
     summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
     assert summary.metadata["summarised_by"] == "rules" and "Redis 7" in summary.content
@@ -214,19 +217,19 @@ def test_memories_naming_the_same_entity_get_related_links(alice):
     a = old(alice, "The nightly export job writes CSV files.", days=1)
     b = old(alice, "Finance reads the files every morning at nine.", days=1)
     for memory in (a, b):
-        capture.link_entities(memory, ExtractedMemory.model_validate({
+        link_entities(memory, ExtractedMemory.model_validate({
             "content": memory.content, "entities": [{"name": "nightly export"}]}), now=NOW)
-    report = maintenance.consolidate(owner=alice, now=NOW)
+    report = consolidate(owner=alice, now=NOW)
     assert report["links_added"] >= 1
     link = MemoryLink.objects.get(relation=LinkRelation.RELATED)
     assert {link.from_memory_id, link.to_memory_id} == {a.pk, b.pk}
-    assert maintenance.consolidate(owner=alice, now=NOW)["links_added"] == 0
+    assert consolidate(owner=alice, now=NOW)["links_added"] == 0
 
 
 def test_a_run_clusters_a_bounded_share_of_a_large_backlog(alice, cluster, monkeypatch):
-    monkeypatch.setattr(maintenance, "CONSOLIDATION_BATCH", 2)
-    first = maintenance.consolidate(owner=alice, now=NOW)
+    monkeypatch.setattr(consolidation, "CONSOLIDATION_BATCH", 2)
+    first = consolidate(owner=alice, now=NOW)
     assert first["candidates"] == 2
-    second = maintenance.consolidate(owner=alice, now=NOW)
+    second = consolidate(owner=alice, now=NOW)
     assert second["candidates"] >= 1
     assert Memory.objects.filter(status=Status.ARCHIVED).count() >= 2

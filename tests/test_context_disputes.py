@@ -2,14 +2,16 @@
 
 import json
 
-from memories import maintenance, services
+from memories.maintenance.contradictions import resolve_contradiction
+from memories.services.context import assemble_context
+from memories.services.remembering import remember
 from memories.models import Contradiction, UsageEvent
 
 
 def disputed(owner):
-    old = services.remember(owner=owner, content="The orders API listens on port 8080",
+    old = remember(owner=owner, content="The orders API listens on port 8080",
                             kind="fact").memory
-    new = services.remember(owner=owner, content="The orders API listens on port 9090",
+    new = remember(owner=owner, content="The orders API listens on port 9090",
                             kind="fact").memory
     return Contradiction.objects.create(owner=owner, memory_a=old, memory_b=new,
                                         detected_by="rules")
@@ -17,7 +19,7 @@ def disputed(owner):
 
 def test_a_disputed_memory_goes_to_the_critical_tier_with_a_note(alice):
     contradiction = disputed(alice)
-    built = services.assemble_context(owner=alice, query="which port does the orders API use?",
+    built = assemble_context(owner=alice, query="which port does the orders API use?",
                                       max_tokens=4000, fmt="json", track=False)
     by_id = {r["id"]: r for r in json.loads(built.context)["memories"]}
     a, b = str(contradiction.memory_a_id), str(contradiction.memory_b_id)
@@ -28,24 +30,24 @@ def test_a_disputed_memory_goes_to_the_critical_tier_with_a_note(alice):
 
 def test_a_resolved_contradiction_is_no_longer_flagged(alice):
     contradiction = disputed(alice)
-    maintenance.resolve_contradiction(contradiction, resolution="both_valid")
-    built = services.assemble_context(owner=alice, query="which port does the orders API use?",
+    resolve_contradiction(contradiction, resolution="both_valid")
+    built = assemble_context(owner=alice, query="which port does the orders API use?",
                                       max_tokens=500, track=False)
     assert "Disputed" not in built.context
 
 
 def test_a_small_context_still_says_the_memory_is_disputed(alice):
     disputed(alice)
-    built = services.assemble_context(owner=alice, query="which port does the orders API use?",
+    built = assemble_context(owner=alice, query="which port does the orders API use?",
                                       max_tokens=500, track=False)
     assert "(Disputed: contradicts memory" in built.context
 
 
 def test_a_preview_records_no_retrieval(alice):
     disputed(alice)
-    services.assemble_context(owner=alice, query="which port does the orders API use?",
+    assemble_context(owner=alice, query="which port does the orders API use?",
                               session_id="s-1", track=False)
     assert not UsageEvent.objects.exists()
-    services.assemble_context(owner=alice, query="which port does the orders API use?",
+    assemble_context(owner=alice, query="which port does the orders API use?",
                               session_id="s-1")
     assert UsageEvent.objects.exists()

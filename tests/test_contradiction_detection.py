@@ -7,7 +7,8 @@ import pytest
 import respx
 from django.core.management import call_command
 
-from memories import maintenance, services
+from memories.maintenance.contradictions import check_contradictions
+from memories.services import remembering
 from memories.models import Contradiction, ContradictionStatus, JudgedPair, ModelCall
 from tests.helpers import ANTHROPIC_MESSAGES, anthropic_reply
 
@@ -17,7 +18,7 @@ def remember(django_capture_on_commit_callbacks):
     """remember(), then the contradiction check its commit queues."""
     def store(owner, content, **fields):
         with django_capture_on_commit_callbacks(execute=True):
-            return services.remember(owner=owner, content=content, **fields).memory
+            return remembering.remember(owner=owner, content=content, **fields).memory
     return store
 
 
@@ -44,8 +45,8 @@ def test_memories_of_other_owners_are_never_compared(alice, bob, remember):
 
 
 def test_a_full_scan_finds_each_pair_once_and_a_rerun_adds_nothing(alice, remember, capsys):
-    services.remember(owner=alice, content="Staging deploys run on Fridays")
-    services.remember(owner=alice, content="Staging deploys never run on Fridays")
+    remembering.remember(owner=alice, content="Staging deploys run on Fridays")
+    remembering.remember(owner=alice, content="Staging deploys never run on Fridays")
     call_command("scan_contradictions", "--dry-run")
     assert json.loads(capsys.readouterr().out)["found"] >= 1
     assert not Contradiction.objects.exists()
@@ -65,14 +66,14 @@ def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, s
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
     route = respx.post(ANTHROPIC_MESSAGES).mock(return_value=judged(True))
-    a = services.remember(owner=alice, content="The orders API listens on port 8080").memory
-    b = services.remember(owner=alice, content="The orders API listens on port 9090").memory
-    maintenance.check_contradictions([b.pk])
+    a = remembering.remember(owner=alice, content="The orders API listens on port 8080").memory
+    b = remembering.remember(owner=alice, content="The orders API listens on port 9090").memory
+    check_contradictions([b.pk])
     assert route.call_count == 1
     assert Contradiction.objects.get().detected_by == "anthropic"
     assert JudgedPair.objects.get().contradicts
     assert ModelCall.objects.get().purpose == "judge"
-    maintenance.check_contradictions([b.pk, a.pk])
+    check_contradictions([b.pk, a.pk])
     assert route.call_count == 1  # both directions hit the cached verdict
 
 
@@ -81,8 +82,8 @@ def test_a_failing_model_falls_back_to_the_rules(alice, settings):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
     respx.post(ANTHROPIC_MESSAGES).mock(return_value=httpx.Response(500, json={}))
-    services.remember(owner=alice, content="The orders API listens on port 8080")
-    b = services.remember(owner=alice, content="The orders API listens on port 9090").memory
-    maintenance.check_contradictions([b.pk])
+    remembering.remember(owner=alice, content="The orders API listens on port 8080")
+    b = remembering.remember(owner=alice, content="The orders API listens on port 9090").memory
+    check_contradictions([b.pk])
     assert Contradiction.objects.get().detected_by == "rules"
     assert ModelCall.objects.filter(ok=False).exists()

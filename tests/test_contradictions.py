@@ -2,7 +2,8 @@
 
 import pytest
 
-from memories import maintenance, services
+from memories.maintenance.contradictions import resolve_contradiction
+from memories.services.remembering import remember
 from memories.models import (
     Contradiction,
     ContradictionStatus,
@@ -14,8 +15,8 @@ from memories.models import (
 
 
 def pair(owner, a="The API listens on port 8080", b="The API listens on port 9090"):
-    first = services.remember(owner=owner, content=a).memory
-    second = services.remember(owner=owner, content=b).memory
+    first = remember(owner=owner, content=a).memory
+    second = remember(owner=owner, content=b).memory
     return Contradiction.objects.create(owner=owner, memory_a=first, memory_b=second,
                                         detected_by="rules", reason="port changed")
 
@@ -96,7 +97,7 @@ def test_an_unknown_resolution_is_a_400(alice, api_client_for):
 def test_the_list_filters_by_status(alice, api_client_for):
     open_one = pair(alice)
     done = pair(alice, "Staging deploys on Fridays", "Staging never deploys on Fridays")
-    maintenance.resolve_contradiction(done, resolution="both_valid")
+    resolve_contradiction(done, resolution="both_valid")
     client = api_client_for(alice)
     listed = client.get("/api/v1/contradictions?status=open").json()["results"]
     assert [c["id"] for c in listed] == [str(open_one.pk)]

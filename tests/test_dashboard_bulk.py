@@ -2,7 +2,8 @@
 
 import pytest
 
-from memories import services
+from memories.services.editing import delete_memory, update_memory
+from memories.services.remembering import remember
 from memories.models import Memory, MemoryVersion, Status
 
 pytestmark = pytest.mark.django_db
@@ -12,7 +13,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def three(alice):
-    return [services.remember(owner=alice, content=text).memory for text in (
+    return [remember(owner=alice, content=text).memory for text in (
         "Lint with ruff before every commit", "The CI runs on two cores",
         "Screenshots live under docs/screenshots")]
 
@@ -37,7 +38,7 @@ def test_archiving_a_selection(client, alice, three):
 
 
 def test_deleting_a_selection_offers_an_undo_that_restores_each_as_it_was(client, alice, three):
-    services.update_memory(three[0], by=alice, status=Status.ARCHIVED)
+    update_memory(three[0], by=alice, status=Status.ARCHIVED)
     client.force_login(alice)
     page = client.post("/memories/bulk", {"ids": ids(three), "action": "delete"},
                        **HTMX).content.decode()
@@ -81,7 +82,7 @@ def test_a_bulk_action_never_touches_another_persons_memories(client, bob, three
 
 
 def test_an_undo_cannot_restore_another_persons_memories(client, alice, bob, three):
-    services.delete_memory(three[0], by=alice)
+    delete_memory(three[0], by=alice)
     client.force_login(bob)
     client.post("/memories/bulk/undo", {"ids": ids(three)}, **HTMX)
     assert Memory.objects.get(pk=three[0].pk).status == Status.DELETED

@@ -3,7 +3,8 @@ as a retrieval."""
 
 import pytest
 
-from memories import services
+from memories.services.context import assemble_context
+from memories.services.remembering import remember
 from memories.models import Memory, UsageEvent
 
 pytestmark = pytest.mark.django_db
@@ -11,11 +12,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def stored(alice, bob):
-    services.remember(owner=alice, content="Always run the migrations before deploying",
+    remember(owner=alice, content="Always run the migrations before deploying",
                       kind="instruction")
-    services.remember(owner=alice, content="The deploy failed because migrations were missing",
+    remember(owner=alice, content="The deploy failed because migrations were missing",
                       kind="error")
-    services.remember(owner=bob, content="Bob deploys by hand with migrations on Sundays")
+    remember(owner=bob, content="Bob deploys by hand with migrations on Sundays")
 
 
 def test_the_empty_form_is_shown_first(client, alice):
@@ -40,7 +41,7 @@ def test_the_preview_matches_what_the_api_hands_an_agent(client, alice, stored):
     client.force_login(alice)
     page = client.get("/context/", {"prompt": "deploy migrations", "budget": 500,
                                     "format": "xml"}).content.decode()
-    built = services.assemble_context(owner=alice, query="deploy migrations", max_tokens=500,
+    built = assemble_context(owner=alice, query="deploy migrations", max_tokens=500,
                                       fmt="xml")
     from django.utils.html import escape
     assert escape(built.context) in page and f"<strong>{built.tokens_used}</strong>" in page

@@ -3,7 +3,8 @@ and the actions on it (edit in place, pin, archive, delete with undo, feedback).
 
 import pytest
 
-from memories import services
+from memories.services.editing import update_memory
+from memories.services.remembering import remember
 from memories.models import (
     Entity,
     LinkRelation,
@@ -22,7 +23,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def memory(alice):
-    return services.remember(owner=alice, content="The staging database runs on port 5433",
+    return remember(owner=alice, content="The staging database runs on port 5433",
                              tags=["db"], importance=6).memory
 
 
@@ -55,8 +56,8 @@ def test_an_anonymous_visitor_is_sent_to_sign_in(client, memory):
 
 
 def test_links_show_both_ways_as_clickable_neighbours(client, alice, memory):
-    newer = services.remember(owner=alice, content="Staging moved its database to port 6543").memory
-    digest = services.remember(owner=alice, content="Weekly digest of infrastructure changes").memory
+    newer = remember(owner=alice, content="Staging moved its database to port 6543").memory
+    digest = remember(owner=alice, content="Weekly digest of infrastructure changes").memory
     MemoryLink.objects.create(from_memory=newer, to_memory=memory, relation=LinkRelation.SUPERSEDES)
     MemoryLink.objects.create(from_memory=memory, to_memory=digest,
                               relation=LinkRelation.CONSOLIDATED_INTO)
@@ -82,14 +83,14 @@ def test_entities_and_usage_over_time_are_shown(client, alice, memory):
 def test_the_detail_page_runs_a_fixed_number_of_queries(client, alice, memory,
                                                        django_assert_max_num_queries):
     for i in range(10):
-        other = services.remember(owner=alice, content=f"Neighbour number {i} about ports",
+        other = remember(owner=alice, content=f"Neighbour number {i} about ports",
                                   embedding=[0.0] * i + [1.0] + [0.0] * (383 - i)).memory
         MemoryLink.objects.create(from_memory=memory, to_memory=other,
                                   relation=LinkRelation.RELATED)
         entity = Entity.objects.create(owner=alice, name=f"thing {i}", canonical_name=f"t{i}")
         MemoryEntity.objects.create(memory=memory, entity=entity)
         UsageEvent.objects.create(memory=memory, owner=alice, kind=UsageKind.RETRIEVED)
-        services.update_memory(memory, by=alice, importance=1 + i % 9)
+        update_memory(memory, by=alice, importance=1 + i % 9)
     client.force_login(alice)
     # session, user, memory, links, entities, usage, history, open contradiction, badge
     with django_assert_max_num_queries(9):
@@ -130,7 +131,7 @@ def test_a_plain_edit_without_javascript_redirects_back(client, alice, memory):
 
 
 def test_the_history_diff_is_escaped(client, alice, memory):
-    services.update_memory(memory, by=alice, content="<img src=x onerror=alert(1)> port 5433")
+    update_memory(memory, by=alice, content="<img src=x onerror=alert(1)> port 5433")
     client.force_login(alice)
     page = client.get(url(memory)).content.decode()
     assert "<img src=x" not in page and "&lt;img src=x" in page
@@ -153,7 +154,7 @@ def test_actions_need_a_post(client, alice, memory):
 
 
 def test_delete_then_undo_restores_exactly_what_was_there(client, alice, memory):
-    services.update_memory(memory, by=alice, status=Status.ARCHIVED, pinned=True)
+    update_memory(memory, by=alice, status=Status.ARCHIVED, pinned=True)
     client.force_login(alice)
     page = client.post(url(memory, "delete"), **HTMX).content.decode()
     assert "Undo delete" in page and Memory.objects.get(pk=memory.pk).status == Status.DELETED
@@ -178,7 +179,7 @@ def test_feedback_buttons_count_once_per_interval(client, alice, memory):
 def test_a_memory_in_an_open_contradiction_links_to_the_queue(client, alice, memory):
     from memories.models import Contradiction
 
-    other = services.remember(owner=alice, content="The staging database runs on port 6000").memory
+    other = remember(owner=alice, content="The staging database runs on port 6000").memory
     Contradiction.objects.create(owner=alice, memory_a=memory, memory_b=other)
     client.force_login(alice)
     page = client.get(url(memory)).content.decode()

@@ -1,6 +1,6 @@
 """The dashboard's text helpers: highlights and diffs are escaped, whatever the text."""
 
-from memories.dashboard import highlight, query_stems, word_diff
+from dashboard.text import highlight, query_stems, word_diff
 
 
 def test_highlight_marks_words_sharing_a_stem_with_the_query():

@@ -5,7 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memories import services
+from memories.services.editing import delete_memory, update_memory
+from memories.services.remembering import NewMemory, remember, remember_many
 from memories.models import Memory, Status
 
 pytestmark = pytest.mark.django_db
@@ -13,12 +14,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def stored(alice, bob):
-    router = services.remember(owner=alice, content="The office router hands out DHCP leases",
+    router = remember(owner=alice, content="The office router hands out DHCP leases",
                                kind="fact", project="office", tags=["network"]).memory
-    deploy = services.remember(owner=alice, content="Deploys go out with make release on Fridays",
+    deploy = remember(owner=alice, content="Deploys go out with make release on Fridays",
                                kind="workflow", memory_type="procedural",
                                importance=9).memory
-    services.remember(owner=bob, content="Bob's router is in the attic")
+    remember(owner=bob, content="Bob's router is in the attic")
     return {"router": router, "deploy": deploy}
 
 
@@ -50,7 +51,7 @@ def test_the_navigation_links_every_screen_with_the_contradictions_badge(client,
     client.force_login(alice)
     page = client.get("/").content.decode()
     for href in ("/context/", "/contradictions/", "/jobs/", "/keys/", "/transfer/",
-                 "/settings/", "/insights/"):
+                 "/settings/", "/stats/"):
         assert f'href="{href}"' in page
     assert 'class="badge"' not in page  # no open contradictions, no badge
 
@@ -68,8 +69,8 @@ def test_filters_narrow_the_list(client, alice, stored):
 
 
 def test_status_pinned_and_date_filters(client, alice, stored):
-    services.update_memory(stored["router"], by=alice, pinned=True)
-    services.update_memory(stored["deploy"], by=alice, status=Status.ARCHIVED)
+    update_memory(stored["router"], by=alice, pinned=True)
+    update_memory(stored["deploy"], by=alice, status=Status.ARCHIVED)
     client.force_login(alice)
     assert "make release" not in client.get("/", {"status": "active"}).content.decode()
     assert "make release" in client.get("/", {"status": "archived"}).content.decode()
@@ -83,7 +84,7 @@ def test_status_pinned_and_date_filters(client, alice, stored):
 
 
 def test_deleted_memories_stay_out_of_the_list_unless_asked_for(client, alice, stored):
-    services.delete_memory(stored["deploy"], by=alice)
+    delete_memory(stored["deploy"], by=alice)
     client.force_login(alice)
     assert "make release" not in client.get("/").content.decode()
     assert "make release" in client.get("/", {"status": "deleted"}).content.decode()
@@ -112,8 +113,8 @@ def test_each_sort_puts_the_right_memory_first(client, alice, stored, sort, firs
 
 
 def test_pagination_keeps_the_filters_in_the_url(client, alice):
-    services.remember_many(owner=alice, items=[
-        services.NewMemory(content=f"Release note number {i} for version {i}.0",
+    remember_many(owner=alice, items=[
+        NewMemory(content=f"Release note number {i} for version {i}.0",
                            kind="episode", embedding=[1.0] + [0.0] * 383)
         for i in range(30)])
     client.force_login(alice)
@@ -132,7 +133,7 @@ def test_search_shows_hits_with_their_score_breakdown(client, alice, stored):
 
 
 def test_search_highlights_the_query_words_and_escapes_the_rest(client, alice):
-    services.remember(owner=alice, content="<script>alert(1)</script> the routers & switches")
+    remember(owner=alice, content="<script>alert(1)</script> the routers & switches")
     client.force_login(alice)
     page = client.get("/", {"q": "router"}).content.decode()
     assert "<mark>routers</mark>" in page
@@ -159,8 +160,8 @@ def test_an_htmx_request_gets_only_the_results_partial(client, alice, stored):
 
 
 def test_the_list_runs_a_fixed_number_of_queries(client, alice, django_assert_max_num_queries):
-    services.remember_many(owner=alice, items=[
-        services.NewMemory(content=f"Fact {i}: the build cache lives in /tmp/cache{i}",
+    remember_many(owner=alice, items=[
+        NewMemory(content=f"Fact {i}: the build cache lives in /tmp/cache{i}",
                            tags=["cache"], embedding=[1.0] + [0.0] * 383) for i in range(40)])
     client.force_login(alice)
     # session, user, count, page, the cost meter, the contradictions badge: none per row
@@ -171,8 +172,8 @@ def test_the_list_runs_a_fixed_number_of_queries(client, alice, django_assert_ma
 
 
 def test_a_search_runs_a_fixed_number_of_queries(client, alice, django_assert_max_num_queries):
-    services.remember_many(owner=alice, items=[
-        services.NewMemory(content=f"Fact {i}: the build cache lives in /tmp/cache{i}")
+    remember_many(owner=alice, items=[
+        NewMemory(content=f"Fact {i}: the build cache lives in /tmp/cache{i}")
         for i in range(40)])
     client.force_login(alice)
     client.get("/", {"q": "warm-up"}, HTTP_HX_REQUEST="true")  # the vector index check, once

@@ -4,7 +4,9 @@ import httpx
 import pytest
 import respx
 
-from memories import services
+from memories.services.embeddings import embed_pending
+from memories.services.recall import recall
+from memories.services.remembering import remember
 from memories.models import Memory
 
 OLLAMA = "http://ollama.test:11434/api/embed"
@@ -31,7 +33,7 @@ def test_a_memory_is_stored_and_queued_while_the_provider_is_down(
         alice, ollama_settings, django_capture_on_commit_callbacks):
     respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
     with django_capture_on_commit_callbacks() as queued:
-        result = services.remember(owner=alice, content="The VPN needs the split-tunnel profile")
+        result = remember(owner=alice, content="The VPN needs the split-tunnel profile")
     assert result.created
     result.memory.refresh_from_db()
     assert result.memory.embedding is None and result.memory.embedding_model == ""
@@ -41,9 +43,9 @@ def test_a_memory_is_stored_and_queued_while_the_provider_is_down(
 @respx.mock
 def test_recall_falls_back_to_keywords_while_the_provider_is_down(alice, ollama_settings):
     respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
-    services.remember(owner=alice, content="The VPN needs the split-tunnel profile")
-    services.remember(owner=alice, content="Lunch is at noon")
-    hits = services.recall(owner=alice, query="which VPN profile?")
+    remember(owner=alice, content="The VPN needs the split-tunnel profile")
+    remember(owner=alice, content="Lunch is at noon")
+    hits = recall(owner=alice, query="which VPN profile?")
     assert [h.memory.content for h in hits] == ["The VPN needs the split-tunnel profile"]
     assert hits[0].similarity is None and hits[0].keyword_rank == 1
 
@@ -51,20 +53,20 @@ def test_recall_falls_back_to_keywords_while_the_provider_is_down(alice, ollama_
 @respx.mock
 def test_exact_repeats_are_still_merged_while_the_provider_is_down(alice, ollama_settings):
     respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
-    services.remember(owner=alice, content="Lunch is at noon")
-    assert not services.remember(owner=alice, content="lunch is at  noon").created
+    remember(owner=alice, content="Lunch is at noon")
+    assert not remember(owner=alice, content="lunch is at  noon").created
     assert Memory.objects.for_owner(alice).count() == 1
 
 
 @respx.mock
 def test_the_sweep_embeds_what_was_deferred_once_the_provider_is_back(alice, ollama_settings):
     route = respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
-    memory = services.remember(owner=alice, content="The VPN needs the split-tunnel profile").memory
+    memory = remember(owner=alice, content="The VPN needs the split-tunnel profile").memory
     route.mock(side_effect=vectors_for)
-    assert services.embed_pending() == 1
+    assert embed_pending() == 1
     memory.refresh_from_db()
     assert memory.embedding_model == "ollama:nomic-embed-text"
-    hits = services.recall(owner=alice, query="vpn")
+    hits = recall(owner=alice, query="vpn")
     assert hits[0].memory == memory and hits[0].similarity is not None
 
 
@@ -75,7 +77,7 @@ def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ol
     """The task waits in PostgreSQL until a worker runs it: nothing is lost."""
     owner = django_user_model.objects.create_user("alice")
     route = respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
-    memory = services.remember(owner=owner, content="Staging runs on Fridays").memory
+    memory = remember(owner=owner, content="Staging runs on Fridays").memory
     assert stopped_worker.pending_count() == 1  # no worker is running: it waits in the queue
 
     route.mock(side_effect=vectors_for)  # provider back, worker starts

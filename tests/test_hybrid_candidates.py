@@ -5,7 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memories import services
+from memories.services.remembering import NewMemory, SESSION_LINK_STRENGTH, remember_many
+from memories.services import remembering
 from memories.models import Memory, MemoryLink
 from memories.providers.embeddings import get_provider
 from memories.selectors import RecallFilters, hybrid_candidates
@@ -21,7 +22,7 @@ def candidates(owner, query, **kwargs):
 
 
 def remember(owner, content, **fields):
-    return services.remember(owner=owner, content=content, **fields).memory
+    return remembering.remember(owner=owner, content=content, **fields).memory
 
 
 @pytest.fixture
@@ -135,10 +136,10 @@ def test_every_candidate_carries_its_own_cosine_whichever_list_brought_it(store)
 def test_remember_links_each_memory_of_a_session_to_the_one_before_it(alice, bob):
     first = remember(alice, "Kim asked how the migration to Postgres went", session_id="s1")
     other = remember(alice, "Unrelated note without a session")
-    services.remember_many(owner=alice, items=[
-        services.NewMemory(content="It took two weekends and one rollback", session_id="s1"),
-        services.NewMemory(content="A different session starts here", session_id="s2"),
-        services.NewMemory(content="The rollback was caused by a missing index", session_id="s1"),
+    remember_many(owner=alice, items=[
+        NewMemory(content="It took two weekends and one rollback", session_id="s1"),
+        NewMemory(content="A different session starts here", session_id="s2"),
+        NewMemory(content="The rollback was caused by a missing index", session_id="s1"),
     ])
     second = Memory.objects.get(content__startswith="It took two")
     third = Memory.objects.get(content__startswith="The rollback")
@@ -147,7 +148,7 @@ def test_remember_links_each_memory_of_a_session_to_the_one_before_it(alice, bob
     assert links == {(second.pk, first.pk, "related"), (third.pk, second.pk, "related")}
     assert not MemoryLink.objects.filter(from_memory=other).exists()
     assert set(MemoryLink.objects.values_list("strength", flat=True)) == {
-        services.SESSION_LINK_STRENGTH}
+        SESSION_LINK_STRENGTH}
 
 
 def test_the_graph_walk_brings_the_reply_next_to_a_matching_turn(alice):

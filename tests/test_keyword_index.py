@@ -4,13 +4,14 @@ import math
 
 import pytest
 
-from memories import services
+from memories.services.editing import update_memory
+from memories.services import remembering
 from memories.models import KeywordStats, Memory, MemoryTerm, TermDocuments
 from memories.selectors import hybrid_candidates
 
 
 def remember(owner, content):
-    return services.remember(owner=owner, content=content).memory
+    return remembering.remember(owner=owner, content=content).memory
 
 
 def documents(owner, term):
@@ -27,7 +28,7 @@ def test_postings_follow_inserts_edits_and_deletes(alice):
     # redi x2, cach, session, restart, night + postgr, store, order (stemmed, no stopwords)
     assert (stats.documents, stats.terms) == (2, 9)
 
-    services.update_memory(first, content="Memcached caches sessions")
+    update_memory(first, content="Memcached caches sessions")
     assert documents(alice, "redi") == 0 and documents(alice, "memcach") == 1
     assert KeywordStats.objects.get(owner_id=alice.pk).documents == 2
 

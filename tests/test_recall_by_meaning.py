@@ -1,8 +1,11 @@
 """Recall finds memories by meaning, with the real local model on the real database."""
 
 import pytest
+from django.core.exceptions import ValidationError
 
-from memories import services
+from memories.services.editing import delete_memory
+from memories.services.recall import recall
+from memories.services.remembering import remember
 from memories.engine.ranking import Weights
 from memories.selectors import RecallFilters
 
@@ -28,68 +31,68 @@ def alice_memories(alice):
     # Equal importance, so that these tests are about meaning alone (importance and
     # recency are the other two factors of the ranking).
     for text in UNRELATED + [memory for _, memory in PARAPHRASES]:
-        services.remember(owner=alice, content=text, importance=5)
+        remember(owner=alice, content=text, importance=5)
     return alice
 
 
 def test_wifi_keeps_dropping_recalls_the_router_memory_first(alice_memories):
-    hits = services.recall(owner=alice_memories, query="WiFi keeps dropping", limit=3)
+    hits = recall(owner=alice_memories, query="WiFi keeps dropping", limit=3)
     assert hits[0].memory.content == "network configuration problems on the router"
     assert hits[0].similarity > hits[1].similarity
 
 
 @pytest.mark.parametrize(("query", "expected"), PARAPHRASES)
 def test_paraphrased_questions_find_their_memory_first(alice_memories, query, expected):
-    hits = services.recall(owner=alice_memories, query=query, limit=5)
+    hits = recall(owner=alice_memories, query=query, limit=5)
     assert hits[0].memory.content == expected
 
 
 def test_importance_decides_between_memories_equally_close_in_meaning(alice, settings):
     # Seed 000's equal weights; the default gives importance a quarter of relevance's.
     settings.ENGRAM_RANK_WEIGHTS = Weights(1, 1, 1)
-    services.remember(owner=alice, content="The nightly build uses the staging database",
+    remember(owner=alice, content="The nightly build uses the staging database",
                       importance=3)
-    services.remember(owner=alice, content="The nightly build runs against the staging "
+    remember(owner=alice, content="The nightly build runs against the staging "
                                            "database", importance=9)
-    services.remember(owner=alice, content="Lunch is at noon", importance=5)
-    hits = services.recall(owner=alice, query="which database does the nightly build use")
+    remember(owner=alice, content="Lunch is at noon", importance=5)
+    hits = recall(owner=alice, query="which database does the nightly build use")
     assert [h.memory.importance for h in hits] == [9, 3, 5]
     assert hits[0].breakdown.importance == 1.0 and hits[1].breakdown.importance == 0.0
 
 
 def test_by_default_a_closer_meaning_outweighs_a_higher_heuristic_importance(alice):
-    services.remember(owner=alice, content="The nightly build runs against the staging "
+    remember(owner=alice, content="The nightly build runs against the staging "
                                            "database", importance=2)
-    services.remember(owner=alice, content="The staging server is rebooted every Sunday",
+    remember(owner=alice, content="The staging server is rebooted every Sunday",
                       importance=10)
-    services.remember(owner=alice, content="Lunch is at noon", importance=5)
-    hits = services.recall(owner=alice, query="which database does the nightly build use")
+    remember(owner=alice, content="Lunch is at noon", importance=5)
+    hits = recall(owner=alice, query="which database does the nightly build use")
     assert hits[0].memory.content.startswith("The nightly build")
 
 
 def test_it_never_returns_another_owners_memories(alice_memories, bob):
-    services.remember(owner=bob, content="bob's router drops the wireless connection")
-    hits = services.recall(owner=alice_memories, query="wireless router", limit=20)
+    remember(owner=bob, content="bob's router drops the wireless connection")
+    hits = recall(owner=alice_memories, query="wireless router", limit=20)
     assert all(hit.memory.owner_id == alice_memories.pk for hit in hits)
-    bob_hits = services.recall(owner=bob, query="wireless router", limit=20)
+    bob_hits = recall(owner=bob, query="wireless router", limit=20)
     assert [h.memory.content for h in bob_hits] == ["bob's router drops the wireless connection"]
 
 
 def test_filters_narrow_recall_by_type_kind_project_and_status(alice):
-    services.remember(owner=alice, content="Deploys go out on Tuesdays", kind="workflow",
+    remember(owner=alice, content="Deploys go out on Tuesdays", kind="workflow",
                       memory_type="procedural", project="shop")
-    services.remember(owner=alice, content="Deploys froze during the holiday sale",
+    remember(owner=alice, content="Deploys froze during the holiday sale",
                       kind="episode", memory_type="episodic", project="shop")
-    services.remember(owner=alice, content="Deploys of the blog are manual", project="blog")
+    remember(owner=alice, content="Deploys of the blog are manual", project="blog")
 
     def contents(**filters):
-        return {h.memory.content for h in services.recall(
+        return {h.memory.content for h in recall(
             owner=alice, query="deploys", filters=RecallFilters(**filters))}
 
     assert contents(memory_types=("procedural",)) == {"Deploys go out on Tuesdays"}
     assert contents(kinds=("episode",)) == {"Deploys froze during the holiday sale"}
     assert contents(project="blog") == {"Deploys of the blog are manual"}
-    archived = services.remember(owner=alice, content="Deploys used FTP in 2019").memory
+    archived = remember(owner=alice, content="Deploys used FTP in 2019").memory
     archived.status = "archived"
     archived.save(update_fields=["status"])
     assert "Deploys used FTP in 2019" not in contents()
@@ -97,16 +100,16 @@ def test_filters_narrow_recall_by_type_kind_project_and_status(alice):
 
 
 def test_deleted_memories_never_come_back(alice):
-    memory = services.remember(owner=alice, content="The old CI runs on Travis").memory
-    services.delete_memory(memory)
-    assert services.recall(owner=alice, query="Travis CI") == []
-    assert services.recall(owner=alice, query="Travis CI",
+    memory = remember(owner=alice, content="The old CI runs on Travis").memory
+    delete_memory(memory)
+    assert recall(owner=alice, query="Travis CI") == []
+    assert recall(owner=alice, query="Travis CI",
                            filters=RecallFilters(include_archived=True)) == []
 
 
 def test_unknown_filter_values_are_refused(alice):
-    with pytest.raises(services.ValidationError) as error:
-        services.recall(owner=alice, query="anything",
+    with pytest.raises(ValidationError) as error:
+        recall(owner=alice, query="anything",
                         filters=RecallFilters(kinds=("rumour",)))
     assert "kinds" in error.value.message_dict
 
@@ -114,14 +117,14 @@ def test_unknown_filter_values_are_refused(alice):
 def test_a_memory_deleted_during_recall_does_not_shift_the_other_scores(alice, monkeypatch):
     from memories import selectors
 
-    kept = services.remember(owner=alice, content="Deploys need two approvals").memory
-    gone = services.remember(owner=alice, content="Deploys run on Tuesdays").memory
+    kept = remember(owner=alice, content="Deploys need two approvals").memory
+    gone = remember(owner=alice, content="Deploys run on Tuesdays").memory
     before = {h.memory.pk: h.breakdown for h in
-              services.recall(owner=alice, query="deploys on Tuesdays")}
+              recall(owner=alice, query="deploys on Tuesdays")}
     assert next(iter(before)) == gone.pk  # the vanishing memory ranks first
     real = selectors.memories_in_order
     monkeypatch.setattr(selectors, "memories_in_order",
                         lambda ids: real([pk for pk in ids if pk != gone.pk]))
-    hits = services.recall(owner=alice, query="deploys on Tuesdays")
+    hits = recall(owner=alice, query="deploys on Tuesdays")
     assert [h.memory.pk for h in hits] == [kept.pk]
     assert hits[0].breakdown.similarity == pytest.approx(before[kept.pk].similarity)

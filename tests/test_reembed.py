@@ -9,7 +9,10 @@ import respx
 from django.core.management import call_command
 from django.db import connection
 
-from memories import selectors, services
+from memories import selectors
+from memories.services.embeddings import count_to_reembed
+from memories.services.recall import recall
+from memories.services.remembering import remember
 from memories.models import Memory
 
 
@@ -24,9 +27,9 @@ def ollama_vectors(request):
 def mixed_store(alice):
     """Two active memories, one archived and one deleted, all on the local model."""
     for text in ["Payments retry three times", "The CDN caches for an hour"]:
-        services.remember(owner=alice, content=text)
+        remember(owner=alice, content=text)
     for text, status in [("Old logging setup", "archived"), ("A wrong note", "deleted")]:
-        memory = services.remember(owner=alice, content=text).memory
+        memory = remember(owner=alice, content=text).memory
         Memory.objects.filter(pk=memory.pk).update(status=status)
     return alice
 
@@ -38,7 +41,7 @@ def test_reembed_moves_every_memory_to_the_new_model(mixed_store, settings, caps
     respx.post("http://ollama.test:11434/api/embed").mock(side_effect=ollama_vectors)
     settings.ENGRAM_EMBEDDING_PROVIDER = "ollama"
     settings.ENGRAM_OLLAMA_URL = "http://ollama.test:11434"
-    assert services.count_to_reembed() == 4
+    assert count_to_reembed() == 4
 
     call_command("reembed", batch_size=3)
 
@@ -56,13 +59,13 @@ def test_reembed_moves_every_memory_to_the_new_model(mixed_store, settings, caps
 def test_recall_never_compares_vectors_of_another_model(mixed_store):
     Memory.objects.filter(content="Payments retry three times").update(
         embedding_model="ollama:nomic-embed-text")
-    hits = {h.memory.content: h for h in services.recall(owner=mixed_store,
+    hits = {h.memory.content: h for h in recall(owner=mixed_store,
                                                          query="payments retries")}
     # Still found by its words, but it has no cosine: its vector is of another model.
     assert hits["Payments retry three times"].similarity is None
     assert hits["Payments retry three times"].keyword_rank == 1
     assert hits["The CDN caches for an hour"].similarity is not None
-    assert services.count_to_reembed() == 1
+    assert count_to_reembed() == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -76,7 +79,7 @@ def test_a_new_embedding_model_gets_its_index_on_first_use(alice, settings):
     with connection.cursor() as cursor:
         cursor.execute(f"DROP INDEX IF EXISTS {name}")
     selectors._indexed_models.clear()
-    services.remember(owner=alice, content="Queries must find their index")
+    remember(owner=alice, content="Queries must find their index")
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
         assert cursor.fetchone()

@@ -10,7 +10,11 @@ import pytest
 import respx
 from django.utils import timezone
 
-from memories import maintenance, services
+from memories.jobs import create_job, run_job
+from memories.maintenance.contradictions import resolve_contradiction
+from memories.maintenance.forgetting import forget
+from memories.services.editing import delete_memory
+from memories.services.remembering import remember
 from memories.models import (
     Contradiction,
     Job,
@@ -52,7 +56,7 @@ SAMPLE = [
 
 def store(owner, samples=SAMPLE, *, start=None):
     start = start or NOW - timedelta(hours=2)
-    return [services.remember(owner=owner, content=content, kind=kind, tags=tags,
+    return [remember(owner=owner, content=content, kind=kind, tags=tags,
                               memory_type="episodic" if kind == "error" else "semantic",
                               now=start + timedelta(minutes=i)).memory
             for i, (content, kind, tags) in enumerate(samples)]
@@ -115,7 +119,7 @@ def test_an_error_that_recurs_once_more_supersedes_the_older_insight(alice, rule
     store(alice)
     reflection.reflect(owner=alice, now=NOW)
     older = Insight.objects.get(topic="errors: modulenotfounderror")
-    services.remember(owner=alice, kind="error", memory_type="episodic", now=NOW,
+    remember(owner=alice, kind="error", memory_type="episodic", now=NOW,
                       content="The nightly build failed with ModuleNotFoundError: No module "
                               "named 'psycopg' on the new runner")
 
@@ -154,7 +158,7 @@ def test_reflection_never_feeds_on_synthetic_memories(alice, rules, monkeypatch)
 
 
 def test_an_owner_with_only_synthetic_memories_has_nothing_to_reflect_on(alice, rules):
-    services.remember(owner=alice, content="An insight from elsewhere about deploys",
+    remember(owner=alice, content="An insight from elsewhere about deploys",
                       kind="insight", is_synthetic=True)
     result = reflection.reflect(owner=alice, now=NOW)
     assert (result["questions"], result["insights_created"]) == (0, 0)
@@ -260,7 +264,7 @@ def test_insights_citing_a_memory_are_flagged_once(insight):
 
 def test_deleting_a_cited_memory_flags_the_insight(insight, alice):
     """Needs the hook in memories.services.update_memory."""
-    services.delete_memory(Memory.objects.get(pk=insight.cited_ids[0]), by=alice)
+    delete_memory(Memory.objects.get(pk=insight.cited_ids[0]), by=alice)
     insight.refresh_from_db()
     assert insight.status == InsightStatus.FLAGGED and "deleted" in insight.flagged_reason
 
@@ -270,7 +274,7 @@ def test_forgetting_a_cited_memory_flags_the_insight(insight):
     Memory.objects.filter(pk__in=insight.cited_ids).update(
         created_at=NOW - timedelta(days=400), last_accessed_at=NOW - timedelta(days=400),
         importance=1)
-    maintenance.forget(owner=insight.owner, now=NOW)
+    forget(owner=insight.owner, now=NOW)
     insight.refresh_from_db()
     assert insight.status == InsightStatus.FLAGGED
 
@@ -278,10 +282,10 @@ def test_forgetting_a_cited_memory_flags_the_insight(insight):
 def test_superseding_a_cited_memory_flags_the_insight(insight, alice):
     """Needs the hook in memories.maintenance._supersede."""
     cited = Memory.objects.get(pk=insight.cited_ids[0])
-    newer = services.remember(owner=alice, content="Run ruff only in CI, never before "
+    newer = remember(owner=alice, content="Run ruff only in CI, never before "
                                                    "committing").memory
     contradiction = Contradiction.objects.create(owner=alice, memory_a=cited, memory_b=newer)
-    maintenance.resolve_contradiction(contradiction, resolution=Resolution.B_WINS, by=alice)
+    resolve_contradiction(contradiction, resolution=Resolution.B_WINS, by=alice)
     insight.refresh_from_db()
     assert insight.status == InsightStatus.FLAGGED and "superseded" in insight.flagged_reason
 
@@ -375,7 +379,7 @@ def test_a_failing_model_falls_back_to_the_rules(alice, anthropic):
 
 def test_a_reflection_job_records_its_progress_and_result(alice, rules):
     store(alice)
-    job = maintenance.run_job(maintenance.create_job(JobKind.REFLECT, owner=alice).pk)
+    job = run_job(create_job(JobKind.REFLECT, owner=alice).pk)
     assert job.status == JobStatus.DONE
     assert job.progress_done == job.progress_total == 4
     assert job.result["insights_created"] == 4

@@ -5,14 +5,14 @@ import threading
 import pytest
 from django.db import connection
 
-from memories import services
+from memories.services.remembering import NewMemory, remember, remember_many
 from memories.models import Memory, MemoryVersion
 
 
 def test_a_near_duplicate_strengthens_the_existing_memory(alice):
-    first = services.remember(owner=alice, content="The staging database password rotates "
+    first = remember(owner=alice, content="The staging database password rotates "
                                                    "every 30 days")
-    again = services.remember(owner=alice, content="The staging database password is rotated "
+    again = remember(owner=alice, content="The staging database password is rotated "
                                                    "every 30 days")
     assert first.created and first.action == "created"
     assert not again.created and again.action == "strengthened"
@@ -23,8 +23,8 @@ def test_a_near_duplicate_strengthens_the_existing_memory(alice):
 
 
 def test_the_duplicate_text_is_kept_in_the_memory_history(alice):
-    original = services.remember(owner=alice, content="Run migrations before deploying").memory
-    services.remember(owner=alice, content="run migrations before deploying!",
+    original = remember(owner=alice, content="Run migrations before deploying").memory
+    remember(owner=alice, content="run migrations before deploying!",
                       session_id="s-2", metadata={"turn": "D1:3"})
     reinforced = MemoryVersion.objects.get(memory=original, change="reinforced")
     assert reinforced.after["content"] == "run migrations before deploying!"
@@ -33,32 +33,32 @@ def test_the_duplicate_text_is_kept_in_the_memory_history(alice):
 
 
 def test_different_facts_are_both_kept(alice):
-    services.remember(owner=alice, content="The API rate limit is 100 requests per minute")
-    services.remember(owner=alice, content="Our office cat is called Miso")
+    remember(owner=alice, content="The API rate limit is 100 requests per minute")
+    remember(owner=alice, content="Our office cat is called Miso")
     assert Memory.objects.for_owner(alice).count() == 2
 
 
 def test_the_same_text_in_another_project_or_owner_is_a_new_memory(alice, bob):
-    services.remember(owner=alice, content="Use Python 3.11", project="a")
-    assert services.remember(owner=alice, content="Use Python 3.11", project="b").created
-    assert services.remember(owner=bob, content="Use Python 3.11", project="a").created
+    remember(owner=alice, content="Use Python 3.11", project="a")
+    assert remember(owner=alice, content="Use Python 3.11", project="b").created
+    assert remember(owner=bob, content="Use Python 3.11", project="a").created
 
 
 def test_the_threshold_is_a_setting(alice, settings):
     settings.ENGRAM_DEDUP_THRESHOLD = 0.999
-    services.remember(owner=alice, content="The staging database password rotates every 30 days")
-    again = services.remember(owner=alice,
+    remember(owner=alice, content="The staging database password rotates every 30 days")
+    again = remember(owner=alice,
                               content="The staging database password is rotated every 30 days")
     assert again.created
 
 
 def test_a_batch_stores_new_items_and_merges_repeats_within_it(alice):
-    services.remember(owner=alice, content="Prefer pytest fixtures over setUp methods")
-    results = services.remember_many(owner=alice, items=[
-        services.NewMemory(content="Cache invalidation lives in cache.py"),
-        services.NewMemory(content="prefer pytest fixtures over setUp methods"),
-        services.NewMemory(content="Cache invalidation lives in cache.py."),
-        services.NewMemory(content="Feature flags are read from LaunchDarkly"),
+    remember(owner=alice, content="Prefer pytest fixtures over setUp methods")
+    results = remember_many(owner=alice, items=[
+        NewMemory(content="Cache invalidation lives in cache.py"),
+        NewMemory(content="prefer pytest fixtures over setUp methods"),
+        NewMemory(content="Cache invalidation lives in cache.py."),
+        NewMemory(content="Feature flags are read from LaunchDarkly"),
     ])
     assert [r.action for r in results] == ["created", "strengthened", "strengthened", "created"]
     assert results[2].memory.pk == results[0].memory.pk
@@ -68,20 +68,20 @@ def test_a_batch_stores_new_items_and_merges_repeats_within_it(alice):
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_remembers_of_the_same_text_leave_one_memory(django_user_model):
     owner = django_user_model.objects.create_user("alice")
-    services.remember(owner=owner, content="warm-up so the model is loaded before the race")
+    remember(owner=owner, content="warm-up so the model is loaded before the race")
     barrier = threading.Barrier(4)
     results, errors = [], []
 
-    def remember():
+    def remember_at_once():
         try:
             barrier.wait()
-            results.append(services.remember(owner=owner, content="Builds run on Node 20"))
+            results.append(remember(owner=owner, content="Builds run on Node 20"))
         except Exception as exc:  # surfaced by the assertion below
             errors.append(exc)
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=remember) for _ in range(4)]
+    threads = [threading.Thread(target=remember_at_once) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -92,9 +92,9 @@ def test_concurrent_remembers_of_the_same_text_leave_one_memory(django_user_mode
 
 
 def test_a_changed_fact_is_a_new_memory_even_when_its_vector_is_close(alice):
-    old = services.remember(owner=alice, content="The Redis cluster for ledger is in us-east-2 "
+    old = remember(owner=alice, content="The Redis cluster for ledger is in us-east-2 "
                                                  "with 5 replicas")
-    new = services.remember(owner=alice, content="The Redis cluster for ledger is in eu-west-1 "
+    new = remember(owner=alice, content="The Redis cluster for ledger is in eu-west-1 "
                                                  "with 3 replicas")
     assert new.created and new.memory.pk != old.memory.pk
     assert Memory.objects.for_owner(alice).count() == 2

@@ -3,13 +3,13 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from memories import services
+from memories.services.remembering import NewMemory, remember, remember_many
 from memories.models import MAX_CONTENT_LENGTH, Memory, MemoryVersion
 
 
 @pytest.fixture
 def stored(alice):
-    memory = services.remember(owner=alice, content="The deploy key lives in 1Password").memory
+    memory = remember(owner=alice, content="The deploy key lives in 1Password").memory
     return alice, memory
 
 
@@ -39,7 +39,7 @@ def test_it_rejects_bad_input_and_changes_nothing(stored, fields, field, words):
     owner, _ = stored
     before = snapshot(owner)
     with pytest.raises(ValidationError) as error:
-        services.remember(owner=owner, **fields)
+        remember(owner=owner, **fields)
     assert words in " ".join(error.value.message_dict[field])
     assert snapshot(owner) == before
 
@@ -48,16 +48,16 @@ def test_one_bad_item_rejects_the_whole_batch_and_names_it(stored):
     owner, _ = stored
     before = snapshot(owner)
     with pytest.raises(ValidationError) as error:
-        services.remember_many(owner=owner, items=[
-            services.NewMemory(content="a good memory"),
-            services.NewMemory(content="", kind="rumour"),
+        remember_many(owner=owner, items=[
+            NewMemory(content="a good memory"),
+            NewMemory(content="", kind="rumour"),
         ])
     assert set(error.value.message_dict) == {"1.content", "1.kind"}
     assert snapshot(owner) == before
 
 
 def test_content_at_the_limit_is_accepted(alice):
-    assert services.remember(owner=alice, content="y" * MAX_CONTENT_LENGTH).created
+    assert remember(owner=alice, content="y" * MAX_CONTENT_LENGTH).created
 
 
 def test_the_database_itself_refuses_out_of_range_rows(stored):
@@ -75,6 +75,6 @@ def test_the_database_itself_refuses_out_of_range_rows(stored):
 def test_a_caller_may_bring_its_own_vector_of_the_right_size(alice):
     vector = [0.0] * 384
     vector[7] = 3.0
-    memory = services.remember(owner=alice, content="precomputed", embedding=vector).memory
+    memory = remember(owner=alice, content="precomputed", embedding=vector).memory
     memory.refresh_from_db()
     assert memory.embedding[7] == pytest.approx(1.0)  # stored normalised

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from memories import services
+from memories.services.api_keys import create_api_key
 from memories.models import ApiKey
 
 pytestmark = pytest.mark.django_db
@@ -49,17 +49,17 @@ def test_a_too_long_name_is_refused_and_kept_in_the_field(signed_in):
 
 
 def test_the_list_shows_ones_own_keys_with_their_last_use(signed_in, alice, bob):
-    services.create_api_key(owner=alice, name="used key")
+    create_api_key(owner=alice, name="used key")
     ApiKey.objects.filter(name="used key").update(last_used_at="2026-03-04T05:06:00Z")
-    services.create_api_key(owner=alice, name="idle key")
-    services.create_api_key(owner=bob, name="bob's key")
+    create_api_key(owner=alice, name="idle key")
+    create_api_key(owner=bob, name="bob's key")
     page = signed_in.get(KEYS).content.decode()
     assert "used key" in page and "2026-03-04 05:06" in page and "never" in page
     assert "bob&#x27;s key" not in page and "bob's key" not in page
 
 
 def test_revoking_a_key_stops_it_and_keeps_it_listed(signed_in, alice):
-    key, raw = services.create_api_key(owner=alice, name="old")
+    key, raw = create_api_key(owner=alice, name="old")
     response = signed_in.post(revoke(key))
     assert response.status_code == 302 and response["Location"] == KEYS
     assert ApiKey.objects.matching(raw) is None
@@ -67,19 +67,19 @@ def test_revoking_a_key_stops_it_and_keeps_it_listed(signed_in, alice):
 
 
 def test_nobody_revokes_anothers_key(client, alice, bob):
-    key, raw = services.create_api_key(owner=alice, name="alice's")
+    key, raw = create_api_key(owner=alice, name="alice's")
     client.force_login(bob)
     assert client.post(revoke(key)).status_code == 404
     assert ApiKey.objects.matching(raw) is not None
 
 
 def test_revoking_needs_a_post(signed_in, alice):
-    key, _ = services.create_api_key(owner=alice, name="k")
+    key, _ = create_api_key(owner=alice, name="k")
     assert signed_in.get(revoke(key)).status_code == 405
 
 
 def test_htmx_answers_with_the_keys_partial(signed_in, alice):
-    key, _ = services.create_api_key(owner=alice, name="k")
+    key, _ = create_api_key(owner=alice, name="k")
     created = signed_in.post(KEYS, {"name": "new"}, HTTP_HX_REQUEST="true")
     revoked = signed_in.post(revoke(key), HTTP_HX_REQUEST="true")
     for response in (created, revoked):
@@ -90,6 +90,6 @@ def test_htmx_answers_with_the_keys_partial(signed_in, alice):
 
 def test_the_list_does_not_query_per_key(signed_in, alice, django_assert_max_num_queries):
     for n in range(30):
-        services.create_api_key(owner=alice, name=f"key {n}")
+        create_api_key(owner=alice, name=f"key {n}")
     with django_assert_max_num_queries(4):
         assert signed_in.get(KEYS).status_code == 200

@@ -5,17 +5,17 @@ import pytest
 from django.test import RequestFactory
 from django.urls import reverse
 
-from memories import services
-from memories.context_processors import open_contradictions_count
+from memories.services.remembering import remember
+from dashboard.navigation import open_contradictions_count
 from memories.models import Contradiction, ContradictionStatus, Memory, Resolution
 
 pytestmark = pytest.mark.django_db
 
 
 def pair(owner, a="The API listens on port 8080", b="The API listens on port 9090", **extra):
-    first = services.remember(owner=owner, content=a, session_id="s-1", agent_id="claude",
+    first = remember(owner=owner, content=a, session_id="s-1", agent_id="claude",
                               metadata={"file": "settings.py"}).memory
-    second = services.remember(owner=owner, content=b, session_id="s-2", agent_id="cursor").memory
+    second = remember(owner=owner, content=b, session_id="s-2", agent_id="cursor").memory
     return Contradiction.objects.create(owner=owner, memory_a=first, memory_b=second,
                                         detected_by="rules", reason="the port changed", **extra)
 

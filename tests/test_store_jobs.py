@@ -94,12 +94,12 @@ def test_starting_a_job_records_it_and_queues_it_once_committed(
 
 
 def test_only_kinds_with_a_runner_are_offered(signed_in):
-    from memories.maintenance import JOB_RUNNERS
+    from memories.jobs import RUNNERS
 
     page = signed_in.get(JOBS).content.decode()
     form = page[page.index('id="start-job"'):page.index('id="job-list"')]
     for kind in JobKind.values:
-        assert (f'value="{kind}"' in form) == (kind in JOB_RUNNERS)
+        assert (f'value="{kind}"' in form) == (kind in RUNNERS)
 
 
 def test_an_unknown_kind_is_refused_next_to_the_field(signed_in, alice):

@@ -9,9 +9,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from memories import services
+from memories.services.editing import delete_memory
+from memories.services.remembering import remember
 from memories.models import Memory, Status
-from memories.store import EXPORT_FIELDS
+from memories.services.transfer import EXPORT_FIELDS
 
 pytestmark = pytest.mark.django_db
 
@@ -45,9 +46,9 @@ def test_the_page_lists_the_formats_that_exist(signed_in):
 
 
 def test_export_streams_ones_own_memories_one_json_object_a_line(signed_in, alice, bob):
-    services.remember(owner=alice, content="Alice deploys with fabric", tags=["ops"],
+    remember(owner=alice, content="Alice deploys with fabric", tags=["ops"],
                       project="web", session_id="s1", metadata={"source": "chat"})
-    services.remember(owner=bob, content="Bob deploys with ansible")
+    remember(owner=bob, content="Bob deploys with ansible")
     response = signed_in.get(EXPORT)
     assert response.streaming and "attachment" in response["Content-Disposition"]
     assert response["Content-Type"].startswith("application/x-ndjson")
@@ -60,9 +61,9 @@ def test_export_streams_ones_own_memories_one_json_object_a_line(signed_in, alic
 
 
 def test_export_leaves_deleted_memories_out(signed_in, alice):
-    kept = services.remember(owner=alice, content="Keep this one").memory
-    gone = services.remember(owner=alice, content="The old VPN password rule").memory
-    services.delete_memory(gone, by=alice)
+    kept = remember(owner=alice, content="Keep this one").memory
+    gone = remember(owner=alice, content="The old VPN password rule").memory
+    delete_memory(gone, by=alice)
     assert [r["content"] for r in exported(signed_in)] == [kept.content]
 
 
@@ -78,7 +79,7 @@ def test_import_stores_each_line_and_reports_created(signed_in, alice):
 
 
 def test_a_duplicate_strengthens_the_memory_already_there(signed_in, alice):
-    services.remember(owner=alice, content="The staging DB runs on port 5433")
+    remember(owner=alice, content="The staging DB runs on port 5433")
     page = signed_in.post(TRANSFER, {"file": jsonl(
         {"content": "The staging DB runs on port 5433"})}).content.decode()
     assert "0 created" in page and "1 strengthened" in page
@@ -123,9 +124,9 @@ def test_the_exported_date_status_and_pin_come_back(signed_in, alice):
 
 
 def test_an_export_imports_into_another_account_as_it_was(client, alice, bob):
-    services.remember(owner=alice, content="Alice's editor is helix", tags=["tools"],
+    remember(owner=alice, content="Alice's editor is helix", tags=["tools"],
                       kind="preference", project="home")
-    services.remember(owner=alice, content="The build cache lives in /var/cache/build")
+    remember(owner=alice, content="The build cache lives in /var/cache/build")
     client.force_login(alice)
     records = exported(client)
     client.force_login(bob)

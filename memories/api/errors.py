@@ -13,7 +13,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from memories.services import FeedbackTooSoon
+from memories.services.editing import FeedbackTooSoon
 
 log = logging.getLogger(__name__)
 

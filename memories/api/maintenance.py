@@ -6,8 +6,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories import maintenance
 from memories.engine.consolidation import STRATEGIES
+from memories.jobs import create_job, run_job, start_job
+from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
 from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
 
 from .errors import Conflict
@@ -71,9 +72,9 @@ class ContradictionResolve(OwnedContradictionView):
         data = self.ResolveInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            resolved = maintenance.resolve_contradiction(contradiction, by=request.user,
+            resolved = resolve_contradiction(contradiction, by=request.user,
                                                          **data.validated_data)
-        except maintenance.ResolutionError as exc:
+        except ResolutionError as exc:
             raise Conflict(str(exc)) from None
         return Response(ContradictionOutput(self.get_queryset().get(pk=resolved.pk)).data)
 
@@ -117,10 +118,10 @@ class Consolidate(APIView):
     def post(self, request):
         data = self.ConsolidateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        job = maintenance.create_job(JobKind.CONSOLIDATE, owner=request.user,
-                                     dry_run=data.validated_data["dry_run"],
-                                     strategy=data.validated_data["strategy"])
-        if job.dry_run:
-            return Response(JobOutput(maintenance.run_job(job.pk)).data, status=200)
-        maintenance.queue_job(job)
+        dry_run, strategy = data.validated_data["dry_run"], data.validated_data["strategy"]
+        if dry_run:
+            job = create_job(JobKind.CONSOLIDATE, owner=request.user, dry_run=True,
+                             strategy=strategy)
+            return Response(JobOutput(run_job(job.pk)).data, status=200)
+        job = start_job(JobKind.CONSOLIDATE, owner=request.user, strategy=strategy)
         return Response(JobOutput(job).data, status=202)

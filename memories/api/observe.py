@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories import capture
+from memories.capture.observe import observe
 from memories.models import ChunkStatus, Observation
 
 from .views import scope_field
@@ -81,7 +81,7 @@ class Observe(APIView):
     def post(self, request):
         data = self.ObserveInput(data=request.data)
         data.is_valid(raise_exception=True)
-        observed = capture.observe(owner=request.user, **data.validated_data)
+        observed = observe(owner=request.user, **data.validated_data)
         observation = observed.observation
         observation.duplicate = not observed.created
         return Response(ObservedOutput(observation).data, status=202)

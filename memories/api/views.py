@@ -11,8 +11,12 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories import selectors, services
+from memories import selectors
 from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, UsageKind
+from memories.services.context import MAX_CONTEXT_TOKENS, assemble_context
+from memories.services.editing import delete_memory, give_feedback, update_memory
+from memories.services.recall import MAX_RECALL_LIMIT, recall
+from memories.services.remembering import DuplicateMemory, remember
 
 from .errors import Conflict
 
@@ -105,8 +109,8 @@ class MemoryListCreate(OwnedMemoryView):
         fields = dict(data.validated_data)
         reject = fields.pop("on_duplicate") == "reject"
         try:
-            result = services.remember(owner=request.user, reject_duplicates=reject, **fields)
-        except services.DuplicateMemory as duplicate:
+            result = remember(owner=request.user, reject_duplicates=reject, **fields)
+        except DuplicateMemory as duplicate:
             raise Conflict(str(duplicate)) from None
         body = self.CreateOutput({"action": result.action, "similarity": result.similarity,
                                   "memory": result.memory}).data
@@ -156,13 +160,13 @@ class MemoryDetail(OwnedMemoryView):
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         agent_id = changes.pop("agent_id")
-        memory = services.update_memory(memory, by=request.user, agent_id=agent_id, **changes)
+        memory = update_memory(memory, by=request.user, agent_id=agent_id, **changes)
         return Response(MemoryOutput(memory).data)
 
     @extend_schema(responses=MemoryOutput,
                    summary="Delete a memory (soft: PATCH status=active restores it)")
     def delete(self, request, memory_id):
-        memory = services.delete_memory(self.get_memory(memory_id), by=request.user)
+        memory = delete_memory(self.get_memory(memory_id), by=request.user)
         return Response(MemoryOutput(memory).data)
 
 
@@ -227,7 +231,7 @@ class MemoryFeedback(OwnedMemoryView):
     def post(self, request, memory_id):
         data = self.FeedbackInput(data=request.data)
         data.is_valid(raise_exception=True)
-        memory = services.give_feedback(self.get_memory(memory_id), **data.validated_data)
+        memory = give_feedback(self.get_memory(memory_id), **data.validated_data)
         return Response({"helpful_count": memory.helpful_count,
                          "harmful_count": memory.harmful_count}, status=status.HTTP_200_OK)
 
@@ -275,7 +279,7 @@ class MemorySearch(APIView):
 
     class SearchInput(serializers.Serializer):
         query = serializers.CharField(max_length=10_000)
-        limit = serializers.IntegerField(min_value=1, max_value=services.MAX_RECALL_LIMIT,
+        limit = serializers.IntegerField(min_value=1, max_value=MAX_RECALL_LIMIT,
                                          default=10)
         filters = RecallFiltersInput(required=False)
         agent_id = scope_field()
@@ -292,7 +296,7 @@ class MemorySearch(APIView):
         data = self.SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
         filters = RecallFiltersInput.to_filters(data.validated_data.get("filters", {}))
-        hits = services.recall(owner=request.user, query=data.validated_data["query"],
+        hits = recall(owner=request.user, query=data.validated_data["query"],
                                limit=data.validated_data["limit"], filters=filters,
                                track=True, agent_id=data.validated_data["agent_id"],
                                session_id=data.validated_data["session_id"])
@@ -304,7 +308,7 @@ class MemoryContext(APIView):
 
     class ContextInput(serializers.Serializer):
         query = serializers.CharField(max_length=10_000)
-        max_tokens = serializers.IntegerField(min_value=1, max_value=services.MAX_CONTEXT_TOKENS,
+        max_tokens = serializers.IntegerField(min_value=1, max_value=MAX_CONTEXT_TOKENS,
                                               default=500)
         format = serializers.ChoiceField(["markdown", "xml", "json"], default="markdown")
         session_id = scope_field()
@@ -328,7 +332,7 @@ class MemoryContext(APIView):
         data = self.ContextInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        built = services.assemble_context(
+        built = assemble_context(
             owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
             fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
             filters=selectors.RecallFilters(project=given.get("project")),

@@ -1,5 +1,5 @@
 """Loads evaluation data into Engram through the services and ranks it four ways:
-`services.recall` (what the API answers) and three baselines computed on the very same
+`recall` (what the API answers) and three baselines computed on the very same
 stored memories: BM25 over their texts, exact cosine over their stored embeddings, and
 the reciprocal rank fusion of those two."""
 
@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.contrib.auth import get_user_model
 
-from memories import services
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
+from memories.services.recall import recall
+from memories.services.remembering import NewMemory, remember_many
 
 from . import metrics
 from .bm25 import BM25
@@ -55,7 +56,7 @@ class Rankers:
 
     def recall(self, query: str, k: int) -> list:
         started = time.perf_counter()
-        hits = services.recall(owner=self.owner, query=query, limit=k)
+        hits = recall(owner=self.owner, query=query, limit=k)
         self.recall_ms.append((time.perf_counter() - started) * 1000)
         for hit in hits:  # normally known already; recall must not depend on our cache
             self.texts.setdefault(hit.memory.pk, hit.memory.content)
@@ -109,7 +110,7 @@ def load_conversation(conversation: Conversation, *, username: str,
         for start in range(0, len(turns), batch_size):
             chunk = turns[start:start + batch_size]
             items = [
-                services.NewMemory(
+                NewMemory(
                     content=turn.content, memory_type="episodic", kind="episode",
                     session_id=f"session_{number}",
                     metadata={"dia_id": turn.dia_id, "session": number},
@@ -117,7 +118,7 @@ def load_conversation(conversation: Conversation, *, username: str,
                 )
                 for turn in chunk
             ]
-            results = services.remember_many(owner=owner, items=items, now=chunk[0].date)
+            results = remember_many(owner=owner, items=items, now=chunk[0].date)
             for turn, result in zip(chunk, results):
                 dia_map[turn.dia_id] = result.memory.pk
                 if result.created:
@@ -231,9 +232,9 @@ def evaluate_paraphrases(pairs: Sequence[tuple[str, str]], distractors: Sequence
     owner = fresh_owner(username)
     texts = [memory for memory, _ in pairs] + list(distractors)
     started = time.perf_counter()
-    results = services.remember_many(
+    results = remember_many(
         owner=owner,
-        items=[services.NewMemory(content=text, memory_type="semantic", kind="fact")
+        items=[NewMemory(content=text, memory_type="semantic", kind="fact")
                for text in texts],
     )
     load_seconds = time.perf_counter() - started

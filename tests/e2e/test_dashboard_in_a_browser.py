@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from memories import services
+from memories.services.remembering import remember
 from memories.models import Memory, Status, UsageEvent
 from tests.helpers import htmx_settled
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def alice_memories(django_user_model):
     alice = django_user_model.objects.create_user("alice", password="alice-secret-pw")
-    memories = [services.remember(owner=alice, content=text, kind=kind, project=project,
+    memories = [remember(owner=alice, content=text, kind=kind, project=project,
                                   tags=tags).memory
                 for text, kind, project, tags in [
         ("The staging database listens on port 5433", "fact", "infra", ["db", "staging"]),
@@ -30,7 +30,7 @@ def alice_memories(django_user_model):
          ["network"]),
     ]]
     bob = django_user_model.objects.create_user("bob", password="bob-secret-pw")
-    services.remember(owner=bob, content="Bob's staging database is on port 6000")
+    remember(owner=bob, content="Bob's staging database is on port 6000")
     return alice, memories
 
 

@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from memories import maintenance
+from memories import jobs
 
 
 class MaintenanceCommand(BaseCommand):
@@ -28,13 +28,13 @@ class MaintenanceCommand(BaseCommand):
             user = get_user_model().objects.filter(username=owner).first()
             if user is None:
                 raise CommandError(f"No user named {owner!r}.")
-        job = maintenance.create_job(self.kind, owner=user, dry_run=dry_run,
+        job = jobs.create_job(self.kind, owner=user, dry_run=dry_run,
                                      **self.job_params(options))
         with tqdm(desc=self.kind, unit="memory") as bar:
             def on_progress(n, total):
                 bar.total = total
                 bar.update(n)
 
-            job = maintenance.run_job(job.pk, on_progress=on_progress)
+            job = jobs.run_job(job.pk, on_progress=on_progress)
         self.stdout.write(json.dumps({"job": str(job.pk), "dry_run": dry_run, **job.result},
                                      indent=2, default=str))

@@ -2,7 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from memories import services
+from memories.services.api_keys import create_api_key
 
 
 class Command(BaseCommand):
@@ -20,5 +20,5 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(f"{username!r} is not a valid user name: {exc.messages[0]}")
         owner, _ = User.objects.get_or_create(username=username)
-        _, raw_key = services.create_api_key(owner=owner, name=name)
+        _, raw_key = create_api_key(owner=owner, name=name)
         self.stdout.write(raw_key)

@@ -17,10 +17,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from tqdm import tqdm
 
-from memories import services
 from memories.engine.dedup import content_hash
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
+from memories.services.api_keys import create_api_key
+from memories.services.recall import recall
+from memories.services.remembering import NewMemory, remember, remember_many
 
 BENCH_USER = "engram-bench"
 
@@ -104,10 +106,10 @@ class Command(BaseCommand):
         created = 0
         with tqdm(total=count, unit="memory") as bar:
             for start in range(0, count, batch_size):
-                batch = [services.NewMemory(content=text, kind="episode",
+                batch = [NewMemory(content=text, kind="episode",
                                             memory_type="episodic")
                          for text in corpus[start:start + batch_size]]
-                results = services.remember_many(owner=owner, items=batch)
+                results = remember_many(owner=owner, items=batch)
                 created += sum(r.created for r in results)
                 bar.update(len(batch))
         elapsed = time.perf_counter() - started
@@ -119,23 +121,23 @@ class Command(BaseCommand):
             singles = synthetic_memories(one_by_one, seed + 1)
             started = time.perf_counter()
             for text in singles:
-                services.remember(owner=owner, content=text + " (single)")
+                remember(owner=owner, content=text + " (single)")
             elapsed = time.perf_counter() - started
             self.stdout.write(f"remember, one by one: {one_by_one / elapsed:.0f} memories/s")
 
         total = Memory.objects.filter(owner=owner).count()
         asked = synthetic_queries(queries, seed + 2)
         for query in asked[:20]:  # warm the index pages and the connection
-            services.recall(owner=owner, query=query + " warm")
+            recall(owner=owner, query=query + " warm")
         timings = []
         for query in asked:
             started = time.perf_counter()
-            services.recall(owner=owner, query=query, limit=10)
+            recall(owner=owner, query=query, limit=10)
             timings.append((time.perf_counter() - started) * 1000)
         cached = []
         for query in asked[:200]:  # the same prompts again: query embeddings are cached
             started = time.perf_counter()
-            services.recall(owner=owner, query=query, limit=10)
+            recall(owner=owner, query=query, limit=10)
             cached.append((time.perf_counter() - started) * 1000)
         self.stdout.write(
             f"recall top-10 over {total} memories, {queries} distinct queries: "
@@ -157,7 +159,7 @@ class Command(BaseCommand):
             owner, _ = get_user_model().objects.get_or_create(
                 username=f"{BENCH_USER}-http-{size}")
             owners.append(owner)
-            _, key = services.create_api_key(owner=owner, name="bench")
+            _, key = create_api_key(owner=owner, name="bench")
             if not (reuse and Memory.objects.filter(owner=owner).exists()):
                 Memory.objects.filter(owner=owner).delete()
                 started = time.perf_counter()
@@ -186,8 +188,8 @@ def seed_store(owner, size: int, *, real: int, seed: int) -> None:
     without embedding 100,000 texts. The BM25 postings come from the triggers as usual."""
     texts = synthetic_memories(size, seed)
     for start in range(0, real, 256):
-        services.remember_many(owner=owner, items=[
-            services.NewMemory(content=text, kind="episode", memory_type="episodic")
+        remember_many(owner=owner, items=[
+            NewMemory(content=text, kind="episode", memory_type="episodic")
             for text in texts[start:min(real, start + 256)]])
     provider = get_provider()
     bases = np.stack([np.asarray(v, dtype=np.float32) for v in Memory.objects.filter(

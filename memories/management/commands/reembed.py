@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from memories import services
 from memories.providers.embeddings import get_provider
+from memories.services import embeddings
 
 
 class Command(BaseCommand):
@@ -14,8 +14,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, batch_size, **options):
         provider = get_provider()
-        total = services.count_to_reembed()
+        total = embeddings.count_to_reembed()
         self.stdout.write(f"{total} memories to embed with {provider.model_id}")
         with tqdm(total=total, unit="memory", disable=not total) as bar:
-            done = services.reembed(batch_size=batch_size, on_progress=bar.update)
+            done = embeddings.reembed(batch_size=batch_size, on_progress=bar.update)
         self.stdout.write(self.style.SUCCESS(f"Re-embedded {done} memories."))

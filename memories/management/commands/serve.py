@@ -9,7 +9,6 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 
-
 class Command(BaseCommand):
     help = "Serve the dashboard and API with gunicorn, and a Huey worker beside it."
 

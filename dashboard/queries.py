@@ -1,47 +1,48 @@
-"""Reads and small writes for the dashboard, on top of services and selectors.
-
-What a screen needs that the API does not: a page of memories sorted four ways, a
-memory's neighbours, usage and readable history, bulk changes with an undo, keyword
-highlights, and a context preview that does not count as a retrieval.
+"""Reads the screens need beyond memories.selectors: a page of one's memories sorted four
+ways, a memory's standing, neighbours, usage and readable history, and what the jobs,
+keys and settings screens list. Everything is scoped to one owner.
 """
 
-import difflib
-import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 
-import snowballstemmer
-from django.db import transaction
+from django.conf import settings
 from django.db.models import Count, ExpressionWrapper, F, FloatField, Q, Value
 from django.db.models.functions import Extract, Greatest, Least, Now, Power, TruncDate
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from django.utils.html import escape, format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
-from . import selectors, services
-from .engine.importance import effective_importance
-from .engine.ranking import recency
-from .models import (
+from memories.engine.importance import effective_importance
+from memories.engine.ranking import recency
+from memories.models import (
+    ApiKey,
+    ChunkStatus,
     Entity,
     LinkRelation,
     Memory,
     MemoryLink,
+    Observation,
     Status,
     UsageEvent,
     UsageKind,
     VersionChange,
 )
-from .providers.embeddings import get_provider
-from .providers.errors import ProviderError
+from memories.providers.embeddings import get_provider
+from memories.selectors import RecallFilters
+from memories.services.embeddings import count_to_reembed
+from memories.services.recall import recall
+
+from .text import word_diff
 
 HEAVY_COLUMNS = ("embedding", "search_vector")
+
+
 HISTORY_SHOWN = 50
+
+
 USAGE_DAYS_SHOWN = 30
-
-
-# --- Finding one's own memories ---------------------------------------------------------
 
 
 def own_memories(owner):
@@ -57,12 +58,15 @@ def memory_for(owner, memory_id) -> Memory:
 # The list's "score" without a query: importance with feedback, decayed by the hours
 # since the memory was last used, as recall's recency and importance factors see it.
 _HOURS_SINCE_USED = Extract(Now() - F("last_accessed_at"), "epoch") / Value(3600.0)
+
+
 STRENGTH = ExpressionWrapper(
     Least(Value(10.0), Greatest(Value(0.0), F("importance")
                                 + (F("helpful_count") - F("harmful_count")) * Value(0.5)))
     * Power(Value(0.995), Greatest(Value(0.0), _HOURS_SINCE_USED)),
     output_field=FloatField(),
 )
+
 
 SORTS = {
     "recent": ("-created_at", "-id"),
@@ -89,15 +93,15 @@ def strength(memory: Memory, now: datetime | None = None) -> dict:
 
 
 def search(owner, query: str, filters: dict, sort: str, *, limit: int) -> list:
-    """recall's hits for the list's filters (as selectors.listed takes them), without
+    """recall's hits for the list's filters (as listed takes them), without
     counting as a retrieval: a person looking is not an agent using a memory."""
     status, pinned = filters["status"], filters["pinned"]
-    recall_filters = selectors.RecallFilters(
+    recall_filters = RecallFilters(
         memory_types=tuple(filters["memory_type"]), kinds=tuple(filters["kind"]),
         tags=tuple(filters["tag"]), project=filters["project"],
         created_after=filters["created_after"], created_before=filters["created_before"],
         include_archived=Status.ACTIVE not in status or Status.ARCHIVED in status)
-    hits = services.recall(owner=owner, query=query, limit=limit, filters=recall_filters,
+    hits = recall(owner=owner, query=query, limit=limit, filters=recall_filters,
                            track=False)
     # recall knows no "pinned" and never returns deleted memories.
     hits = [h for h in hits if (not status or h.memory.status in status)
@@ -115,46 +119,13 @@ def sort_hits(hits: list, sort: str) -> list:
     return sorted(hits, key=keys[sort], reverse=True) if sort in keys else hits
 
 
-# --- Keyword highlights -----------------------------------------------------------------
-
-_WORD = re.compile(r"(\w+)", re.UNICODE)
-_stemmer = snowballstemmer.stemmer("english")
-_STOP = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "i", "in",
-    "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "will",
-    "with",
-})
-
-
-def query_stems(query: str) -> frozenset[str]:
-    words = [w.lower() for w in _WORD.findall(query or "")]
-    return frozenset(_stemmer.stemWord(w) for w in words if w not in _STOP)
-
-
-def highlight(text: str, stems: frozenset[str]) -> SafeString:
-    """`text`, escaped, with each word that shares a stem with the query in <mark>.
-
-    The text is split into words first and every piece is escaped on its own, so a
-    query word can never match inside an HTML entity or tag.
-    """
-    if not stems:
-        return escape(text)
-    pieces = []
-    for i, piece in enumerate(_WORD.split(text)):
-        if i % 2 and _stemmer.stemWord(piece.lower()) in stems:
-            pieces.append(format_html("<mark>{}</mark>", piece))
-        else:
-            pieces.append(escape(piece))
-    return mark_safe("".join(pieces))
-
-
-# --- A memory's neighbours, entities, usage and history ---------------------------------
-
 OUTGOING = {
     LinkRelation.RELATED: "related to", LinkRelation.SUPERSEDES: "supersedes",
     LinkRelation.CONTRADICTS: "contradicts", LinkRelation.ELABORATES: "elaborates",
     LinkRelation.CITES: "cites", LinkRelation.CONSOLIDATED_INTO: "consolidated into",
 }
+
+
 INCOMING = {
     LinkRelation.RELATED: "related to", LinkRelation.SUPERSEDES: "superseded by",
     LinkRelation.CONTRADICTS: "contradicted by", LinkRelation.ELABORATES: "elaborated by",
@@ -220,21 +191,6 @@ def usage(memory: Memory) -> Usage:
     return Usage(totals, shown, max((total for *_, total in shown), default=0))
 
 
-def word_diff(before: str, after: str) -> SafeString:
-    """A readable, escaped word-level diff: removed words in <del>, added in <ins>."""
-    old, new = re.split(r"(\s+)", before or ""), re.split(r"(\s+)", after or "")
-    out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new,
-                                                      autojunk=False).get_opcodes():
-        if op in ("delete", "replace"):
-            out.append(format_html("<del>{}</del>", "".join(old[i1:i2])))
-        if op in ("insert", "replace"):
-            out.append(format_html("<ins>{}</ins>", "".join(new[j1:j2])))
-        if op == "equal":
-            out.append(escape("".join(old[i1:i2])))
-    return mark_safe("".join(out))
-
-
 @dataclass
 class Change:
     name: str
@@ -277,79 +233,85 @@ def history(memory: Memory) -> tuple[list[HistoryEntry], bool]:
             len(versions) > HISTORY_SHOWN)
 
 
-# --- Writes -------------------------------------------------------------------------------
+
+def recent_observations(owner, *, limit: int = 15):
+    """The latest extraction work from /observe, with its chunks counted by status."""
+    by_status = {f"chunks_{status}": Count("chunks", filter=Q(chunks__status=status))
+                 for status in ChunkStatus.values}
+    return (Observation.objects.for_owner(owner)
+            .only("id", "project", "agent_id", "session_id", "status", "memories_created",
+                  "memories_strengthened", "created_at", "processed_at")
+            .annotate(chunks_total=Count("chunks"), **by_status)
+            .order_by("-created_at")[:limit])
 
 
-def add_tag(memory: Memory, tag: str, *, by) -> Memory:
-    return services.update_memory(memory, by=by, tags=[*memory.tags, tag])
+def api_keys_of(owner):
+    return ApiKey.objects.filter(owner=owner).order_by(
+        F("revoked_at").desc(nulls_first=True), "-created_at")
 
 
-@dataclass
-class BulkResult:
-    action: str
-    changed: list = field(default_factory=list)  # ids
-    message: str = ""
+THRESHOLDS = [
+    ("Deduplication", [
+        ("ENGRAM_DEDUP_THRESHOLD", "cosine at which a new memory strengthens an existing one"),
+        ("ENGRAM_DEDUP_STRICT", "merge only when both texts carry the same details"),
+        ("ENGRAM_EXTRACTION_DEDUP_THRESHOLD", "cosine at which an extracted memory merges"),
+        ("ENGRAM_ENTITY_MERGE_THRESHOLD", "cosine at which two entity names are one entity"),
+    ]),
+    ("Retrieval", [
+        ("ENGRAM_CANDIDATES", "candidates each list (meaning, keywords) contributes"),
+        ("ENGRAM_FUSION", "how meaning and keywords are fused"),
+        ("ENGRAM_FUSION_ALPHA", "weight of meaning against keywords (convex fusion)"),
+        ("ENGRAM_COSINE_FLOOR", "cosine that counts as no similarity"),
+        ("ENGRAM_KEYWORD_GATE", "keyword coverage from which keywords count"),
+        ("ENGRAM_KEYWORD_GATE_FULL", "keyword coverage at which keywords count fully"),
+        ("ENGRAM_GRAPH_DECAY", "share of relevance passed along each link"),
+        ("ENGRAM_RANK_WEIGHTS", "weights of recency, importance and relevance"),
+    ]),
+    ("Context", [
+        ("ENGRAM_CONTEXT_MIN_SCORE", "least match a memory needs to enter a context"),
+        ("ENGRAM_TIER_THRESHOLD", "budget (tokens) from which the four tiers are used"),
+        ("ENGRAM_FEEDBACK_INTERVAL", "seconds between two votes of one agent on one memory"),
+    ]),
+    ("Capture", [
+        ("ENGRAM_CAPTURE_MAX_CHARS", "characters kept of each message or tool event"),
+        ("ENGRAM_CAPTURE_MAX_ITEMS", "messages and tool events accepted per /observe"),
+        ("ENGRAM_CAPTURE_SKIP_TOOLS", "tools whose events are dropped"),
+        ("ENGRAM_CAPTURE_SKIP_PATHS", "file paths whose events are dropped"),
+        ("ENGRAM_CAPTURE_MAX_ATTEMPTS", "model attempts per chunk before the rules extract it"),
+    ]),
+    ("Forgetting", [
+        ("ENGRAM_FORGET_HALF_LIFE_DAYS", "half-life of an unused episode, in days"),
+        ("ENGRAM_FORGET_THRESHOLD", "decayed importance below which a memory is forgotten"),
+        ("ENGRAM_FORGET_PROTECT_DAYS", "days a cited or helpful memory is never forgotten"),
+        ("ENGRAM_PURGE_AFTER_DAYS", "days a forgotten memory stays restorable"),
+    ]),
+    ("Model use", [
+        ("ENGRAM_LLM_DAILY_TOKENS", "tokens per owner and project per UTC day (the budget)"),
+        ("ENGRAM_LLM_BREAKER_FAILURES", "failures in a row that open the circuit breaker"),
+        ("ENGRAM_LLM_BREAKER_COOLDOWN", "seconds the breaker stays open"),
+        ("ENGRAM_LLM_TIMEOUT", "seconds before a model call gives up"),
+        ("ENGRAM_LLM_GATE_MODEL", "the cheap model that gates chunks (empty: the provider's)"),
+        ("ENGRAM_LLM_EXTRACT_MODEL", "the model that extracts (empty: the provider's)"),
+    ]),
+]
 
 
-def bulk_change(owner, ids, *, action: str, tag: str = "", by) -> BulkResult:
-    """Tag, archive, delete or re-embed the owner's memories among `ids` (others are
-    ignored: a person can only ever touch their own)."""
-    memories = list(own_memories(owner).filter(pk__in=ids).exclude(status=Status.DELETED)
-                    .order_by("-created_at"))
-    result = BulkResult(action)
-    if action == "reembed":
-        return _reembed(memories, result)
-    with transaction.atomic():
-        for memory in memories:
-            if action == "tag":
-                memory = add_tag(memory, tag, by=by)
-            elif action == "archive":
-                memory = services.update_memory(memory, by=by, status=Status.ARCHIVED)
-            elif action == "delete":
-                memory = services.delete_memory(memory, by=by)
-            result.changed.append(memory.pk)
-    done = {"tag": f"Tagged {{n}} {{memories}} “{tag}”.", "archive": "Archived {n} {memories}.",
-            "delete": "Deleted {n} {memories}."}[action]
-    result.message = done.format(n=len(memories),
-                                 memories="memory" if len(memories) == 1 else "memories")
-    return result
+def _shown(value) -> str:
+    if is_dataclass(value):
+        return ", ".join(f"{f.name} {getattr(value, f.name):g}" for f in fields(value))
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "not set" if value is None else str(value)
 
 
-def _reembed(memories: list[Memory], result: BulkResult) -> BulkResult:
-    ids = [m.pk for m in memories]
-    try:
-        embedded = services.embed_memories(ids, new_content=False)
-    except ProviderError:
-        from .tasks import embed_memories
-
-        embedded = None
-        embed_memories([str(pk) for pk in ids])
-    result.changed = ids
-    if embedded is None:
-        result.message = (f"The embedding provider is not answering: {len(ids)} queued "
-                          "for re-embedding.")
-    else:
-        current = len(ids) - embedded
-        result.message = (f"Re-embedded {embedded} of {len(ids)} with "
-                          f"{get_provider().model_id}"
-                          + (f"; {current} already had its vector." if current else "."))
-    return result
+def thresholds_in_force() -> list[tuple[str, list[dict]]]:
+    return [(group, [{"name": name, "meaning": meaning,
+                      "value": _shown(getattr(settings, name, None))}
+                     for name, meaning in rows]) for group, rows in THRESHOLDS]
 
 
-def bulk_undo_delete(owner, ids, *, by) -> int:
-    memories = list(own_memories(owner).filter(pk__in=ids, status=Status.DELETED))
-    with transaction.atomic():
-        for memory in memories:
-            services.restore_memory(memory, by=by)
-    return len(memories)
-
-
-# --- Context preview ----------------------------------------------------------------------
-
-def preview_context(*, owner, query: str, max_tokens: int, fmt: str, project: str | None,
-                    session_id: str = "") -> services.AssembledContext:
-    """What an agent asking this would receive. A person previewing a context must not
-    change access counts, recency or a session's "already seen" list."""
-    return services.assemble_context(
-        owner=owner, query=query, max_tokens=max_tokens, fmt=fmt, session_id=session_id,
-        filters=selectors.RecallFilters(project=project or None), track=False)
+def embedding_status(owner) -> dict:
+    return {**get_provider().describe(),
+            "memories_to_reembed": count_to_reembed(owner)}

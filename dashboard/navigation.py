@@ -2,7 +2,7 @@
 
 from functools import cache
 
-from . import store
+from memories.selectors import count_open_contradictions
 
 
 def open_contradictions_count(request):
@@ -18,6 +18,6 @@ def open_contradictions_count(request):
 
     @cache
     def count() -> int:
-        return store.count_open_contradictions(user)
+        return count_open_contradictions(user)
 
     return {"open_contradictions_count": count}

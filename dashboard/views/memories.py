@@ -1,7 +1,5 @@
-"""The dashboard: one view per screen or action, one template per screen, and for htmx
-requests a named partial of that template."""
+"""The memories screens: the list with search, a memory's page, and the actions on it."""
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -9,19 +7,47 @@ from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import Truncator
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
-from . import capture, dashboard, maintenance, selectors, services
-from .forms import BulkForm, ContextPreviewForm, MemoryEditForm, MemoryFilterForm
-from .models import Status
+from memories.llm_usage import llm_status
+from memories.models import Status
+from memories.selectors import listed, open_contradictions_for
+from memories.services.editing import (
+    FeedbackTooSoon,
+    bulk_change,
+    bulk_undo_delete,
+    delete_memory,
+    give_feedback,
+    restore_memory,
+    update_memory,
+)
+
+from ..forms import BulkForm, MemoryEditForm, MemoryFilterForm
+from ..queries import (
+    entities,
+    history,
+    memory_for,
+    neighbours,
+    own_memories,
+    search,
+    sorted_memories,
+    strength,
+    usage,
+)
+from ..text import highlight, query_stems
 
 PAGE_SIZE = 25
+
+
 SEARCH_LIMIT = 100
+
+
 SNIPPET_CHARS = 400
 
 
 @login_required
+@require_GET
 def memory_list(request):
     """One's memories, filtered, sorted and paged; with a query, the hybrid recall's hits
     with their score breakdowns."""
@@ -33,68 +59,70 @@ def memory_list(request):
                "undo_ids": request.session.pop("undo_ids", [])}
     if query:
         try:
-            rows = dashboard.search(request.user, query, filters, sort, limit=SEARCH_LIMIT)
+            rows = search(request.user, query, filters, sort, limit=SEARCH_LIMIT)
         except ValidationError as exc:
             rows, context["search_error"] = [], "; ".join(exc.messages)
     else:
-        rows = dashboard.sorted_memories(
-            selectors.listed(dashboard.own_memories(request.user), **filters), sort)
+        rows = sorted_memories(
+            listed(own_memories(request.user), **filters), sort)
     context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     if query:
-        stems = dashboard.query_stems(query)
+        stems = query_stems(query)
         for hit in context["page"]:
-            hit.highlighted = dashboard.highlight(
+            hit.highlighted = highlight(
                 Truncator(hit.memory.content).chars(SNIPPET_CHARS), stems)
     if request.htmx:
-        return render(request, "memories/list.html#results", context)
-    context["llm"] = capture.llm_status(owner=request.user)
-    return render(request, "memories/list.html", context)
+        return render(request, "dashboard/memories.html#results", context)
+    context["llm"] = llm_status(owner=request.user)
+    return render(request, "dashboard/memories.html", context)
 
 
 def _detail_context(request, memory, **extra) -> dict:
     context = {
         "memory": memory,
-        "strength": dashboard.strength(memory),
-        "neighbours": dashboard.neighbours(memory),
-        "entities": dashboard.entities(memory),
-        "usage": dashboard.usage(memory),
-        "contradiction": maintenance.open_contradictions_for(request.user,
+        "strength": strength(memory),
+        "neighbours": neighbours(memory),
+        "entities": entities(memory),
+        "usage": usage(memory),
+        "contradiction": open_contradictions_for(request.user,
                                                              [memory.pk]).get(memory.pk),
         "form": None,
         "notice": "",
     }
-    context["history"], context["older_history"] = dashboard.history(memory)
+    context["history"], context["older_history"] = history(memory)
     return {**context, **extra}
 
 
 def _memory_panel(request, memory, *, status=200, changed=True, **extra):
     """The detail page, or for htmx its #memory partial, telling the page it changed."""
     if not request.htmx:
-        return render(request, "memories/detail.html",
+        return render(request, "dashboard/memory.html",
                       _detail_context(request, memory, **extra), status=status)
-    response = render(request, "memories/detail.html#memory",
+    response = render(request, "dashboard/memory.html#memory",
                       _detail_context(request, memory, **extra), status=status)
     return trigger_client_event(response, "memoryChanged") if changed else response
 
 
 @login_required
+@require_GET
 def memory_detail(request, memory_id):
-    memory = dashboard.memory_for(request.user, memory_id)
+    memory = memory_for(request.user, memory_id)
     return _memory_panel(request, memory, changed=False)
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def memory_edit(request, memory_id):
     """Inline edit: the form replaces the content; errors come back in place, with what
     was typed."""
-    memory = dashboard.memory_for(request.user, memory_id)
+    memory = memory_for(request.user, memory_id)
     if request.method != "POST":
         return _memory_panel(request, memory, changed=False,
                              form=MemoryEditForm.for_memory(memory))
     form = MemoryEditForm(request.POST)
     if form.is_valid():
         try:
-            memory = services.update_memory(memory, by=request.user, **form.cleaned_data)
+            memory = update_memory(memory, by=request.user, **form.cleaned_data)
         except ValidationError as exc:
             form.add_error(None, exc)
     if form.errors:
@@ -114,18 +142,18 @@ def _after_action(request, memory, notice):
 @require_POST
 @login_required
 def memory_pin(request, memory_id):
-    memory = dashboard.memory_for(request.user, memory_id)
+    memory = memory_for(request.user, memory_id)
     pinned = request.POST.get("pinned") == "true"
-    memory = services.update_memory(memory, by=request.user, pinned=pinned)
+    memory = update_memory(memory, by=request.user, pinned=pinned)
     return _after_action(request, memory, "Pinned." if pinned else "Unpinned.")
 
 
 @require_POST
 @login_required
 def memory_archive(request, memory_id):
-    memory = dashboard.memory_for(request.user, memory_id)
+    memory = memory_for(request.user, memory_id)
     archived = request.POST.get("archived") == "true"
-    memory = services.update_memory(memory, by=request.user,
+    memory = update_memory(memory, by=request.user,
                                     status=Status.ARCHIVED if archived else Status.ACTIVE)
     return _after_action(request, memory, "Archived." if archived else "Back in use.")
 
@@ -133,30 +161,30 @@ def memory_archive(request, memory_id):
 @require_POST
 @login_required
 def memory_delete(request, memory_id):
-    memory = dashboard.memory_for(request.user, memory_id)
-    memory = services.delete_memory(memory, by=request.user)
+    memory = memory_for(request.user, memory_id)
+    memory = delete_memory(memory, by=request.user)
     return _after_action(request, memory, "Deleted. Undo puts it back as it was.")
 
 
 @require_POST
 @login_required
 def memory_restore(request, memory_id):
-    memory = dashboard.memory_for(request.user, memory_id)
-    memory = services.restore_memory(memory, by=request.user)
+    memory = memory_for(request.user, memory_id)
+    memory = restore_memory(memory, by=request.user)
     return _after_action(request, memory, "Restored as it was before the deletion.")
 
 
 @require_POST
 @login_required
 def memory_feedback(request, memory_id):
-    memory = dashboard.memory_for(request.user, memory_id)
+    memory = memory_for(request.user, memory_id)
     signal = request.POST.get("signal", "")
     try:
-        memory = services.give_feedback(memory, signal=signal, agent_id="dashboard")
+        memory = give_feedback(memory, signal=signal, agent_id="dashboard")
         notice = f"Marked {signal}."
     except ValidationError as exc:
         notice = "; ".join(exc.messages)
-    except services.FeedbackTooSoon as exc:
+    except FeedbackTooSoon as exc:
         notice = (f"You rated this memory recently; you can again in "
                   f"{max(1, exc.retry_after // 60)} min.")
     return _after_action(request, memory, notice)
@@ -177,12 +205,12 @@ def memory_bulk(request):
     form = BulkForm(request.POST)
     result, undo_ids = None, []
     if form.is_valid():
-        result = dashboard.bulk_change(request.user, form.cleaned_data["ids"],
+        result = bulk_change(request.user, form.cleaned_data["ids"],
                                        action=form.cleaned_data["action"],
                                        tag=form.cleaned_data["tag"].strip(), by=request.user)
         undo_ids = [str(pk) for pk in result.changed] if result.action == "delete" else []
     if request.htmx:
-        response = render(request, "memories/list.html#bulk-status",
+        response = render(request, "dashboard/memories.html#bulk-status",
                           {"bulk_form": form, "result": result, "undo_ids": undo_ids})
         return trigger_client_event(response, "memoryChanged") if result else response
     if result:
@@ -197,30 +225,12 @@ def memory_bulk(request):
 @require_POST
 @login_required
 def memory_bulk_undo(request):
-    restored = dashboard.bulk_undo_delete(request.user, request.POST.getlist("ids"),
+    restored = bulk_undo_delete(request.user, request.POST.getlist("ids"),
                                           by=request.user)
     message = f"Restored {restored} {'memory' if restored == 1 else 'memories'}."
     if request.htmx:
-        response = render(request, "memories/list.html#bulk-status",
+        response = render(request, "dashboard/memories.html#bulk-status",
                           {"result": {"message": message}})
         return trigger_client_event(response, "memoryChanged")
     messages.info(request, message)
     return _back_to_list(request)
-
-
-@login_required
-def context_preview(request):
-    """What an agent sending this prompt would receive, token for token; previewing is
-    not a retrieval."""
-    form = ContextPreviewForm(request.GET or None)
-    context = {"form": form, "built": None, "tier_threshold": settings.ENGRAM_TIER_THRESHOLD}
-    if form.is_valid():
-        data = form.cleaned_data
-        context["built"] = dashboard.preview_context(
-            owner=request.user, query=data["prompt"], max_tokens=data["budget"],
-            fmt=data["format"], project=data["project"], session_id=data["session_id"])
-        context["tiers"] = [(tier, context["built"].tiers.get(tier, 0))
-                            for tier in ("critical", "relevant", "background", "index")]
-    template = "memories/context.html#preview" if request.htmx else "memories/context.html"
-    return render(request, template, context)
-

@@ -1,14 +1,14 @@
-"""The reflection screen: insights with the memories they cite, review, and the trigger."""
+"""Reflection: insights with the memories they cite, review, and the trigger."""
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import trigger_client_event
 
-from memories import maintenance
+from memories.jobs import latest_job, start_job
 from memories.models import JobKind, Memory
-
-from . import services
-from .models import Insight, InsightStatus
+from reflection.models import Insight, InsightStatus
+from reflection.services import recommendation, review
 
 PAGE = 50
 
@@ -25,34 +25,35 @@ def _listed(owner, status: str):
     return insights
 
 
-@login_required
-def insights(request):
+def _insight_list(request):
     status = request.GET.get("status", "")
     context = {"insights": _listed(request.user, status), "status": status,
                "statuses": InsightStatus.choices,
-               "state": services.recommendation(request.user),
-               "job": maintenance.latest_job(request.user, JobKind.REFLECT)}
-    template = "reflection/insights.html#insight-list" if request.htmx else \
-        "reflection/insights.html"
+               "state": recommendation(request.user),
+               "job": latest_job(request.user, JobKind.REFLECT)}
+    template = "dashboard/insights.html#insight-list" if request.htmx else \
+        "dashboard/insights.html"
     return render(request, template, context)
 
 
 @login_required
+@require_GET
+def insights(request):
+    return _insight_list(request)
+
+
+@login_required
 @require_POST
-def review(request, insight_id):
+def insight_review(request, insight_id):
     insight = get_object_or_404(Insight.objects.for_owner(request.user), pk=insight_id)
-    services.review(insight, approve=request.POST.get("decision") == "approve",
-                    by=request.user)
+    review(insight, approve=request.POST.get("decision") == "approve", by=request.user)
     if request.htmx:
-        response = insights(request)
-        response["HX-Trigger"] = "insightReviewed"
-        return response
+        return trigger_client_event(_insight_list(request), "insightReviewed")
     return redirect("reflection")
 
 
 @login_required
 @require_POST
 def reflect_now(request):
-    job = maintenance.create_job(JobKind.REFLECT, owner=request.user)
-    maintenance.queue_job(job)
+    start_job(JobKind.REFLECT, owner=request.user)
     return redirect("reflection")

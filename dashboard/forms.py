@@ -4,18 +4,22 @@ import datetime as dt
 import uuid
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from .engine.context import FORMATS
-from .models import (
+from memories.engine.context import FORMATS
+from memories.jobs import active_job_of_kind, startable_job_kinds
+from memories.models import (
     MAX_CONTENT_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
     Kind,
     MemoryType,
+    Resolution,
     Status,
 )
-from .services import MAX_CONTEXT_TOKENS, MAX_SCOPE_LENGTH
+from memories.services.context import MAX_CONTEXT_TOKENS
+from memories.services.validation import MAX_SCOPE_LENGTH
 
 ANY = [("", "any")]
 
@@ -145,3 +149,76 @@ class ContextPreviewForm(forms.Form):
                               help_text="Empty: every project.")
     session_id = forms.CharField(label="Session", required=False, max_length=MAX_SCOPE_LENGTH,
                                  help_text="Memories this session has seen are skipped.")
+
+
+MAX_IMPORT_BYTES = 50 * 1024 * 1024
+
+
+RESOLUTIONS = [
+    (Resolution.A_WINS, "A wins: keep A, close B"),
+    (Resolution.B_WINS, "B wins: keep B, close A"),
+    (Resolution.BOTH_VALID, "Both valid: change neither"),
+    (Resolution.MERGED, "Merged: store the text below, close both"),
+]
+
+
+class ResolveForm(forms.Form):
+    resolution = forms.ChoiceField(choices=RESOLUTIONS, widget=forms.RadioSelect)
+    merged_content = forms.CharField(
+        label="Merged text", required=False, strip=False, max_length=MAX_CONTENT_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="Used only for a merge: both texts to start from; edit them into one.")
+    note = forms.CharField(label="Note", required=False, max_length=2000,
+                           widget=forms.Textarea(attrs={"rows": 2}),
+                           help_text="Why, for whoever reads this later.")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("resolution") == Resolution.MERGED and not data.get(
+                "merged_content", "").strip():
+            self.add_error("merged_content", "A merge needs the merged text.")
+        return data
+
+
+class StartJobForm(forms.Form):
+    kind = forms.ChoiceField(label="Job")
+    dry_run = forms.BooleanField(label="Dry run: report what would change, change nothing",
+                                 required=False)
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+        self.fields["kind"].choices = startable_job_kinds()
+
+    def clean_kind(self):
+        kind = self.cleaned_data["kind"]
+        if active_job_of_kind(self.owner, kind):
+            raise ValidationError("A job of this kind is already queued or running; "
+                                  "wait for it to finish.")
+        return kind
+
+
+class ApiKeyForm(forms.Form):
+    name = forms.CharField(label="Name", max_length=100,
+                           help_text="Which agent or machine will use it, e.g. “laptop claude”.")
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label="JSONL file", help_text="One memory per line, as exported.")
+    skip_bad_lines = forms.BooleanField(
+        label="Skip bad lines and import the rest", required=False,
+        help_text="Unticked, a file with any bad line imports nothing.")
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_IMPORT_BYTES:
+            raise ValidationError(f"The file is over {MAX_IMPORT_BYTES // 2**20} MB: "
+                                  f"split it into smaller files.")
+        return upload
+
+
+PERIODS = [(30, "30 days"), (90, "90 days"), (365, "a year")]
+
+
+class PeriodForm(forms.Form):
+    days = forms.TypedChoiceField(label="Period", choices=PERIODS, coerce=int, initial=90)

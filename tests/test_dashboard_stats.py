@@ -9,7 +9,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from memories import services
+from memories.services.editing import delete_memory
+from memories.services.recall import record_retrieval
+from memories.services.remembering import remember
 from memories.models import (
     Entity,
     LinkRelation,
@@ -22,7 +24,7 @@ from memories.models import (
 
 pytestmark = pytest.mark.django_db
 
-INSIGHTS = "/insights/"
+STATS = "/stats/"
 
 
 def json_of(page: str, element_id: str) -> dict:
@@ -39,14 +41,14 @@ def many(owner, n, **fields):
 @pytest.fixture
 def store(alice, bob):
     now = timezone.now()
-    first = services.remember(owner=alice, content="Deploys go out on Tuesdays",
+    first = remember(owner=alice, content="Deploys go out on Tuesdays",
                               memory_type="procedural", kind="workflow").memory
-    second = services.remember(owner=alice, content="The release manager is Dana").memory
-    services.remember(owner=alice, content="The release manager is Dana")  # merged
-    gone = services.remember(owner=alice, content="Lunch was pizza", memory_type="episodic",
+    second = remember(owner=alice, content="The release manager is Dana").memory
+    remember(owner=alice, content="The release manager is Dana")  # merged
+    gone = remember(owner=alice, content="Lunch was pizza", memory_type="episodic",
                              kind="episode").memory
-    services.delete_memory(gone, by=alice)
-    services.record_retrieval(owner=alice, memories=[first], now=now)
+    delete_memory(gone, by=alice)
+    record_retrieval(owner=alice, memories=[first], now=now)
     UsageEvent.objects.create(memory=first, owner=alice, kind=UsageKind.RETRIEVED,
                               created_at=now - timedelta(days=2))
     MemoryLink.objects.create(from_memory=first, to_memory=second,
@@ -54,16 +56,22 @@ def store(alice, bob):
     dana = Entity.objects.create(owner=alice, name="Dana", canonical_name="dana",
                                  entity_type="person")
     MemoryEntity.objects.create(memory=second, entity=dana)
-    services.remember(owner=bob, content="Bob's secret recipe uses saffron")
+    remember(owner=bob, content="Bob's secret recipe uses saffron")
     return {"first": first, "second": second, "dana": dana}
 
 
 def test_it_is_routed_under_its_name():
-    assert reverse("insights") == INSIGHTS
+    assert reverse("stats") == STATS
+
+
+def test_its_old_address_leads_there_with_the_query_kept(signed_in):
+    response = signed_in.get("/insights/", {"days": 30})
+    assert response.status_code == 301
+    assert response["Location"] == f"{STATS}?days=30"
 
 
 def test_it_counts_by_type_kind_and_status(signed_in, store):
-    page = signed_in.get(INSIGHTS).content.decode()
+    page = signed_in.get(STATS).content.decode()
     charts = json_of(page, "insight-charts")
     by_type = dict(zip(charts["memory_type"]["labels"],
                        charts["memory_type"]["series"][0]["values"], strict=True))
@@ -75,13 +83,13 @@ def test_it_counts_by_type_kind_and_status(signed_in, store):
 
 
 def test_it_shows_the_share_never_retrieved_and_the_duplicates_merged(signed_in, store):
-    page = signed_in.get(INSIGHTS).content.decode()
+    page = signed_in.get(STATS).content.decode()
     assert "<strong>50%</strong> never retrieved" in page and "(1 of 2)" in page
     assert "<strong>1</strong> duplicates merged" in page
 
 
 def test_activity_counts_created_retrieved_and_forgotten(signed_in, store):
-    page = signed_in.get(INSIGHTS, {"days": 30}).content.decode()
+    page = signed_in.get(STATS, {"days": 30}).content.decode()
     activity = json_of(page, "activity-charts")
     created = activity["created"]
     assert len(created["labels"]) == 30 and created["series"][0]["values"][-1] == 3
@@ -92,19 +100,19 @@ def test_activity_counts_created_retrieved_and_forgotten(signed_in, store):
 
 
 def test_the_period_is_validated_and_falls_back_to_90_days(signed_in, store):
-    page = signed_in.get(INSIGHTS, {"days": "7000"}).content.decode()
+    page = signed_in.get(STATS, {"days": "7000"}).content.decode()
     assert len(json_of(page, "activity-charts")["retrieved"]["labels"]) == 90
 
 
 def test_a_new_period_over_htmx_swaps_only_the_activity(signed_in, store):
-    partial = signed_in.get(INSIGHTS, {"days": 365}, HTTP_HX_REQUEST="true").content.decode()
+    partial = signed_in.get(STATS, {"days": 365}, HTTP_HX_REQUEST="true").content.decode()
     assert partial.lstrip().startswith('<section id="activity"') and "<html" not in partial
     assert len(json_of(partial, "activity-charts")["created"]["labels"]) == 365
 
 
 def test_the_forgetting_curve_follows_the_engine(signed_in, settings):
     settings.ENGRAM_FORGET_HALF_LIFE_DAYS = 30.0
-    page = signed_in.get(INSIGHTS).content.decode()
+    page = signed_in.get(STATS).content.decode()
     curve = json_of(page, "insight-charts")["forgetting"]
     episode = next(s for s in curve["series"] if s["label"] == "Episode, never used")
     days = curve["labels"]
@@ -115,7 +123,7 @@ def test_the_forgetting_curve_follows_the_engine(signed_in, settings):
 
 
 def test_the_graph_holds_ones_memories_links_and_entities(signed_in, store):
-    page = signed_in.get(INSIGHTS).content.decode()
+    page = signed_in.get(STATS).content.decode()
     graph = json_of(page, "memory-graph-data")
     ids = {n["data"]["id"] for n in graph["nodes"]}
     assert f"m{store['first'].pk}" in ids and f"e{store['dana'].pk}" in ids
@@ -127,8 +135,8 @@ def test_the_graph_holds_ones_memories_links_and_entities(signed_in, store):
 
 
 def test_chart_data_goes_through_json_script_not_into_inline_scripts(signed_in, alice):
-    services.remember(owner=alice, content="</script><script>alert(1)</script>")
-    page = signed_in.get(INSIGHTS).content.decode()
+    remember(owner=alice, content="</script><script>alert(1)</script>")
+    page = signed_in.get(STATS).content.decode()
     assert "<script>alert(1)" not in page
     inline = [chunk.split("</script>")[0] for chunk in page.split("<script")[1:]]
     assert all(chunk.startswith((' src=', ' id=')) for chunk in inline)
@@ -141,5 +149,5 @@ def test_the_page_queries_a_fixed_number_of_times_however_big_the_store(
         MemoryLink(from_memory=memories[i], to_memory=memories[i + 1], relation="related")
         for i in range(299))
     with django_assert_max_num_queries(14):
-        page = signed_in.get(INSIGHTS).content.decode()
+        page = signed_in.get(STATS).content.decode()
     assert len(json_of(page, "memory-graph-data")["nodes"]) == 150

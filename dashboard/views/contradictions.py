@@ -1,0 +1,62 @@
+"""The contradictions queue, and one contradiction side by side with the form that resolves it."""
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.http import trigger_client_event
+
+from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
+from memories.models import ContradictionStatus
+from memories.selectors import (
+    contradiction_queue,
+    contradictions_of,
+    next_open_contradiction,
+)
+
+from ..forms import ResolveForm
+
+
+@login_required
+@require_GET
+def contradiction_list(request):
+    """The queue: open contradictions oldest first; resolved ones stay browsable."""
+    status = request.GET.get("status")
+    if status not in ContradictionStatus.values:
+        status = ContradictionStatus.OPEN
+    page = Paginator(contradiction_queue(request.user, status=status), 25).get_page(
+        request.GET.get("page"))
+    context = {"status": status, "page": page}
+    template = "dashboard/contradictions.html#queue" if request.htmx else "dashboard/contradictions.html"
+    return render(request, template, context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def contradiction_detail(request, contradiction_id):
+    """The two memories side by side, and the form that resolves them."""
+    contradiction = get_object_or_404(contradictions_of(request.user),
+                                      pk=contradiction_id)
+    a, b = contradiction.memory_a, contradiction.memory_b
+    form = ResolveForm(request.POST or None,
+                       initial={"merged_content": f"{a.content}\n\n{b.content}"})
+    resolved_now = False
+    if request.method == "POST" and form.is_valid():
+        try:
+            resolve_contradiction(contradiction, by=request.user,
+                                              **form.cleaned_data)
+        except ResolutionError as exc:
+            form.add_error(None, str(exc))
+        else:
+            if not request.htmx:
+                return redirect("contradiction_detail", contradiction_id=contradiction.pk)
+            contradiction = contradictions_of(request.user).get(pk=contradiction.pk)
+            resolved_now = True
+    context = {"contradiction": contradiction, "form": form,
+               "next_open": next_open_contradiction(request.user, after=contradiction)}
+    template = ("dashboard/contradiction.html#contradiction" if request.htmx
+                else "dashboard/contradiction.html")
+    response = render(request, template, context)
+    if resolved_now:
+        trigger_client_event(response, "contradictionResolved", {"id": str(contradiction.pk)})
+    return response

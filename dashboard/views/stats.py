@@ -1,0 +1,78 @@
+"""Stats: counts, activity over time, the forgetting curve, and a graph of the store."""
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from ..forms import PeriodForm
+from ..stats import (
+    chart,
+    created_per_day,
+    forgetting_curves,
+    forgotten_per_week,
+    memory_graph,
+    merged_duplicates,
+    retrievals_per_day,
+    series,
+    store_counts,
+)
+
+COUNT_TITLES = {"memory_type": "type", "kind": "kind", "status": "status"}
+
+
+def _activity(owner, days: int) -> dict:
+    now = timezone.now()
+    return {"created": created_per_day(owner, days=days, now=now),
+            "retrieved": retrievals_per_day(owner, days=days, now=now),
+            "forgotten": forgotten_per_week(owner, weeks=max(4, days // 7), now=now)}
+
+
+def _activity_charts(activity: dict, total: int | None) -> dict:
+    created, retrieved, forgotten = (activity[k] for k in ("created", "retrieved", "forgotten"))
+    growth = [series("created", created["values"])]
+    if total is not None:  # the store's size at the end of each day
+        size, running = [], total - created["total"]
+        for n in created["values"]:
+            running += n
+            size.append(running)
+        growth.append(series("stored in all", size, type="line", axis="y2"))
+    return {"created": chart("bar", created["labels"], *growth, y2Title="stored"),
+            "retrieved": chart("bar", retrieved["labels"],
+                               series("retrievals", retrieved["values"])),
+            "forgotten": chart("bar", forgotten["labels"],
+                               series("forgotten", forgotten["values"]))}
+
+
+@login_required
+@require_GET
+def stats(request):
+    """Counts, activity over time, the forgetting curve, and a graph of the store."""
+    period = PeriodForm(request.GET or None)
+    days = period.cleaned_data["days"] if period.is_valid() else 90
+    counts = store_counts(request.user)
+    activity = _activity(request.user, days)
+    context = {"period": period if period.is_bound else PeriodForm(initial={"days": days}),
+               "days": days, "activity": activity,
+               "activity_charts": _activity_charts(activity, counts["total"])}
+    if request.htmx:
+        return render(request, "dashboard/stats.html#activity", context)
+    forgetting = forgetting_curves()
+    graph = memory_graph(request.user)
+    context |= {
+        "counts": counts, "forgetting": forgetting, "graph": graph,
+        "merged": merged_duplicates(request.user, days=30, now=timezone.now()),
+        "graph_elements": {"nodes": graph["nodes"], "edges": graph["edges"]},
+        "count_tables": [{"name": name, "title": title, "rows": counts[name]}
+                         for name, title in COUNT_TITLES.items()],
+        "insight_charts": {
+            **{name: chart("doughnut" if name != "kind" else "bar",
+                           [label for label, _ in counts[name]],
+                           series("memories", [n for _, n in counts[name]]))
+               for name in COUNT_TITLES},
+            "forgetting": chart("line", forgetting["labels"],
+                                *(series(c["label"], c["values"]) for c in forgetting["curves"]),
+                                xTitle="days unused", yTitle="retention", yMax=1),
+        },
+    }
+    return render(request, "dashboard/stats.html", context)

@@ -1,0 +1,28 @@
+"""Chunking: an observation's messages cut into ~500-token overlapping chunks (the engine
+cuts, engine/chunking.py), and each failed tool call a chunk of its own."""
+
+from ..engine.chunking import chunk_messages
+from ..engine.context import count_tokens
+from ..models import Observation, ObservationChunk
+
+TOOL_TEXT_SHOWN = 1_500  # characters of a failed tool's input and error put in its chunk
+
+
+def failed_tool_text(event: dict) -> str:
+    """A failed tool call as a chunk: errors and their context are worth remembering;
+    successful tool output is too noisy to extract from ("Extraction Pipeline")."""
+    paths = ", ".join(event["file_paths"])
+    return (f"tool {event['tool_name']} failed"
+            + (f" on {paths}" if paths else "")
+            + f"\ninput: {event['input'][:TOOL_TEXT_SHOWN]}"
+            + f"\nerror: {event['response'][:TOOL_TEXT_SHOWN]}")
+
+
+def cut_into_chunks(observation: Observation) -> None:
+    pieces = [chunk.text for chunk in chunk_messages(
+        [(m["role"], m["text"]) for m in observation.messages])]
+    pieces += [failed_tool_text(e) for e in observation.tool_events if not e["success"]]
+    ObservationChunk.objects.bulk_create(
+        [ObservationChunk(observation=observation, position=i, text=text,
+                          tokens=count_tokens(text)) for i, text in enumerate(pieces)],
+        ignore_conflicts=True)

@@ -1,0 +1,134 @@
+"""Extraction ("Extraction Pipeline"): each chunk of an observation goes through a cheap gate,
+then the extractor, shown the owner's similar memories so it updates instead of repeating;
+every write goes through remember(). A model that fails or misbehaves leaves the chunk
+stored raw for a retry, and after the last retry the rules extract it, so no chunk is
+silently dropped.
+"""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from .. import llm_usage, selectors
+from ..engine.cost_control import retry_delay
+from ..engine.extraction import ExtractedMemory, Extraction
+from ..models import ChunkStatus, Observation, ObservationChunk, ObservationStatus
+from ..providers.errors import ProviderError
+from ..providers.llm import RulesProvider
+from ..services.recall import recall
+from ..services.remembering import remember
+from .chunking import cut_into_chunks
+from .entities import link_entities
+
+SIMILAR_MEMORIES_SHOWN = 5  # existing memories handed to the extractor per chunk
+
+
+def process_observation(observation_id, *, now: datetime | None = None) -> Observation | None:
+    """Extract memories from every chunk of an observation that is due. Idempotent: done
+    chunks are never extracted again, and a retry only picks up chunks that failed."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        observation = (Observation.objects.select_for_update(skip_locked=True)
+                       .filter(pk=observation_id).first())
+        if observation is None:  # gone, or another worker holds it
+            return None
+        if not observation.chunks.exists():
+            cut_into_chunks(observation)
+    due = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RETRY, next_attempt_at__lte=now)
+    for chunk_id in observation.chunks.filter(due).values_list("pk", flat=True):
+        # One chunk, one transaction holding its row: the queued task and the sweep never
+        # extract the same chunk twice, and a crash leaves it due, not half-stored.
+        with transaction.atomic():
+            chunk = (ObservationChunk.objects.select_for_update(skip_locked=True)
+                     .filter(due, pk=chunk_id).first())
+            if chunk is not None:
+                _extract_chunk(observation, chunk, now)
+    unresolved = observation.chunks.filter(
+        status__in=[ChunkStatus.PENDING, ChunkStatus.RETRY]).exists()
+    if not unresolved:
+        observation.status = ObservationStatus.DONE
+        observation.processed_at = now
+        observation.save(update_fields=["status", "processed_at"])
+    return observation
+
+
+def process_due_observations(*, now: datetime | None = None, limit: int = 200) -> int:
+    """The sweep: observations never processed (the queue was down) and chunks whose
+    retry is due. Returns how many observations it processed."""
+    now = now or timezone.now()
+    stale = now - timedelta(minutes=2)  # leave fresh ones to the task already queued
+    ids = list(Observation.objects.filter(
+        Q(status=ObservationStatus.PENDING, created_at__lte=stale),
+        Q(chunks__isnull=True) | Q(chunks__status=ChunkStatus.PENDING)
+        | Q(chunks__status=ChunkStatus.RETRY, chunks__next_attempt_at__lte=now),
+    ).values_list("pk", flat=True).distinct()[:limit])
+    for observation_id in ids:
+        process_observation(observation_id, now=now)
+    return len(ids)
+
+
+def _similar_memories(observation: Observation, text: str) -> list[tuple[str, str]]:
+    hits = recall(owner=observation.owner, query=text,
+                           limit=SIMILAR_MEMORIES_SHOWN,
+                           filters=selectors.RecallFilters(project=observation.project))
+    return [(str(hit.memory.pk), hit.memory.content) for hit in hits]
+
+
+def _run(provider, observation, chunk) -> Extraction | None:
+    """Gate, then extract; None when the gate found nothing worth keeping."""
+    gate = provider.gate(chunk.text)
+    llm_usage.log_model_calls(observation.owner, observation.project, gate.calls)
+    if not gate.value.worth_remembering:
+        return None
+    extraction = provider.extract(chunk.text, _similar_memories(observation, chunk.text))
+    llm_usage.log_model_calls(observation.owner, observation.project, extraction.calls)
+    return extraction.value
+
+
+def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datetime) -> None:
+    provider, fallback_reason = llm_usage.choose_provider(observation.owner, observation.project, now)
+    try:
+        extraction = _run(provider, observation, chunk)
+    except ProviderError as exc:
+        chunk.attempts += 1
+        chunk.last_error = str(exc)[:2000]
+        llm_usage.log_failed_call(observation.owner, observation.project, provider, exc, "extract")
+        if exc.retryable and chunk.attempts < settings.ENGRAM_CAPTURE_MAX_ATTEMPTS:
+            chunk.status = ChunkStatus.RETRY
+            chunk.next_attempt_at = now + retry_delay(chunk.attempts)
+            chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
+            return
+        provider, fallback_reason = RulesProvider(), f"{provider.name} failed: {exc}"
+        extraction = _run(provider, observation, chunk)
+    chunk.extracted_by = provider.name + (f" ({fallback_reason})" if fallback_reason else "")
+    chunk.extracted_by = chunk.extracted_by[:100]
+    if extraction is None:
+        chunk.status = ChunkStatus.SKIPPED
+    else:
+        chunk.status = ChunkStatus.EXTRACTED
+        chunk.memory_ids = _store(observation, chunk, extraction.memories, now)
+    chunk.next_attempt_at = None
+    chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at",
+                              "extracted_by", "memory_ids"])
+
+
+def _store(observation, chunk, extracted: list[ExtractedMemory], now) -> list:
+    stored = []
+    for item in extracted:
+        result = remember(
+            owner=observation.owner, now=now,
+            dedup_threshold=settings.ENGRAM_EXTRACTION_DEDUP_THRESHOLD,
+            content=item.content, memory_type=item.memory_type, kind=item.kind,
+            importance=item.importance, tags=item.tags, project=observation.project,
+            agent_id=observation.agent_id, session_id=observation.session_id,
+            metadata={"source": "observation", "observation": str(observation.pk),
+                      "chunk": chunk.position, "extracted_by": chunk.extracted_by,
+                      **({"updates": item.updates} if item.updates else {})})
+        field = "memories_created" if result.created else "memories_strengthened"
+        Observation.objects.filter(pk=observation.pk).update(**{field: F(field) + 1})
+        link_entities(result.memory, item, now=now)
+        stored.append(result.memory.pk)
+    return stored

@@ -1,0 +1,127 @@
+"""Job records: long work a person or the schedule starts, with progress and a result.
+
+The registry maps each kind of job to the dotted path of the function that runs it,
+imported on first use (like healthchecks' TRANSPORTS): the job records sit below the
+maintenance and reflection code they run, and never import it.
+"""
+
+from collections.abc import Callable
+from contextlib import contextmanager
+from functools import cache
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from . import queue
+from .models import Job, JobKind, JobStatus
+
+# Each runner takes owner (None: everyone), dry_run, job and on_progress, and returns the
+# job's result.
+RUNNERS: dict[str, str] = {
+    JobKind.CONTRADICTIONS: "memories.maintenance.contradictions.scan_contradictions",
+    JobKind.FORGET: "memories.maintenance.forgetting.forget",
+    JobKind.PURGE: "memories.maintenance.forgetting.purge",
+    JobKind.CONSOLIDATE: "memories.maintenance.consolidation.consolidate",
+    JobKind.REFLECT: "reflection.services.reflect",
+}
+ACTIVE_STATUSES = (JobStatus.QUEUED, JobStatus.RUNNING)
+
+
+@cache
+def runner(kind: str) -> Callable[..., dict]:
+    return import_string(RUNNERS[kind])
+
+
+def create_job(kind: str, *, owner=None, dry_run: bool = False, **params) -> Job:
+    return Job.objects.create(kind=kind, owner=owner, dry_run=dry_run, params=params)
+
+
+def start_job(kind: str, *, owner=None, dry_run: bool = False, **params) -> Job:
+    """Record the job, and queue it once the record is committed."""
+    with transaction.atomic():
+        job = create_job(kind, owner=owner, dry_run=dry_run, **params)
+        queue.run_job(job.pk)
+    return job
+
+
+@contextmanager
+def running(job: Job):
+    """Mark the job running, then done (or failed with the error) when the block ends."""
+    Job.objects.filter(pk=job.pk).update(status=JobStatus.RUNNING, started_at=timezone.now())
+    try:
+        yield job
+    except Exception as exc:
+        Job.objects.filter(pk=job.pk).update(status=JobStatus.FAILED, error=str(exc)[:2000],
+                                             finished_at=timezone.now())
+        raise
+    Job.objects.filter(pk=job.pk).update(status=JobStatus.DONE, result=job.result,
+                                         progress_done=F("progress_total"),
+                                         finished_at=timezone.now())
+
+
+def progress_reporter(job: Job | None, total: int,
+                      on_progress: Callable[[int, int], None] | None = None
+                      ) -> Callable[[int], None]:
+    """A callback that advances the job's progress (and a caller's bar) by n of total."""
+    if job is not None:
+        Job.objects.filter(pk=job.pk).update(progress_total=total)
+
+    def advance(n: int = 1) -> None:
+        if job is not None:
+            Job.objects.filter(pk=job.pk).update(progress_done=F("progress_done") + n)
+        if on_progress is not None:
+            on_progress(n, total)
+
+    return advance
+
+
+def run_job(job_id, *, on_progress=None) -> Job:
+    """Run a queued job; a job already done is not run again."""
+    job = Job.objects.select_related("owner").get(pk=job_id)
+    if job.status == JobStatus.DONE:
+        return job
+    with running(job):
+        job.result = runner(job.kind)(owner=job.owner, dry_run=job.dry_run, job=job,
+                                           on_progress=on_progress, **job.params)
+    job.refresh_from_db()
+    return job
+
+
+def latest_job(owner, kind: str) -> Job | None:
+    return Job.objects.for_owner(owner).filter(kind=kind).order_by("-created_at").first()
+
+
+def run_scheduled(kind: str) -> Job:
+    """A scheduled run over every owner, recorded as a job like any other."""
+    return run_job(create_job(kind).pk)
+
+
+def startable_job_kinds() -> list[tuple[str, str]]:
+    """Job kinds a person can start: those with a runner."""
+    return [(kind, label) for kind, label in JobKind.choices if kind in RUNNERS]
+
+
+def active_job_of_kind(owner, kind: str) -> Job | None:
+    return Job.objects.for_owner(owner).filter(kind=kind,
+                                               status__in=ACTIVE_STATUSES).first()
+
+
+def recent_jobs(owner, *, limit: int = 25) -> list[Job]:
+    """Running and queued jobs first, then the most recent ones."""
+    jobs = Job.objects.for_owner(owner)
+    active = list(jobs.filter(status__in=ACTIVE_STATUSES).order_by("-created_at")[:limit])
+    done = jobs.exclude(status__in=ACTIVE_STATUSES).order_by("-created_at")
+    found = active + list(done[:max(0, limit - len(active))])
+    for job in found:
+        job.summary = job_summary(job.result)
+    return found
+
+
+def job_summary(result) -> str:
+    """The result's plain numbers and words, e.g. "checked 120 · found 2"."""
+    if not isinstance(result, dict):
+        return ""
+    return " · ".join(f"{key.replace('_', ' ')} {value}" for key, value in result.items()
+                      if isinstance(value, int | float | str) and len(str(value)) <= 40)

@@ -1,0 +1,194 @@
+"""Contradictions ("Contradiction Scanner"): new or edited memories are judged against their
+nearest neighbours, by the model (verdicts cached per pair) or by the rules; people resolve
+what conflicts, and resolving never deletes."""
+
+from collections.abc import Iterable
+from datetime import datetime
+
+import numpy as np
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from .. import llm_usage, selectors, signals
+from ..engine.contradiction import pair_key
+from ..jobs import progress_reporter
+from ..models import (
+    Contradiction,
+    ContradictionStatus,
+    Job,
+    JudgedPair,
+    LinkRelation,
+    Memory,
+    MemoryLink,
+    MemoryVersion,
+    Resolution,
+    Status,
+    VersionChange,
+)
+from ..providers.embeddings import get_provider
+from ..providers.errors import ProviderError
+from ..providers.llm import RulesProvider
+from ..services.remembering import remember
+
+NEIGHBOURS_CHECKED = 20  # "Contradiction Scanner": the neighbours a new memory is judged against
+SCAN_BATCH = 200  # memories whose neighbours are fetched in one query during a full scan
+
+
+def _neighbours(memories: list[Memory]) -> dict:
+    """memory id -> its nearest active memories of the same owner and project: one query
+    per owner and project for the whole batch."""
+    provider = get_provider()
+    groups: dict[tuple, list[Memory]] = {}
+    for memory in memories:
+        if memory.embedding is not None and memory.embedding_model == provider.model_id:
+            groups.setdefault((memory.owner_id, memory.project), []).append(memory)
+    near: dict = {}
+    for (owner_id, project), group in groups.items():
+        found = selectors.nearest_for_each(
+            owner_id, project, model_id=provider.model_id, dimensions=provider.dimensions,
+            vectors=np.array([m.embedding for m in group]),
+            per_vector=NEIGHBOURS_CHECKED + 1)
+        for memory, rows in zip(group, found, strict=True):
+            near[memory.pk] = [pk for pk, _, _ in rows if pk != memory.pk][:NEIGHBOURS_CHECKED]
+    others = Memory.objects.defer("embedding", "search_vector").in_bulk(
+        {pk for ids in near.values() for pk in ids})
+    return {pk: [others[i] for i in ids if i in others] for pk, ids in near.items()}
+
+
+def _verdict(provider, memory: Memory, other: Memory, now: datetime):
+    """The cached verdict on the pair, or a new one from the judge (then cached)."""
+    if isinstance(provider, RulesProvider):  # free and deterministic: nothing to cache
+        judged = provider.judge(other.content, memory.content)
+        return judged.value.contradicts, judged.value.reason
+    key = pair_key(memory.content_hash, other.content_hash)
+    cached = JudgedPair.objects.filter(owner_id=memory.owner_id, pair_key=key,
+                                       judged_by=provider.name).first()
+    if cached:
+        return cached.contradicts, cached.reason
+    judged = provider.judge(other.content, memory.content)
+    llm_usage.log_model_calls(memory.owner, memory.project, judged.calls)
+    JudgedPair.objects.get_or_create(
+        owner_id=memory.owner_id, pair_key=key, judged_by=provider.name,
+        defaults={"contradicts": judged.value.contradicts, "reason": judged.value.reason,
+                  "judged_at": now})
+    return judged.value.contradicts, judged.value.reason
+
+
+def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
+                         dry_run: bool = False, advance=lambda n=1: None) -> list[Contradiction]:
+    """Judge each memory against its nearest neighbours and record what contradicts.
+
+    The model judge where one is configured (its verdicts cached per pair), the rules
+    otherwise, and the rules too while the model is failing or over budget.
+    """
+    now = now or timezone.now()
+    found = []
+    memories = list(Memory.objects.filter(pk__in=list(memory_ids), status=Status.ACTIVE)
+                    .select_related("owner"))
+    neighbours = _neighbours(memories)
+    for memory in memories:
+        provider, _ = llm_usage.choose_provider(memory.owner, memory.project, now)
+        for other in neighbours.get(memory.pk, []):
+            try:
+                contradicts, reason = _verdict(provider, memory, other, now)
+            except ProviderError as exc:
+                llm_usage.log_failed_call(memory.owner, memory.project, provider, exc, "judge")
+                provider = RulesProvider()
+                contradicts, reason = _verdict(provider, memory, other, now)
+            if contradicts:
+                found.append(_record(memory, other, provider.name, reason, now, dry_run))
+        advance(1)
+    return [c for c in found if c is not None]
+
+
+def _record(memory, other, judged_by, reason, now, dry_run) -> Contradiction | None:
+    # The older memory is a, the newer b: "b wins" then reads as "the update holds".
+    a, b = sorted((memory, other), key=lambda m: (m.created_at, str(m.pk)))
+    contradiction = Contradiction(owner_id=memory.owner_id, memory_a=a, memory_b=b,
+                                  detected_at=now, detected_by=judged_by, reason=reason[:2000])
+    if dry_run:
+        return contradiction
+    if Contradiction.objects.filter(memory_a=a, memory_b=b).exists():
+        return None
+    try:
+        with transaction.atomic():
+            contradiction.save()
+    except IntegrityError:  # found at the same moment by another worker
+        return None
+    return contradiction
+
+
+class ResolutionError(ValueError):
+    pass
+
+
+def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note: str = "",
+                          by=None, merged_content: str = "",
+                          now: datetime | None = None) -> Contradiction:
+    """Resolve without deleting: the loser is closed (`valid_to`, `superseded_by`); a
+    merge stores a new memory that cites both and supersedes them."""
+    now = now or timezone.now()
+    if contradiction.status == ContradictionStatus.RESOLVED:
+        raise ResolutionError("This contradiction is already resolved.")
+    if resolution not in Resolution.values:
+        raise ResolutionError(f"Unknown resolution {resolution!r}.")
+    a, b = contradiction.memory_a, contradiction.memory_b
+    with transaction.atomic():
+        if resolution == Resolution.A_WINS:
+            _supersede(b, a, by, now)
+        elif resolution == Resolution.B_WINS:
+            _supersede(a, b, by, now)
+        elif resolution == Resolution.MERGED:
+            if not merged_content.strip():
+                raise ResolutionError("A merge needs the merged text.")
+            merged = remember(
+                owner=contradiction.owner, content=merged_content, now=now,
+                memory_type=b.memory_type, kind=b.kind, project=b.project,
+                importance=max(a.importance, b.importance), tags=sorted({*a.tags, *b.tags}),
+                metadata={"merged_from": [str(a.pk), str(b.pk)],
+                          "contradiction": str(contradiction.pk)}).memory
+            MemoryLink.objects.bulk_create(
+                [MemoryLink(from_memory=merged, to_memory=m, relation=LinkRelation.CITES)
+                 for m in (a, b)], ignore_conflicts=True)
+            _supersede(a, merged, by, now)
+            _supersede(b, merged, by, now)
+            contradiction.merged_into = merged
+        contradiction.status = ContradictionStatus.RESOLVED
+        contradiction.resolution = resolution
+        contradiction.note = note
+        contradiction.resolved_by = by
+        contradiction.resolved_at = now
+        contradiction.save()
+    return contradiction
+
+
+def _supersede(loser: Memory, winner: Memory, by, now: datetime) -> None:
+    before = {"valid_to": loser.valid_to and loser.valid_to.isoformat(),
+              "superseded_by": loser.superseded_by_id and str(loser.superseded_by_id)}
+    loser.valid_to = now
+    loser.superseded_by = winner
+    loser.save(update_fields=["valid_to", "superseded_by", "updated_at"])
+    MemoryVersion.objects.create(
+        memory=loser, change=VersionChange.UPDATED, changed_by=by, changed_at=now,
+        before=before, after={"valid_to": now.isoformat(), "superseded_by": str(winner.pk)})
+    MemoryLink.objects.get_or_create(from_memory=winner, to_memory=loser,
+                                     relation=LinkRelation.SUPERSEDES)
+    signals.evidence_changed.send(
+        sender=Memory, memory_ids=[loser.pk],
+        reason=f"cited memory {loser.pk} was superseded by {winner.pk}")
+
+
+def scan_contradictions(*, owner=None, dry_run: bool = False, job: Job | None = None,
+                        now: datetime | None = None, on_progress=None) -> dict:
+    """Check every active memory (of one owner, or all): the on-demand scan."""
+    memories = Memory.objects.filter(status=Status.ACTIVE, embedding__isnull=False)
+    if owner is not None:
+        memories = memories.filter(owner=owner)
+    ids = list(memories.values_list("pk", flat=True))
+    found = []
+    advance = progress_reporter(job, len(ids), on_progress)
+    for start in range(0, len(ids), SCAN_BATCH):
+        found += check_contradictions(ids[start:start + SCAN_BATCH], now=now,
+                                      dry_run=dry_run, advance=advance)
+    return {"checked": len(ids), "found": len(found),
+            "pairs": [[str(c.memory_a_id), str(c.memory_b_id)] for c in found]}

@@ -1,0 +1,108 @@
+"""The context handed to an agent: recall's best memories for a prompt, marked where they are
+disputed, tiered and fenced inside a hard token budget (engine/context.py renders it)."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from .. import selectors
+from ..engine.context import FORMATS, ContextMemory, build_context
+from ..models import Kind, Memory
+from .recall import MAX_RECALL_LIMIT, Recalled, recall, record_retrieval
+
+# Kinds that go to the critical tier while recent, and kinds that are background:
+# conventions and preferences an agent should keep in mind (the living-memory tiers).
+CRITICAL_KINDS = (Kind.ERROR, Kind.DECISION)
+
+
+CRITICAL_WINDOW = timedelta(days=14)
+
+
+BACKGROUND_KINDS = (Kind.PREFERENCE, Kind.INSTRUCTION, Kind.WORKFLOW, Kind.PATTERN)
+
+
+MAX_CONTEXT_TOKENS = 32_000
+
+
+@dataclass
+class AssembledContext:
+    context: str
+    tokens_used: int
+    truncated: bool
+    used: list[Recalled]
+    tiers: dict[str, int]
+
+
+def _with_dispute(memory: Memory, contradiction) -> str:
+    if contradiction is None:
+        return memory.content
+    other = (contradiction.memory_b_id if contradiction.memory_a_id == memory.pk
+             else contradiction.memory_a_id)
+    return f"{memory.content}\n(Disputed: contradicts memory {other}; not yet resolved.)"
+
+
+def _tier(hit: Recalled, position: int, shown: int, now: datetime, contested: bool) -> str:
+    if contested:  # an open contradiction: the agent must know both sides are in doubt
+        return "critical"
+    if position >= shown:
+        return "index"
+    if hit.memory.kind in CRITICAL_KINDS and now - hit.memory.created_at <= CRITICAL_WINDOW:
+        return "critical"
+    if hit.memory.kind in BACKGROUND_KINDS:
+        return "background"
+    return "relevant"
+
+
+def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "markdown",
+                     session_id: str = "", agent_id: str = "",
+                     filters: selectors.RecallFilters | None = None,
+                     min_score: float | None = None, track: bool = True,
+                     now: datetime | None = None) -> AssembledContext:
+    """What an agent should know right now, inside a hard token budget.
+
+    Skips memories this session has already seen; injects nothing whose match is below
+    min_score (an unrelated prompt gets an empty context, not filler); fences the
+    result as data. Large budgets are split into the critical / relevant / background /
+    index tiers; a memory in an open contradiction is marked as disputed and, with
+    tiers, goes to the critical tier. What is injected counts as retrieved for the
+    session, unless `track` is off (a person previewing what an agent would see).
+    """
+    errors = {}
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
+            or not 1 <= max_tokens <= MAX_CONTEXT_TOKENS:
+        errors["max_tokens"] = [(f"max_tokens must be a whole number from 1 to "
+                                 f"{MAX_CONTEXT_TOKENS}.")]
+    if fmt not in FORMATS:
+        errors["format"] = [f"Unknown format {fmt!r}: use one of {', '.join(FORMATS)}."]
+    if errors:
+        raise ValidationError(errors)
+    now = now or timezone.now()
+    min_score = settings.ENGRAM_CONTEXT_MIN_SCORE if min_score is None else min_score
+    # Enough candidates to fill the budget at ~40 tokens a memory, within recall's limit.
+    limit = max(10, min(MAX_RECALL_LIMIT, max_tokens // 40))
+    hits = [hit for hit in recall(owner=owner, query=query, limit=limit, filters=filters,
+                                  exclude_ids=selectors.surfaced_in_session(owner, session_id), now=now)
+            if hit.breakdown.match >= min_score]
+    tiered = max_tokens >= settings.ENGRAM_TIER_THRESHOLD
+    shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
+    disputes = selectors.open_contradictions_for(owner, [hit.memory.pk for hit in hits])
+    built = build_context(
+        [ContextMemory(id=str(hit.memory.pk), kind=hit.memory.kind, date=hit.memory.created_at,
+                       content=_with_dispute(hit.memory, disputes.get(hit.memory.pk)),
+                       score=round(hit.score, 4),
+                       tier=_tier(hit, i, shown, now, hit.memory.pk in disputes)
+                       if tiered else None)
+         for i, hit in enumerate(hits)],
+        budget=max_tokens, fmt=fmt, now=now, tier_threshold=settings.ENGRAM_TIER_THRESHOLD,
+    )
+    used_ids = set(built.memories_used)
+    used = [hit for hit in hits if str(hit.memory.pk) in used_ids]
+    if track:
+        record_retrieval(owner=owner, memories=[hit.memory for hit in used],
+                         agent_id=agent_id, session_id=session_id,
+                         scores=[hit.score for hit in used], now=now)
+    return AssembledContext(context=built.context, tokens_used=built.tokens_used,
+                            truncated=built.truncated, used=used, tiers=dict(built.tiers))

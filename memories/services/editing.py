@@ -1,0 +1,199 @@
+"""Editing what is stored: update, delete and restore (every change kept as a version),
+feedback from agents and people, and bulk changes with their undo."""
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from .. import queue, signals
+from ..engine.dedup import content_hash
+from ..models import Memory, MemoryVersion, Status, UsageEvent, UsageKind, VersionChange
+from ..providers.embeddings import get_provider
+from ..providers.errors import ProviderError
+from .embeddings import embed_memories, embed_one
+from .validation import clean_tags, content_error, importance_error, tags_error
+
+EDITABLE_FIELDS = ("content", "importance", "tags", "status", "pinned")
+
+
+def update_memory(memory: Memory, *, by=None, agent_id: str = "",
+                  now: datetime | None = None, **changes) -> Memory:
+    """Change content, importance, tags, status or pinning, keeping every change.
+
+    Each call that changes something writes one MemoryVersion with the changed fields
+    before and after, so any edit, deletion or restore can be read back and undone.
+    New content is re-embedded (or queued when the provider is down).
+    """
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    errors = {name: [f"{name} cannot be changed; editable: {', '.join(EDITABLE_FIELDS)}."]
+              for name in unknown}
+    checks = {
+        "content": content_error,
+        "importance": importance_error,
+        "tags": tags_error,
+        "status": lambda v: None if v in Status.values else
+        f"Unknown status {v!r}: use one of {', '.join(Status.values)}.",
+        "pinned": lambda v: None if isinstance(v, bool) else "pinned must be true or false.",
+    }
+    for name, value in changes.items():
+        if name in checks and (message := checks[name](value)):
+            errors[name] = [message]
+    if errors:
+        raise ValidationError(errors)
+    if "tags" in changes:
+        changes["tags"] = clean_tags(changes["tags"])
+    if "importance" in changes:
+        changes["importance"] = float(changes["importance"])
+    now = now or timezone.now()
+    with transaction.atomic():
+        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        changed = {name: value for name, value in changes.items()
+                   if getattr(memory, name) != value}
+        if not changed:
+            return memory
+        before = {name: getattr(memory, name) for name in changed}
+        for name, value in changed.items():
+            setattr(memory, name, value)
+        fields = list(changed)
+        if "content" in changed:
+            memory.content_hash = content_hash(memory.content)
+            memory.embedding, memory.embedding_model = embed_one(memory.content)
+            fields += ["content_hash", "embedding", "embedding_model"]
+        memory.save(update_fields=[*fields, "updated_at"])
+        MemoryVersion.objects.create(
+            memory=memory, changed_by=by, agent_id=agent_id, changed_at=now,
+            change=VersionChange.UPDATED if set(changed) - {"status"} else VersionChange.STATUS,
+            before=before, after=changed,
+        )
+        if changed.get("status") == Status.DELETED or "content" in changed:
+            what = "deleted" if changed.get("status") == Status.DELETED else "edited"
+            signals.evidence_changed.send(sender=Memory, memory_ids=[memory.pk],
+                                          reason=f"cited memory {memory.pk} was {what}")
+        if memory.embedding is None:
+            queue.embed_memories([memory.pk])
+        elif "content" in changed:
+            queue.check_contradictions([memory.pk])
+    return memory
+
+
+def delete_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
+    """Soft delete: the memory leaves recall but stays restorable, with its history."""
+    return update_memory(memory, by=by, agent_id=agent_id, status=Status.DELETED)
+
+
+def restore_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
+    """Undo a delete exactly: the memory gets back the status it had (active or archived)."""
+    memory.refresh_from_db(fields=["status"])
+    if memory.status != Status.DELETED:
+        return memory
+    deletion = (memory.versions.filter(after__status=Status.DELETED)
+                .order_by("-changed_at", "-id").only("before").first())
+    previous = (deletion.before or {}).get("status") if deletion else None
+    status = previous if previous in (Status.ACTIVE, Status.ARCHIVED) else Status.ACTIVE
+    return update_memory(memory, by=by, agent_id=agent_id, status=status)
+
+
+class FeedbackTooSoon(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(f"Feedback on this memory from this agent was given less than "
+                         f"{settings.ENGRAM_FEEDBACK_INTERVAL} seconds ago.")
+        self.retry_after = retry_after
+
+
+def give_feedback(memory: Memory, *, signal: str, agent_id: str = "", session_id: str = "",
+                  now: datetime | None = None) -> Memory:
+    """Usage tracker and feedback counters: cited / ignored, helpful / harmful.
+
+    helpful and harmful move importance (by 0.5 each at recall time), so each agent may
+    give one of them per memory per ENGRAM_FEEDBACK_INTERVAL: one agent alone cannot
+    inflate a memory.
+    """
+    if signal not in (UsageKind.CITED, UsageKind.IGNORED, UsageKind.HELPFUL,
+                      UsageKind.HARMFUL):
+        raise ValidationError({"signal": ["Use cited, ignored, helpful or harmful."]})
+    now = now or timezone.now()
+    with transaction.atomic():
+        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        if signal in (UsageKind.HELPFUL, UsageKind.HARMFUL):
+            window = timedelta(seconds=settings.ENGRAM_FEEDBACK_INTERVAL)
+            last = (UsageEvent.objects
+                    .filter(memory=memory, agent_id=agent_id,
+                            kind__in=[UsageKind.HELPFUL, UsageKind.HARMFUL],
+                            created_at__gt=now - window)
+                    .order_by("-created_at").values_list("created_at", flat=True).first())
+            if last is not None:
+                raise FeedbackTooSoon(max(1, math.ceil((last + window - now).total_seconds())))
+            counter = "helpful_count" if signal == UsageKind.HELPFUL else "harmful_count"
+            setattr(memory, counter, getattr(memory, counter) + 1)
+            memory.save(update_fields=[counter, "updated_at"])
+        UsageEvent.objects.create(memory=memory, owner=memory.owner, kind=signal,
+                                  agent_id=agent_id, session_id=session_id, created_at=now)
+    return memory
+
+
+def add_tag(memory: Memory, tag: str, *, by) -> Memory:
+    return update_memory(memory, by=by, tags=[*memory.tags, tag])
+
+
+@dataclass
+class BulkResult:
+    action: str
+    changed: list = field(default_factory=list)  # ids
+    message: str = ""
+
+
+def bulk_change(owner, ids, *, action: str, tag: str = "", by) -> BulkResult:
+    """Tag, archive, delete or re-embed the owner's memories among `ids` (others are
+    ignored: a person can only ever touch their own)."""
+    memories = list(Memory.objects.for_owner(owner).defer("embedding", "search_vector")
+                    .filter(pk__in=ids).exclude(status=Status.DELETED)
+                    .order_by("-created_at"))
+    result = BulkResult(action)
+    if action == "reembed":
+        return _reembed(memories, result)
+    with transaction.atomic():
+        for memory in memories:
+            if action == "tag":
+                memory = add_tag(memory, tag, by=by)
+            elif action == "archive":
+                memory = update_memory(memory, by=by, status=Status.ARCHIVED)
+            elif action == "delete":
+                memory = delete_memory(memory, by=by)
+            result.changed.append(memory.pk)
+    done = {"tag": f"Tagged {{n}} {{memories}} “{tag}”.", "archive": "Archived {n} {memories}.",
+            "delete": "Deleted {n} {memories}."}[action]
+    result.message = done.format(n=len(memories),
+                                 memories="memory" if len(memories) == 1 else "memories")
+    return result
+
+
+def _reembed(memories: list[Memory], result: BulkResult) -> BulkResult:
+    ids = [m.pk for m in memories]
+    try:
+        embedded = embed_memories(ids, new_content=False)
+    except ProviderError:
+        embedded = None
+        queue.embed_memories(ids)
+    result.changed = ids
+    if embedded is None:
+        result.message = (f"The embedding provider is not answering: {len(ids)} queued "
+                          "for re-embedding.")
+    else:
+        current = len(ids) - embedded
+        result.message = (f"Re-embedded {embedded} of {len(ids)} with "
+                          f"{get_provider().model_id}"
+                          + (f"; {current} already had its vector." if current else "."))
+    return result
+
+
+def bulk_undo_delete(owner, ids, *, by) -> int:
+    memories = list(Memory.objects.for_owner(owner).filter(pk__in=ids, status=Status.DELETED))
+    with transaction.atomic():
+        for memory in memories:
+            restore_memory(memory, by=by)
+    return len(memories)

@@ -1,0 +1,36 @@
+"""The checks every write of a memory's fields goes through, with the words a person
+reads when one fails."""
+
+from ..models import MAX_CONTENT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS
+
+MAX_SCOPE_LENGTH = 200
+
+
+def content_error(content) -> str | None:
+    if not isinstance(content, str) or not content.strip():
+        return "Content is empty: give the text to remember."
+    if len(content) > MAX_CONTENT_LENGTH:
+        return f"Content has {len(content):,} characters; the limit is {MAX_CONTENT_LENGTH:,}."
+    return None
+
+
+def importance_error(importance) -> str | None:
+    if importance is None:
+        return None
+    if isinstance(importance, bool) or not isinstance(importance, (int, float)) \
+            or not 1 <= importance <= 10:
+        return "Importance must be a number from 1 to 10."
+    return None
+
+
+def tags_error(tags) -> str | None:
+    if not isinstance(tags, (list, tuple)) or len(tags) > MAX_TAGS or not all(
+        isinstance(t, str) and 0 < len(t.strip()) <= MAX_TAG_LENGTH for t in tags
+    ):
+        return (f"Tags must be a list of at most {MAX_TAGS} non-empty texts of at most "
+                f"{MAX_TAG_LENGTH} characters.")
+    return None
+
+
+def clean_tags(tags) -> list[str]:
+    return sorted({t.strip().lower() for t in tags})

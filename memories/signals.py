@@ -1,0 +1,23 @@
+"""What the core announces, for the apps built on it to act on.
+
+The core sends; it never imports who listens. Reflection connects its receivers in its
+`AppConfig.ready()` (reflection/receivers.py), so memories never import reflection.
+Receivers run in the sender's transaction: what they write commits or rolls back with it.
+"""
+
+from django.dispatch import Signal
+
+# New memories were stored (not the ones that only strengthened an existing memory).
+# Arguments: owner, memories (the new Memory rows).
+memories_stored = Signal()
+
+# The evidence under these memories changed: superseded, edited, deleted or forgotten.
+# Arguments: memory_ids, reason (words for a person).
+evidence_changed = Signal()
+
+# An agent handed over an observation (a new one, not a repeat).
+# Arguments: owner, observation.
+observation_received = Signal()
+
+
+

@@ -1,0 +1,26 @@
+"""Reflection listens to the core: new memories and observations count towards its
+trigger, and changed evidence flags the insights that cite it. Connected in
+ReflectionConfig.ready()."""
+
+from django.dispatch import receiver
+
+from memories.signals import evidence_changed, memories_stored, observation_received
+
+from . import services
+
+
+@receiver(memories_stored, dispatch_uid="reflection.count_new_memories")
+def count_new_memories(sender, *, owner, memories, **kwargs):
+    """Memories reflection may feed on (not its own synthetic ones) count towards the
+    importance trigger."""
+    services.note_new_memories(owner, [m.importance for m in memories if not m.is_synthetic])
+
+
+@receiver(observation_received, dispatch_uid="reflection.count_observation")
+def count_observation(sender, *, owner, **kwargs):
+    services.note_observation(owner)
+
+
+@receiver(evidence_changed, dispatch_uid="reflection.flag_insights")
+def flag_insights(sender, *, memory_ids, reason, **kwargs):
+    services.flag_insights_citing(memory_ids, reason)

@@ -14,7 +14,7 @@ from memories.evaluation import locomo, metrics, paraphrases, runner
 from memories.evaluation.bm25 import BM25, tokenize
 from memories.models import Memory, MemoryLink
 
-FIXTURE = Path(__file__).parent / "fixtures" / "locomo_tiny.json"
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "locomo_tiny.json"
 
 
 # ------------------------------------------------------------------ metrics (pure)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import service_answers
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PLAIN_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 
 

@@ -9,7 +9,7 @@ from memories.services.remembering import remember
 from memories.models import Job, JobKind, Memory
 from reflection import services as reflection
 from reflection.models import Insight, InsightStatus
-from tests.test_reflection import store
+from tests.reflection.test_reflection import store
 
 @pytest.fixture
 def reflected(alice):

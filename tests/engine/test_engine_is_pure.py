@@ -3,7 +3,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parent.parent / "memories" / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "memories" / "engine"
 
 
 def test_no_engine_module_imports_django():

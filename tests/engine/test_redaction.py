@@ -6,7 +6,7 @@ import pytest
 from memories.engine.redaction import matches_skip_list, scrub
 
 CORPUS = [json.loads(line) for line in
-          (Path(__file__).parent / "fixtures" / "secrets_corpus.jsonl").read_text().splitlines()
+          (Path(__file__).parent.parent / "fixtures" / "secrets_corpus.jsonl").read_text().splitlines()
           if line.strip()]
 SECRET_SAMPLES = [s for s in CORPUS if s["secrets"]]
 BENIGN_SAMPLES = [s for s in CORPUS if not s["secrets"]]

@@ -8,7 +8,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import json, sys, psycopg

@@ -17,6 +17,7 @@ from memories.models import (
     MemoryType,
     Resolution,
     Status,
+    Validity,
 )
 from memories.services.context import MAX_CONTEXT_TOKENS
 from memories.services.validation import MAX_SCOPE_LENGTH
@@ -33,6 +34,10 @@ class MemoryFilterForm(forms.Form):
     project = forms.CharField(label="Project", required=False, max_length=MAX_SCOPE_LENGTH)
     status = forms.ChoiceField(label="Status", required=False,
                                choices=[("", "active or archived"), *Status.choices])
+    validity = forms.ChoiceField(
+        label="Holds", required=False,
+        choices=[("", "now (current)"), *[c for c in Validity.choices if c[0] != "current"],
+                 ("all", "any time")])
     pinned = forms.ChoiceField(label="Pinned", required=False,
                                choices=[("", "any"), ("yes", "pinned"), ("no", "not pinned")])
     created_after = forms.DateField(label="Created from", required=False,
@@ -67,6 +72,7 @@ class MemoryFilterForm(forms.Form):
             "tag": [data["tag"].strip().lower()] if (data.get("tag") or "").strip() else (),
             "project": data.get("project") or None,
             "pinned": pinned,
+            "validity": data.get("validity") or Validity.CURRENT,
             "created_after": _day_start(data.get("created_after")),
             "created_before": _day_start(data.get("created_before"), days=1),
         }

@@ -27,6 +27,7 @@ from memories.models import (
     Status,
     UsageEvent,
     UsageKind,
+    Validity,
     VersionChange,
 )
 from memories.providers.embeddings import get_provider
@@ -95,17 +96,21 @@ def strength(memory: Memory, now: datetime | None = None) -> dict:
 def search(owner, query: str, filters: dict, sort: str, *, limit: int) -> list:
     """recall's hits for the list's filters (as listed takes them), without
     counting as a retrieval: a person looking is not an agent using a memory."""
-    status, pinned = filters["status"], filters["pinned"]
+    status, pinned, validity = filters["status"], filters["pinned"], filters["validity"]
+    now = timezone.now()
     recall_filters = RecallFilters(
+        include_superseded=validity != Validity.CURRENT,
         memory_types=tuple(filters["memory_type"]), kinds=tuple(filters["kind"]),
         tags=tuple(filters["tag"]), project=filters["project"],
         created_after=filters["created_after"], created_before=filters["created_before"],
         include_archived=Status.ACTIVE not in status or Status.ARCHIVED in status)
     hits = recall(owner=owner, query=query, limit=limit, filters=recall_filters,
-                           track=False)
-    # recall knows no "pinned" and never returns deleted memories.
+                  track=False, now=now)
+    # recall knows no "pinned" and never returns deleted memories; beyond "current" it
+    # knows only "everything".
     hits = [h for h in hits if (not status or h.memory.status in status)
-            and (pinned is None or h.memory.pinned == pinned)]
+            and (pinned is None or h.memory.pinned == pinned)
+            and validity in ("all", h.memory.validity_at(now))]
     return sort_hits(hits, sort)
 
 

@@ -51,6 +51,25 @@ class OwnedQuerySet(models.QuerySet):
         return self.filter(owner=owner)
 
 
+class Validity(models.TextChoices):
+    CURRENT = "current"
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
+    PENDING = "pending", "not yet valid"
+
+
+def not_ended_at(now) -> Q:
+    """Not superseded, and neither its valid_to nor its expires_at has passed."""
+    return (Q(superseded_by__isnull=True)
+            & (Q(valid_to__isnull=True) | Q(valid_to__gt=now))
+            & (Q(expires_at__isnull=True) | Q(expires_at__gt=now)))
+
+
+def current_at(now) -> Q:
+    """The condition a memory meets while it holds at `now`."""
+    return Q(valid_from__lte=now) & not_ended_at(now)
+
+
 class MemoryQuerySet(OwnedQuerySet):
 
     def visible(self):
@@ -59,6 +78,30 @@ class MemoryQuerySet(OwnedQuerySet):
 
     def active(self):
         return self.filter(status=Status.ACTIVE)
+
+    # Validity: what holds now. A memory is current from valid_from until valid_to or
+    # expires_at, and only while nothing supersedes it (a resolved contradiction's loser).
+    def current(self, now):
+        return self.filter(current_at(now))
+
+    def not_ended(self, now):
+        """Current, or not yet valid: what dedup may strengthen."""
+        return self.filter(not_ended_at(now))
+
+    def superseded(self, now):
+        return self.filter(self._superseded(now))
+
+    @staticmethod
+    def _superseded(now) -> Q:
+        return Q(superseded_by__isnull=False) | Q(valid_to__lte=now)
+
+    def expired(self, now):
+        return self.filter(expires_at__lte=now, superseded_by__isnull=True) \
+            .exclude(valid_to__lte=now)
+
+    def pending(self, now):
+        return self.filter(valid_from__gt=now).exclude(self._superseded(now)) \
+            .exclude(expires_at__lte=now)
 
     def awaiting_embedding(self):
         return self.filter(embedding__isnull=True).exclude(status=Status.DELETED)
@@ -152,6 +195,21 @@ class Memory(models.Model):
 
     def __str__(self):
         return self.content[:80]
+
+    def validity_at(self, now) -> str:
+        """Whether it holds at `now`: "current", "superseded" (by a resolution, or
+        valid_to passed), "expired", or "pending" (valid_from still ahead)."""
+        if self.superseded_by_id is not None or (self.valid_to and self.valid_to <= now):
+            return Validity.SUPERSEDED
+        if self.expires_at and self.expires_at <= now:
+            return Validity.EXPIRED
+        if self.valid_from and self.valid_from > now:
+            return Validity.PENDING
+        return Validity.CURRENT
+
+    @property
+    def validity(self) -> str:
+        return self.validity_at(timezone.now())
 
 
 class LinkRelation(models.TextChoices):

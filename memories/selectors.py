@@ -13,6 +13,7 @@ import numpy as np
 import psycopg
 from django.db import connection
 from django.db.models import Q
+from django.utils import timezone
 
 from .models import (
     Contradiction,
@@ -25,6 +26,7 @@ from .models import (
     TermDocuments,
     UsageEvent,
     UsageKind,
+    Validity,
 )
 
 POSTINGS_PER_TERM = 200
@@ -149,7 +151,7 @@ class CandidateRow:
 def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: int,
                      vectors: np.ndarray, per_vector: int = 5,
                      ) -> list[list[tuple[uuid.UUID, str, float]]]:
-    """For each vector, the closest active memories of this owner and project.
+    """For each vector, the closest current memories of this owner and project.
 
     One round trip for a whole batch (a LATERAL top-k per vector), so bulk imports do
     not pay a query per memory for deduplication. Rows are (id, content, similarity).
@@ -157,9 +159,13 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     if len(vectors) == 0:
         return []
     table = Memory._meta.db_table
+    # Only what holds now: a repeat of a superseded fact is stored anew (and judged
+    # against what superseded it), and nothing is judged against a fact no longer true.
     mine = (f"SELECT m.id, m.content, m.embedding FROM {table} m "
             "WHERE m.owner_id = %s AND m.project = %s AND m.status = %s "
-            "AND m.embedding_model = %s")
+            "AND m.embedding_model = %s AND m.superseded_by_id IS NULL "
+            "AND (m.valid_to IS NULL OR m.valid_to > now()) "
+            "AND (m.expires_at IS NULL OR m.expires_at > now())")
     if _is_large(owner_id):
         distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
         candidates = f"({mine}) m"
@@ -206,7 +212,8 @@ class RecallFilters:
     session_id: str | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
-    valid_at: datetime | None = None  # what was true then: valid_from <= t < valid_to
+    valid_at: datetime | None = None  # what was true then, instead of what is true now
+    include_superseded: bool = False  # history too: superseded, expired, not yet valid
     min_importance: float | None = None
     include_archived: bool = False
 
@@ -216,7 +223,10 @@ class RecallFilters:
             "memory_types", "kinds", "tags", "project", "agent_id", "session_id",
             "created_after", "created_before", "valid_at", "min_importance"))
 
-    def where(self, owner_id: int, alias: str = "m") -> tuple[str, list]:
+    def where(self, owner_id: int, alias: str = "m", *,
+              now: datetime | None = None) -> tuple[str, list]:
+        """The SQL condition and its parameters. By default only what holds at `now` (or
+        at `valid_at`): agents must not hear a fact a person has said is no longer true."""
         statuses = [Status.ACTIVE, Status.ARCHIVED] if self.include_archived else [Status.ACTIVE]
         clauses = [f"{alias}.owner_id = %s", f"{alias}.status = ANY(%s)"]
         params: list = [owner_id, statuses]
@@ -237,10 +247,15 @@ class RecallFilters:
         if self.created_before:
             clauses.append(f"{alias}.created_at < %s")
             params.append(self.created_before)
-        if self.valid_at:
+        if not self.include_superseded:
+            # At valid_at, a memory superseded later still held; now, superseded is over.
+            at = self.valid_at or now or timezone.now()
             clauses.append(f"{alias}.valid_from <= %s AND ({alias}.valid_to IS NULL "
-                           f"OR %s < {alias}.valid_to)")
-            params += [self.valid_at, self.valid_at]
+                           f"OR %s < {alias}.valid_to) AND ({alias}.expires_at IS NULL "
+                           f"OR %s < {alias}.expires_at)")
+            params += [at, at, at]
+            if not self.valid_at:
+                clauses.append(f"{alias}.superseded_by_id IS NULL")
         if self.min_importance is not None:
             clauses.append(f"{alias}.importance >= %s")
             params.append(self.min_importance)
@@ -251,7 +266,7 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                       dimensions: int, filters: RecallFilters = RecallFilters(),
                       exclude_ids: Sequence[uuid.UUID] = (), dense_k: int = 50,
                       keyword_k: int = 50, graph_seeds: int = 10, graph_depth: int = 2,
-                      ) -> list[CandidateRow]:
+                      now: datetime | None = None) -> list[CandidateRow]:
     """Dense, keyword and graph candidate lists in one round trip.
 
     Each returned memory carries `similarity` and `dense_rank` (HNSW over the active
@@ -261,7 +276,7 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     `keyword_max` is the BM25 score of a memory holding every query term once at
     average length: the scale for normalising keyword scores.
     """
-    where, params = filters.where(owner.pk)
+    where, params = filters.where(owner.pk, now=now)
     if exclude_ids:
         where += " AND m.id <> ALL(%s)"
         params = [*params, list(exclude_ids)]
@@ -404,11 +419,13 @@ def memories_in_order(ids: Sequence[uuid.UUID]) -> list[Memory]:
     return [found[pk] for pk in ids if pk in found]
 
 
-def related_memories(memory: Memory, *, depth: int) -> list[tuple[Memory, int, str]]:
+def related_memories(memory: Memory, *, depth: int, include_superseded: bool = False,
+                     now: datetime | None = None) -> list[tuple[Memory, int, str]]:
     """Memories linked to `memory` within `depth` hops, either direction, nearest first.
 
     Each comes with its hop count and the relation of the link that first reached it.
-    Deleted memories are not walked through or returned.
+    Deleted memories are not walked through or returned; superseded, expired and not yet
+    valid ones are walked through but returned only with `include_superseded`.
     """
     seen = {memory.pk: (0, "")}
     frontier = {memory.pk}
@@ -427,14 +444,20 @@ def related_memories(memory: Memory, *, depth: int) -> list[tuple[Memory, int, s
             break
     found = Memory.objects.filter(pk__in=[pk for pk in seen if pk != memory.pk],
                                   owner_id=memory.owner_id).defer("embedding", "search_vector")
+    if not include_superseded:
+        found = found.current(now or timezone.now())
     return sorted(((m, *seen[m.pk]) for m in found), key=lambda row: (row[1], str(row[0].pk)))
 
 
 def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None,
            agent_id=None, session_id=None, pinned=None, created_after=None,
-           created_before=None):
-    """The list view's filters; without a status, deleted memories stay out of sight."""
+           created_before=None, validity: str = "all", now: datetime | None = None):
+    """The list view's filters; without a status, deleted memories stay out of sight.
+    `validity` narrows to what holds now ("current"), what no longer does ("superseded",
+    "expired"), what does not yet ("pending"), or leaves it ("all")."""
     memories = memories.filter(status__in=status) if status else memories.visible()
+    if validity != "all":
+        memories = _of_validity(memories, validity, now or timezone.now())
     for lookup, values in (("memory_type__in", memory_type), ("kind__in", kind)):
         if values:
             memories = memories.filter(**{lookup: list(values)})
@@ -449,6 +472,11 @@ def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None
     if created_before:
         memories = memories.filter(created_at__lt=created_before)
     return memories
+
+
+def _of_validity(memories, validity: str, now: datetime):
+    return {Validity.CURRENT: memories.current, Validity.SUPERSEDED: memories.superseded,
+            Validity.EXPIRED: memories.expired, Validity.PENDING: memories.pending}[validity](now)
 
 
 def surfaced_in_session(owner, session_id: str) -> list:

@@ -132,11 +132,11 @@ def _reset(owner, seen: ReflectionState | None, reason: str, now: datetime) -> N
 # --- Reflecting ---------------------------------------------------------------------------
 
 
-def _recent(owner) -> list[Memory]:
-    """The owner's last memories that reflection may feed on: active, current, not
-    synthetic. Newest first."""
-    return list(Memory.objects.for_owner(owner).active()
-                .filter(is_synthetic=False, superseded_by__isnull=True)
+def _recent(owner, now: datetime) -> list[Memory]:
+    """The owner's last memories that reflection may feed on: active, holding now (not
+    superseded, expired or not yet valid), not synthetic. Newest first."""
+    return list(Memory.objects.for_owner(owner).active().current(now)
+                .filter(is_synthetic=False)
                 .defer("embedding", "search_vector")
                 .order_by("-created_at", "-id")[:engine.RECENT_MEMORIES])
 
@@ -284,7 +284,7 @@ def _reflect_owner(owner, reason: str, *, dry_run: bool, now: datetime, advance)
     counts = Counter()
     stored: list[Insight] = []
     seen = ReflectionState.objects.filter(owner=owner).first()
-    recent = _recent(owner)
+    recent = _recent(owner, now)
     ask = _Asker(owner, now)
     questions = []
     if recent:

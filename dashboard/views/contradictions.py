@@ -52,7 +52,7 @@ def contradiction_detail(request, contradiction_id):
                 return redirect("contradiction_detail", contradiction_id=contradiction.pk)
             contradiction = contradictions_of(request.user).get(pk=contradiction.pk)
             resolved_now = True
-    context = {"contradiction": contradiction, "form": form,
+    context = {"contradiction": contradiction, "form": form, "resolved_now": resolved_now,
                "next_open": next_open_contradiction(request.user, after=contradiction)}
     template = ("dashboard/contradiction.html#contradiction" if request.htmx
                 else "dashboard/contradiction.html")

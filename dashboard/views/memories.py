@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from memories.llm_usage import llm_status
-from memories.models import Status
+from memories.models import LinkRelation, Status
 from memories.selectors import listed, open_contradictions_for
 from memories.services.editing import (
     FeedbackTooSoon,
@@ -25,6 +25,7 @@ from memories.services.editing import (
 
 from ..forms import BulkForm, MemoryEditForm, MemoryFilterForm
 from ..queries import (
+    OUTGOING,
     entities,
     history,
     memory_for,
@@ -78,10 +79,14 @@ def memory_list(request):
 
 
 def _detail_context(request, memory, **extra) -> dict:
+    linked = neighbours(memory)
     context = {
         "memory": memory,
         "strength": strength(memory),
-        "neighbours": neighbours(memory),
+        "neighbours": linked,
+        # What this memory superseded: the losers of the contradictions it won.
+        "predecessors": [n.memory for n in linked
+                         if n.label == OUTGOING[LinkRelation.SUPERSEDES]],
         "entities": entities(memory),
         "usage": usage(memory),
         "contradiction": open_contradictions_for(request.user,

@@ -26,6 +26,19 @@ def scope_field():
     return serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
 
+def valid_at_field():
+    return serializers.DateTimeField(
+        required=False, help_text="What was true then (valid_from <= t < valid_to, not yet "
+                                  "expired) instead of what is true now")
+
+
+def include_superseded_field():
+    return serializers.BooleanField(
+        required=False, default=False,
+        help_text="History too: memories superseded by a resolution, expired or not yet "
+                  "valid (marked as such in a context). By default only what holds now.")
+
+
 class MemoryOutput(serializers.ModelSerializer):
     class Meta:
         model = Memory
@@ -198,7 +211,10 @@ class MemoryRelated(OwnedMemoryView):
         memory = MemoryOutput()
 
     @extend_schema(
-        parameters=[OpenApiParameter("depth", int, description="1 to 3 hops (default 1)")],
+        parameters=[OpenApiParameter("depth", int, description="1 to 3 hops (default 1)"),
+                    OpenApiParameter("include_superseded", bool,
+                                     description="also superseded, expired and not yet "
+                                                 "valid memories (default false)")],
         responses=RelatedOutput(many=True),
         summary="Memories linked to this one, walking the graph up to 3 hops",
     )
@@ -206,7 +222,9 @@ class MemoryRelated(OwnedMemoryView):
         memory = self.get_memory(memory_id)
         depth = serializers.IntegerField(min_value=1, max_value=3).run_validation(
             request.query_params.get("depth", 1))
-        rows = selectors.related_memories(memory, depth=depth)
+        history = serializers.BooleanField().run_validation(
+            request.query_params.get("include_superseded", False))
+        rows = selectors.related_memories(memory, depth=depth, include_superseded=history)
         return Response(self.RelatedOutput(
             [{"memory": m, "hop": hop, "relation": relation} for m, hop, relation in rows],
             many=True).data)
@@ -248,8 +266,8 @@ class RecallFiltersInput(serializers.Serializer):
     session_id = serializers.CharField(max_length=200, required=False, allow_blank=True)
     created_after = serializers.DateTimeField(required=False)
     created_before = serializers.DateTimeField(required=False)
-    valid_at = serializers.DateTimeField(required=False,
-                                         help_text="What was true then: valid_from <= t < valid_to")
+    valid_at = valid_at_field()
+    include_superseded = include_superseded_field()
     min_importance = serializers.FloatField(min_value=0, max_value=10, required=False)
     include_archived = serializers.BooleanField(required=False, default=False)
 
@@ -315,6 +333,8 @@ class MemoryContext(APIView):
         agent_id = scope_field()
         project = serializers.CharField(max_length=200, required=False)
         min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
+        valid_at = valid_at_field()
+        include_superseded = include_superseded_field()
 
     class ContextOutput(serializers.Serializer):
         context = serializers.CharField()
@@ -335,7 +355,9 @@ class MemoryContext(APIView):
         built = assemble_context(
             owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
             fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
-            filters=selectors.RecallFilters(project=given.get("project")),
+            filters=selectors.RecallFilters(project=given.get("project"),
+                                            valid_at=given.get("valid_at"),
+                                            include_superseded=given["include_superseded"]),
             min_score=given.get("min_score"),
         )
         return Response(self.ContextOutput({

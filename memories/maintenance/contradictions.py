@@ -7,9 +7,10 @@ from datetime import datetime
 
 import numpy as np
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from .. import llm_usage, selectors, signals
+from .. import llm_usage, queue, selectors, signals
 from ..engine.contradiction import pair_key
 from ..jobs import progress_reporter
 from ..models import (
@@ -126,18 +127,30 @@ def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note
                           by=None, merged_content: str = "",
                           now: datetime | None = None) -> Contradiction:
     """Resolve without deleting: the loser is closed (`valid_to`, `superseded_by`); a
-    merge stores a new memory that cites both and supersedes them."""
+    merge stores a new memory that cites both and supersedes them.
+
+    It takes effect in this transaction: recall, search and contexts stop serving the
+    loser the moment it commits. Other open contradictions about a loser are closed
+    with the reason, and the memory on their other side is judged again, against the
+    winner among its neighbours.
+    """
     now = now or timezone.now()
-    if contradiction.status == ContradictionStatus.RESOLVED:
-        raise ResolutionError("This contradiction is already resolved.")
     if resolution not in Resolution.values:
         raise ResolutionError(f"Unknown resolution {resolution!r}.")
-    a, b = contradiction.memory_a, contradiction.memory_b
     with transaction.atomic():
+        # Locked, so two people resolving at once cannot both apply (a wins and b wins).
+        contradiction = (Contradiction.objects.select_for_update()
+                         .select_related("memory_a", "memory_b").get(pk=contradiction.pk))
+        if contradiction.status == ContradictionStatus.RESOLVED:
+            raise ResolutionError("This contradiction is already resolved.")
+        a, b = contradiction.memory_a, contradiction.memory_b
+        losers = []
         if resolution == Resolution.A_WINS:
             _supersede(b, a, by, now)
+            losers = [(b, a)]
         elif resolution == Resolution.B_WINS:
             _supersede(a, b, by, now)
+            losers = [(a, b)]
         elif resolution == Resolution.MERGED:
             if not merged_content.strip():
                 raise ResolutionError("A merge needs the merged text.")
@@ -147,19 +160,44 @@ def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note
                 importance=max(a.importance, b.importance), tags=sorted({*a.tags, *b.tags}),
                 metadata={"merged_from": [str(a.pk), str(b.pk)],
                           "contradiction": str(contradiction.pk)}).memory
+            if merged.pk in (a.pk, b.pk):
+                side = "A" if merged.pk == a.pk else "B"
+                raise ResolutionError(f"The merged text says the same as memory {side}: "
+                                      f"resolve with “{side} wins” instead.")
             MemoryLink.objects.bulk_create(
                 [MemoryLink(from_memory=merged, to_memory=m, relation=LinkRelation.CITES)
                  for m in (a, b)], ignore_conflicts=True)
             _supersede(a, merged, by, now)
             _supersede(b, merged, by, now)
             contradiction.merged_into = merged
+            losers = [(a, merged), (b, merged)]
         contradiction.status = ContradictionStatus.RESOLVED
         contradiction.resolution = resolution
         contradiction.note = note
         contradiction.resolved_by = by
         contradiction.resolved_at = now
         contradiction.save()
+        _close_others_about(contradiction, losers, by, now)
     return contradiction
+
+
+def _close_others_about(resolved: Contradiction, losers, by, now: datetime) -> None:
+    """Open contradictions about a memory that no longer holds are moot: each is closed
+    with its reason, and its other memory is queued to be judged again (its neighbours
+    now hold the winner, not the loser)."""
+    for loser, winner in losers:
+        others = list(Contradiction.objects.select_for_update()
+                      .filter(status=ContradictionStatus.OPEN)
+                      .filter(Q(memory_a=loser) | Q(memory_b=loser)))
+        for other in others:
+            other.status = ContradictionStatus.RESOLVED
+            other.resolved_by, other.resolved_at = by, now
+            other.note = (f"Closed: memory {loser.pk} was superseded by {winner.pk} when "
+                          f"contradiction {resolved.pk} was resolved.")
+            other.save(update_fields=["status", "resolved_by", "resolved_at", "note"])
+        if others:
+            queue.check_contradictions([o.memory_b_id if o.memory_a_id == loser.pk
+                                        else o.memory_a_id for o in others])
 
 
 def _supersede(loser: Memory, winner: Memory, by, now: datetime) -> None:

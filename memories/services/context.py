@@ -36,12 +36,25 @@ class AssembledContext:
     tiers: dict[str, int]
 
 
-def _with_dispute(memory: Memory, contradiction) -> str:
-    if contradiction is None:
-        return memory.content
-    other = (contradiction.memory_b_id if contradiction.memory_a_id == memory.pk
-             else contradiction.memory_a_id)
-    return f"{memory.content}\n(Disputed: contradicts memory {other}; not yet resolved.)"
+def _annotated(memory: Memory, contradiction, now: datetime) -> str:
+    """The memory's text, with what an agent must know before trusting it: an open
+    dispute, or (only when history was asked for) that it no longer holds."""
+    notes = []
+    if contradiction is not None:
+        other = (contradiction.memory_b_id if contradiction.memory_a_id == memory.pk
+                 else contradiction.memory_a_id)
+        notes.append(f"Disputed: contradicts memory {other}; not yet resolved.")
+    if memory.superseded_by_id is not None:
+        when = f" on {memory.valid_to:%Y-%m-%d}" if memory.valid_to else ""
+        notes.append(f"Superseded by memory {memory.superseded_by_id}{when}; "
+                     "no longer true.")
+    elif memory.valid_to is not None and memory.valid_to <= now:
+        notes.append(f"No longer true since {memory.valid_to:%Y-%m-%d}.")
+    if memory.expires_at is not None and memory.expires_at <= now:
+        notes.append(f"Expired on {memory.expires_at:%Y-%m-%d}.")
+    if memory.valid_from > now:
+        notes.append(f"Not true before {memory.valid_from:%Y-%m-%d}.")
+    return "\n".join([memory.content, *(f"({note})" for note in notes)])
 
 
 def _tier(hit: Recalled, position: int, shown: int, now: datetime, contested: bool) -> str:
@@ -91,7 +104,7 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     disputes = selectors.open_contradictions_for(owner, [hit.memory.pk for hit in hits])
     built = build_context(
         [ContextMemory(id=str(hit.memory.pk), kind=hit.memory.kind, date=hit.memory.created_at,
-                       content=_with_dispute(hit.memory, disputes.get(hit.memory.pk)),
+                       content=_annotated(hit.memory, disputes.get(hit.memory.pk), now),
                        score=round(hit.score, 4),
                        tier=_tier(hit, i, shown, now, hit.memory.pk in disputes)
                        if tiered else None)

@@ -82,7 +82,7 @@ def recall(*, owner, query: str, limit: int = 10,
     found = selectors.hybrid_candidates(
         owner, query=query, vector=vector, model_id=provider.model_id,
         dimensions=provider.dimensions, filters=filters, exclude_ids=exclude_ids,
-        dense_k=pool, keyword_k=pool,
+        dense_k=pool, keyword_k=pool, now=now,
     )
     ranked = rank(
         [Candidate(id=c.pk, similarity=c.similarity, keyword_score=c.keyword_score,

@@ -92,7 +92,23 @@ def _embedding_error(embedding, dimensions: int) -> str | None:
     return None
 
 
-def _validate(item: NewMemory, dimensions: int) -> dict[str, list[str]]:
+def _validity_error(item: NewMemory, now: datetime) -> str | None:
+    """A memory that would never hold is a mistake, not something to store unseen."""
+    if item.expires_at is None:
+        return None
+    if not isinstance(item.expires_at, datetime) or (
+            item.valid_from is not None and not isinstance(item.valid_from, datetime)):
+        return "expires_at and valid_from must be dates with a time."
+    if item.expires_at <= now:
+        return (f"expires_at {item.expires_at.isoformat()} is already past: a memory that "
+                "has expired would never be recalled.")
+    if item.valid_from is not None and item.expires_at <= item.valid_from:
+        return (f"expires_at {item.expires_at.isoformat()} is not after valid_from "
+                f"{item.valid_from.isoformat()}.")
+    return None
+
+
+def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list[str]]:
     found = {
         "content": content_error(item.content),
         "memory_type": None if item.memory_type in MemoryType.values else (
@@ -104,6 +120,7 @@ def _validate(item: NewMemory, dimensions: int) -> dict[str, list[str]]:
         "tags": tags_error(item.tags),
         "metadata": None if isinstance(item.metadata, dict) else "Metadata must be a JSON object.",
         "embedding": _embedding_error(item.embedding, dimensions),
+        "expires_at": _validity_error(item, now),
     }
     for name in ("project", "agent_id", "session_id"):
         value = getattr(item, name)
@@ -115,7 +132,7 @@ def _validate(item: NewMemory, dimensions: int) -> dict[str, list[str]]:
 def new_memory_errors(item: NewMemory) -> dict[str, list[str]]:
     """What remember() would refuse in `item`, by field: for callers that check many
     items before storing any (an import reports every bad line, not the first)."""
-    return _validate(item, get_provider().dimensions)
+    return _validate(item, get_provider().dimensions, timezone.now())
 
 
 def _owner_lock(owner_id: int) -> None:
@@ -177,7 +194,7 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
     provider = get_provider()
     errors = {}
     for i, item in enumerate(items):
-        for name, messages in _validate(item, provider.dimensions).items():
+        for name, messages in _validate(item, provider.dimensions, now).items():
             errors[name if len(items) == 1 else f"{i}.{name}"] = messages
     if errors:
         raise ValidationError(errors)
@@ -192,7 +209,7 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
         _owner_lock(owner.pk)
         existing_by_hash = {
             (m.project, m.content_hash): m
-            for m in Memory.objects.for_owner(owner).active()
+            for m in Memory.objects.for_owner(owner).active().not_ended(now)
             .filter(content_hash__in=set(hashes)).defer("embedding")
         }
         stored_match, batch_match = _semantic_matches(

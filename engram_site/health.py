@@ -4,10 +4,13 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
+from rest_framework.exceptions import AuthenticationFailed
 
+from memories.api.authentication import ApiKeyAuthentication
 from memories.llm_usage import llm_status
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
+from memories.queue import backlog
 
 
 def _database() -> dict:
@@ -36,6 +39,16 @@ def _queue() -> dict:
     return report
 
 
+def _trusted(request) -> bool:
+    """Staff signed in, or a valid API key: those may see what waits in the queue."""
+    if request.user.is_authenticated and request.user.is_staff:
+        return True
+    try:
+        return ApiKeyAuthentication().authenticate(request) is not None
+    except AuthenticationFailed:
+        return False
+
+
 @require_GET
 def healthz(request):
     try:
@@ -54,4 +67,6 @@ def healthz(request):
         "queue": queue,
         "llm": llm_status(),
     }
+    if _trusted(request):
+        body["backlog"] = backlog()
     return JsonResponse(body, status=200)

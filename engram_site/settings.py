@@ -152,7 +152,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 HUEY_IMMEDIATE = envbool("HUEY_IMMEDIATE", False)
 if env("HUEY_REDIS_URL"):
     HUEY = {
-        "huey_class": "huey.RedisHuey",
+        "huey_class": "huey.PriorityRedisHuey",  # interactive work before bulk (queue.py)
         "name": "engram",
         "immediate": HUEY_IMMEDIATE,
         "url": env("HUEY_REDIS_URL"),

@@ -656,3 +656,34 @@ class Job(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["owner", "kind", "-created_at"])]
+
+
+class PendingCheck(models.Model):
+    """A memory waiting for its contradiction check.
+
+    Rows, not queue messages: however many memories an owner writes, at most one task per
+    owner waits in the queue (memories/queue.py), and it checks a batch, interactive
+    writes first, then queues itself again behind everyone else's work. One owner's bulk
+    import thus never holds another owner's check for longer than one batch, and nothing
+    is lost while the queue is down: the rows wait for the sweep.
+    """
+
+    memory = models.OneToOneField(Memory, primary_key=True, on_delete=models.CASCADE,
+                                  related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="+")
+    interactive = models.BooleanField(default=False)
+    queued_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "-interactive", "queued_at"],
+                                name="pending_check_order")]
+
+
+class CheckDrain(models.Model):
+    """An owner whose task that drains PendingCheck rows is in the queue: one at a time."""
+
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True,
+                                 on_delete=models.CASCADE, related_name="+")
+    interactive = models.BooleanField(default=False)
+    queued_at = models.DateTimeField(default=timezone.now)

@@ -9,20 +9,32 @@ so the request that stored it still succeeds.
 """
 
 import logging
+from collections import Counter
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Count, Min, Q
+from django.utils import timezone
 from django.utils.module_loading import import_string
+from huey.contrib.djhuey import HUEY
+
+from .models import CheckDrain, Memory, Observation, ObservationStatus, PendingCheck
 
 log = logging.getLogger(__name__)
 
 
-def after_commit(task: str, *args) -> None:
+# Huey priorities: higher runs first. Interactive work (what an agent or a person just
+# did and waits on) goes before bulk work (imports, re-embedding, nightly passes).
+INTERACTIVE = 100
+BULK = 0
+
+
+def after_commit(task: str, *args, priority: int = BULK) -> None:
     """Queue the Huey task at dotted path `task` with `args` once the current transaction
     commits (at once outside a transaction)."""
 
     def queue():
         try:
-            import_string(task)(*args)
+            import_string(task)(*args, priority=priority)
         except Exception:
             log.warning("Could not queue %s%r; it waits for its sweep.", task, args,
                         exc_info=True)
@@ -32,18 +44,101 @@ def after_commit(task: str, *args) -> None:
 
 def embed_memories(memory_ids) -> None:
     """Embed memories stored while the embedding provider was down."""
-    after_commit("memories.tasks.embed_memories", [str(pk) for pk in memory_ids])
+    ids = [str(pk) for pk in memory_ids]
+    after_commit("memories.tasks.embed_memories", ids,
+                 priority=INTERACTIVE if len(ids) == 1 else BULK)
 
 
-def check_contradictions(memory_ids) -> None:
-    """Judge new memories against their neighbours ("Contradiction Scanner"); it needs
-    their embeddings, so deferred ones are checked once embedded."""
-    after_commit("memories.tasks.check_contradictions", [str(pk) for pk in memory_ids])
+_PEND_SQL = f"""
+    INSERT INTO {PendingCheck._meta.db_table} (memory_id, owner_id, interactive, queued_at)
+    SELECT id, owner_id, %s, now() FROM {Memory._meta.db_table} WHERE id = ANY(%s::uuid[])
+    ON CONFLICT (memory_id) DO UPDATE
+        SET interactive = {PendingCheck._meta.db_table}.interactive OR EXCLUDED.interactive
+    RETURNING owner_id
+"""
+
+
+def check_contradictions(memory_ids, *, interactive: bool) -> None:
+    """Judge these memories against their neighbours ("Contradiction Scanner"), in the
+    background: each waits as a PendingCheck row, written in the caller's transaction,
+    and its owner's drain task is queued once that commits. A bulk write (a batch of
+    many) waits behind what agents and people are doing."""
+    ids = [str(pk) for pk in memory_ids]
+    if not ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(_PEND_SQL, [interactive, ids])
+        owners = {row[0] for row in cursor.fetchall()}
+    for owner_id in sorted(owners):
+        transaction.on_commit(lambda owner_id=owner_id: drain_checks(owner_id,
+                                                                     interactive=interactive))
+
+
+_DRAIN_SQL = f"""
+    INSERT INTO {CheckDrain._meta.db_table} AS d (owner_id, interactive, queued_at)
+    VALUES (%s, %s, now())
+    ON CONFLICT (owner_id) DO UPDATE SET interactive = true, queued_at = now()
+        WHERE %s AND NOT d.interactive OR d.queued_at < now() - %s * interval '1 second'
+    RETURNING owner_id
+"""
+# A drain queued longer ago than this is presumed lost (a worker killed while holding
+# it) and is queued again; a second drain is harmless, each batch locks its own rows.
+DRAIN_PRESUMED_LOST = 300
+
+
+def drain_checks(owner_id: int, *, interactive: bool) -> bool:
+    """Queue the owner's drain task unless one is already waiting (or upgrade a waiting
+    bulk drain when interactive work arrives). True when a task was queued."""
+    with connection.cursor() as cursor:
+        cursor.execute(_DRAIN_SQL, [owner_id, interactive, interactive, DRAIN_PRESUMED_LOST])
+        if cursor.fetchone() is None:
+            return False
+    try:
+        import_string("memories.tasks.check_pending_contradictions")(
+            owner_id, priority=INTERACTIVE if interactive else BULK)
+    except Exception:
+        log.warning("Could not queue the contradiction checks of owner %s; they wait for "
+                    "the sweep.", owner_id, exc_info=True)
+        CheckDrain.objects.filter(owner_id=owner_id).delete()
+        return False
+    return True
 
 
 def process_observation(observation_id) -> None:
-    after_commit("memories.tasks.process_observation", str(observation_id))
+    after_commit("memories.tasks.process_observation", str(observation_id),
+                 priority=INTERACTIVE)
 
 
-def run_job(job_id) -> None:
-    after_commit("memories.tasks.run_job", str(job_id))
+def run_job(job_id, *, interactive: bool = True) -> None:
+    after_commit("memories.tasks.run_job", str(job_id),
+                 priority=INTERACTIVE if interactive else BULK)
+
+
+def backlog(*, now=None, sample: int = 1000) -> dict:
+    """What waits, for /healthz and the jobs screen: the contradiction checks (by
+    priority, with the oldest's age and how many owners), the observations not yet
+    extracted, and the queue's tasks by kind (counted over the first `sample`)."""
+    now = now or timezone.now()
+    checks = PendingCheck.objects.aggregate(
+        waiting_interactive=Count("pk", filter=Q(interactive=True)),
+        waiting_bulk=Count("pk", filter=Q(interactive=False)),
+        owners=Count("owner", distinct=True), oldest=Min("queued_at"))
+    observations = Observation.objects.filter(status=ObservationStatus.PENDING).aggregate(
+        waiting=Count("pk"), oldest=Min("created_at"))
+    report = {
+        "checks": {"interactive": checks["waiting_interactive"],
+                   "bulk": checks["waiting_bulk"],
+                   "owners": checks["owners"], "oldest_seconds": _age(checks["oldest"], now)},
+        "observations": {"waiting": observations["waiting"],
+                         "oldest_seconds": _age(observations["oldest"], now)},
+    }
+    try:
+        tasks = Counter(task.name.rpartition(".")[2] for task in HUEY.pending(limit=sample))
+        report["tasks"] = {"pending": HUEY.pending_count(), "by_kind": dict(tasks)}
+    except Exception as exc:  # the queue may be down while the database is up
+        report["tasks"] = {"error": str(exc).splitlines()[0]}
+    return report
+
+
+def _age(since, now) -> float | None:
+    return None if since is None else round((now - since).total_seconds(), 1)

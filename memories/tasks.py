@@ -35,7 +35,19 @@ def process_due_observations():
 
 @db_task(retries=3, retry_delay=60)
 def check_contradictions(memory_ids):
+    # Queued by releases before checks waited as PendingCheck rows; kept so that such
+    # tasks still run after a deploy.
     contradictions.check_contradictions(memory_ids)
+
+
+@db_task(retries=3, retry_delay=30)
+def check_pending_contradictions(owner_id):
+    contradictions.check_pending(owner_id)
+
+
+@db_periodic_task(crontab(minute="*"))
+def drain_stalled_checks():
+    contradictions.drain_stalled_checks()
 
 
 @db_task()

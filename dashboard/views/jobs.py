@@ -6,6 +6,7 @@ from django.views.decorators.http import require_http_methods
 from django_htmx.http import trigger_client_event
 
 from memories.jobs import ACTIVE_STATUSES, recent_jobs, start_job
+from memories.queue import backlog
 
 from ..forms import StartJobForm
 from ..queries import recent_observations
@@ -30,6 +31,7 @@ def job_list(request):
     job_list = recent_jobs(request.user)
     observations = list(recent_observations(request.user))
     context = {"form": form, "jobs": job_list, "observations": observations,
+               "backlog": backlog(),
                "polling": any(job.status in ACTIVE_STATUSES for job in job_list)
                or any(o.status == "pending" for o in observations)}
     template = "dashboard/jobs.html#job-list" if request.htmx else "dashboard/jobs.html"

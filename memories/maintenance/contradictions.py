@@ -2,6 +2,7 @@
 nearest neighbours, by the model (verdicts cached per pair) or by the rules; people resolve
 what conflicts, and resolving never deletes."""
 
+import time
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -14,6 +15,7 @@ from .. import llm_usage, queue, selectors, signals
 from ..engine.contradiction import pair_key
 from ..jobs import progress_reporter
 from ..models import (
+    CheckDrain,
     Contradiction,
     ContradictionStatus,
     Job,
@@ -22,6 +24,7 @@ from ..models import (
     Memory,
     MemoryLink,
     MemoryVersion,
+    PendingCheck,
     Resolution,
     Status,
     VersionChange,
@@ -100,6 +103,49 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
                 found.append(_record(memory, other, provider.name, reason, now, dry_run))
         advance(1)
     return [c for c in found if c is not None]
+
+
+# A drain checks memories this many at a time, each group in its own transaction, and
+# stops after DRAIN_SECONDS (or DRAIN_LIMIT memories) to queue itself again behind every
+# other owner's work: the longest another owner's interactive check waits is one slice.
+DRAIN_GROUP = 20
+DRAIN_LIMIT = 200
+DRAIN_SECONDS = 2.0
+
+
+def check_pending(owner_id: int, *, now: datetime | None = None) -> int:
+    """One slice of an owner's waiting checks (PendingCheck rows), interactive first;
+    then the owner's drain is queued again if any remain. Returns how many were checked.
+
+    Each group is checked and its rows deleted in one transaction that holds the rows
+    (SKIP LOCKED): a worker killed mid-slice leaves the unfinished group waiting, and
+    two drains of one owner never check the same memory.
+    """
+    started, done = time.monotonic(), 0
+    while done < DRAIN_LIMIT and time.monotonic() - started < DRAIN_SECONDS:
+        with transaction.atomic():
+            group = list(PendingCheck.objects.select_for_update(skip_locked=True)
+                         .filter(owner_id=owner_id).order_by("-interactive", "queued_at")
+                         .values_list("memory_id", flat=True)[:DRAIN_GROUP])
+            if not group:
+                break
+            check_contradictions(group, now=now)
+            PendingCheck.objects.filter(memory_id__in=group).delete()
+        done += len(group)
+    with transaction.atomic():
+        CheckDrain.objects.filter(owner_id=owner_id).delete()
+        waiting = (PendingCheck.objects.filter(owner_id=owner_id)
+                   .order_by("-interactive").values_list("interactive", flat=True).first())
+    if waiting is not None:
+        queue.drain_checks(owner_id, interactive=waiting)
+    return done
+
+
+def drain_stalled_checks() -> int:
+    """The sweep: queue the drain of every owner whose checks wait without one (the queue
+    was down, or a worker died holding it). Returns how many drains it queued."""
+    owners = PendingCheck.objects.values_list("owner_id", flat=True).distinct()
+    return sum(queue.drain_checks(owner_id, interactive=False) for owner_id in owners)
 
 
 def _record(memory, other, judged_by, reason, now, dry_run) -> Contradiction | None:
@@ -197,7 +243,8 @@ def _close_others_about(resolved: Contradiction, losers, by, now: datetime) -> N
             other.save(update_fields=["status", "resolved_by", "resolved_at", "note"])
         if others:
             queue.check_contradictions([o.memory_b_id if o.memory_a_id == loser.pk
-                                        else o.memory_a_id for o in others])
+                                        else o.memory_a_id for o in others],
+                                       interactive=True)
 
 
 def _supersede(loser: Memory, winner: Memory, by, now: datetime) -> None:

@@ -7,10 +7,11 @@ import django.db.models.deletion
 import django.db.models.functions.text
 import django.db.models.lookups
 import django.utils.timezone
-import memories.models
 import pgvector.django.vector
 from django.conf import settings
 from django.db import migrations, models
+
+import memories.models
 
 
 class Migration(migrations.Migration):

@@ -3,10 +3,11 @@
 import django.contrib.postgres.fields
 import django.db.models.deletion
 import django.utils.timezone
-import memories.models
 import pgvector.django.vector
 from django.conf import settings
 from django.db import migrations, models
+
+import memories.models
 
 
 class Migration(migrations.Migration):

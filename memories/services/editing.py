@@ -77,7 +77,7 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
         if memory.embedding is None:
             queue.embed_memories([memory.pk])
         elif "content" in changed:
-            queue.check_contradictions([memory.pk])
+            queue.check_contradictions([memory.pk], interactive=True)
     return memory
 
 

@@ -29,7 +29,7 @@ def embed_memories(memory_ids: Sequence[str], *, new_content: bool = True) -> in
         memory.embedding, memory.embedding_model = vector, provider.model_id
     Memory.objects.bulk_update(memories, ["embedding", "embedding_model"])
     if new_content:
-        queue.check_contradictions([m.pk for m in memories])
+        queue.check_contradictions([m.pk for m in memories], interactive=len(memories) == 1)
     return len(memories)
 
 

@@ -308,7 +308,8 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
     if vectors is None and to_create:
         queue.embed_memories([m.pk for m in to_create])
     elif to_create:
-        queue.check_contradictions([m.pk for m in to_create])
+        # One memory is what an agent or a person just wrote; a batch is an import.
+        queue.check_contradictions([m.pk for m in to_create], interactive=len(items) == 1)
     return results
 
 

@@ -26,3 +26,10 @@ def test_healthz_answers_503_when_the_database_is_down(client, db):
 
 def test_healthz_needs_no_login_but_only_answers_get(client, db):
     assert client.post("/healthz").status_code == 405
+
+
+def test_what_waits_in_the_queue_is_for_a_key_or_staff_only(client, alice, api_client_for):
+    assert "backlog" not in client.get("/healthz").json()
+    backlog = api_client_for(alice).get("/healthz").json()["backlog"]
+    assert set(backlog) == {"checks", "observations", "tasks"}
+    assert set(backlog["checks"]) == {"interactive", "bulk", "owners", "oldest_seconds"}

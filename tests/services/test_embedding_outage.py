@@ -7,7 +7,7 @@ import respx
 from memories.services.embeddings import embed_pending
 from memories.services.recall import recall
 from memories.services.remembering import remember
-from memories.models import Memory
+from memories.models import Memory, PendingCheck
 
 OLLAMA = "http://ollama.test:11434/api/embed"
 
@@ -84,8 +84,10 @@ def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ol
     stopped_worker.execute(stopped_worker.dequeue())
     memory.refresh_from_db()
     assert memory.embedding_model == "ollama:nomic-embed-text"
-    # now embedded, the memory is queued for its contradiction check
+    # now embedded, the memory waits for its contradiction check, its owner's drain queued
+    assert PendingCheck.objects.filter(memory=memory).exists()
     check = stopped_worker.dequeue()
-    assert check.name.endswith("check_contradictions")
+    assert check.name.endswith("check_pending_contradictions") and check.args == (owner.pk,)
     stopped_worker.execute(check)
     assert stopped_worker.pending_count() == 0
+    assert not PendingCheck.objects.exists()

@@ -30,4 +30,4 @@ def test_tasks_wait_in_redis_when_huey_redis_url_is_set():
     out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["RedisHuey", "1"]
+    assert out.stdout.split() == ["PriorityRedisHuey", "1"]

@@ -48,7 +48,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .dedup import _FUNCTION_WORDS, _stem
 
@@ -56,6 +56,7 @@ NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause m
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
 SHORT_SLOT = 2  # words a swapped non-value may have
 NO_RULE_CONFIDENCE = 0.5  # "no rule fired" is weak evidence that nothing conflicts
+MAX_REASON = 500  # characters of a verdict's reason
 
 
 class JudgeVerdict(BaseModel):
@@ -64,8 +65,17 @@ class JudgeVerdict(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     contradicts: bool
-    reason: str = Field(default="", max_length=500)
+    reason: str = Field(default="", max_length=MAX_REASON)
     confidence: float = Field(ge=0.0, le=1.0)
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _shortened(cls, reason):
+        """A reason quoting two long memories is cut, never refused: refusing it used to
+        fail the whole check, so long memories were never judged."""
+        if isinstance(reason, str) and len(reason.strip()) > MAX_REASON:
+            return reason.strip()[:MAX_REASON - 1] + "…"
+        return reason
 
 
 def pair_key(a_hash: str, b_hash: str) -> str:

@@ -158,3 +158,14 @@ def test_a_judge_verdict_is_checked_field_by_field():
         parse_reply('{"contradicts": false, "reason": ""}', JudgeVerdict)
     with pytest.raises(ReplyParseError, match="contradicts"):
         parse_reply('{"contradicts": "yes", "confidence": 0.9}', JudgeVerdict)
+
+
+def test_long_statements_are_judged_with_their_reason_cut_to_fit():
+    """Quoting two long clauses made a reason over 500 characters, which the verdict
+    refused: the check crashed, and long memories were never judged."""
+    detail = " ".join(f"component{i}" for i in range(70))
+    verdict = rules_verdict(f"The deploy script must run the migrations for {detail} first",
+                            f"The deploy script must not run the migrations for {detail} first")
+    assert verdict.contradicts
+    assert len(verdict.reason) == 500 and verdict.reason.endswith("…")
+    assert verdict.reason.startswith("one statement negates the other")

@@ -6,6 +6,8 @@
 
 import logging
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
@@ -25,6 +27,7 @@ CODES = {
     405: "method_not_allowed",
     406: "not_acceptable",
     409: "conflict",
+    413: "too_large",
     415: "unsupported_media_type",
     429: "rate_limited",
     500: "internal_error",
@@ -80,6 +83,12 @@ def handle(exc, context):
         exc = exceptions.Throttled(wait=exc.retry_after, detail=str(exc))
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound("No such memory for this owner.")
+    elif isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return Response(error_body(413, f"The request body is over {limit:,} bytes: send "
+                                        "less at a time."), status=413)
+    elif isinstance(exc, RecursionError):  # the JSON parser on deeply nested input
+        exc = exceptions.ParseError("The JSON is nested too deeply to read.")
 
     response = exception_handler(exc, context)
     if response is not None:

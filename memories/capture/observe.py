@@ -24,10 +24,18 @@ class Observed:
 
 
 def _as_text(value: Any) -> str:
+    """Storable text: NUL characters and lone surrogates, which PostgreSQL refuses, become
+    U+FFFD (an agent's tool output may hold anything)."""
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
                                                            sort_keys=True, default=str)
+    return text.replace("\x00", "\ufffd").encode("utf-8", "surrogatepass") \
+        .decode("utf-8", "replace")
+
+
+def _as_stamp(value) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 class _Scrubber:
@@ -70,7 +78,7 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
     """
     scrub_text = _Scrubber()
     kept_messages = [{"role": m["role"], "text": scrub_text(m["text"]),
-                      "timestamp": m.get("timestamp")} for m in messages]
+                      "timestamp": _as_stamp(m.get("timestamp"))} for m in messages]
     kept_events, skipped = [], 0
     for event in tool_events:
         if _skipped(event):

@@ -42,6 +42,7 @@ from .validation import (
     content_error,
     importance_error,
     tags_error,
+    unstorable_text_error,
 )
 
 log = logging.getLogger(__name__)
@@ -118,7 +119,8 @@ def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list
             f"Unknown kind {item.kind!r}: use one of {', '.join(Kind.values)}."),
         "importance": importance_error(item.importance),
         "tags": tags_error(item.tags),
-        "metadata": None if isinstance(item.metadata, dict) else "Metadata must be a JSON object.",
+        "metadata": (unstorable_text_error(item.metadata) if isinstance(item.metadata, dict)
+                     else "Metadata must be a JSON object."),
         "embedding": _embedding_error(item.embedding, dimensions),
         "expires_at": _validity_error(item, now),
     }
@@ -126,6 +128,8 @@ def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list
         value = getattr(item, name)
         if not isinstance(value, str) or len(value) > MAX_SCOPE_LENGTH:
             found[name] = f"{name} must be text of at most {MAX_SCOPE_LENGTH} characters."
+        elif unstorable := unstorable_text_error(value):
+            found[name] = unstorable
     return {name: [message] for name, message in found.items() if message}
 
 

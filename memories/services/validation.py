@@ -6,9 +6,29 @@ from ..models import MAX_CONTENT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS
 MAX_SCOPE_LENGTH = 200
 
 
+def unstorable_text_error(value) -> str | None:
+    """Text PostgreSQL cannot store, anywhere in `value` (a text, or a JSON object or
+    list, keys included): a NUL character, or a lone surrogate (not Unicode at all)."""
+    if isinstance(value, dict):
+        return next((e for item in value.items() if (e := unstorable_text_error(list(item)))),
+                    None)
+    if isinstance(value, (list, tuple)):
+        return next((e for item in value if (e := unstorable_text_error(item))), None)
+    if isinstance(value, str):
+        if "\x00" in value:
+            return "The text contains a NUL character, which cannot be stored."
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "The text contains a lone surrogate: it is not valid Unicode."
+    return None
+
+
 def content_error(content) -> str | None:
     if not isinstance(content, str) or not content.strip():
         return "Content is empty: give the text to remember."
+    if unstorable := unstorable_text_error(content):
+        return unstorable
     if len(content) > MAX_CONTENT_LENGTH:
         return f"Content has {len(content):,} characters; the limit is {MAX_CONTENT_LENGTH:,}."
     return None
@@ -29,7 +49,7 @@ def tags_error(tags) -> str | None:
     ):
         return (f"Tags must be a list of at most {MAX_TAGS} non-empty texts of at most "
                 f"{MAX_TAG_LENGTH} characters.")
-    return None
+    return unstorable_text_error(list(tags))
 
 
 def clean_tags(tags) -> list[str]:

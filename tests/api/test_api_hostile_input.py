@@ -1,0 +1,68 @@
+"""Hostile input gets a 4xx in the one error shape, never a 500, and nothing is stored."""
+
+import json
+
+import pytest
+
+from memories.models import Memory, Observation
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api(alice, api_client_for):
+    return api_client_for(alice)
+
+
+def post_raw(api, path, body: str):
+    return api.generic("POST", path, body.encode("utf-8", "surrogatepass"),
+                       content_type="application/json")
+
+
+def error(response, status):
+    assert response.status_code == status, response.content
+    body = response.json()["error"]
+    assert body["status"] == status and body["message"]
+    return body
+
+
+@pytest.mark.parametrize("body", [
+    {"content": "Deploys run on Fridays", "metadata": {"note": "a\x00b"}},
+    {"content": "Deploys run on Fridays", "metadata": {"a\x00": 1}},
+    {"content": "Deploys run on Fridays", "tags": ["ok", "bad\x00tag"]},
+])
+def test_a_nul_character_anywhere_is_a_400_and_nothing_is_stored(api, body):
+    message = error(api.post("/api/v1/memories", body, format="json"), 400)["message"]
+    assert "nul" in message.lower()
+    assert not Memory.objects.exists()
+
+
+def test_a_lone_surrogate_is_a_400_and_nothing_is_stored(api):
+    response = post_raw(api, "/api/v1/memories", '{"content": "broken \\ud800 text"}')
+    assert "surrogate" in error(response, 400)["message"].lower()
+    assert not Memory.objects.exists()
+
+
+def test_json_nested_too_deeply_is_a_400(api):
+    error(post_raw(api, "/api/v1/memories", "[" * 100_000), 400)
+
+
+def test_a_body_over_the_limit_is_a_413(api, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100_000
+    body = json.dumps({"content": "x" * 200_000})
+    assert "over 100,000 bytes" in error(post_raw(api, "/api/v1/memories", body),
+                                         413)["message"]
+    assert not Memory.objects.exists()
+
+
+def test_an_observation_with_timestamps_and_nul_characters_is_stored_storably(api):
+    response = api.post("/api/v1/observe", {
+        "messages": [{"role": "user", "text": "The build fails on CI",
+                      "timestamp": "2026-11-24T10:00:00Z"}],
+        "tool_events": [{"tool_name": "Bash", "input": "make\x00 test",
+                         "response": "exit 2", "success": False}]}, format="json")
+    assert response.status_code == 202, response.content
+    observation = Observation.objects.get()
+    assert observation.messages[0]["timestamp"].startswith("2026-11-24T10:00:00")
+    assert "\x00" not in json.dumps(observation.messages + observation.tool_events)
+    assert "make\ufffd test" in observation.tool_events[0]["input"]

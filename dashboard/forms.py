@@ -118,10 +118,10 @@ BULK_ACTIONS = [("tag", "Add a tag"), ("archive", "Archive"), ("delete", "Delete
                 ("reembed", "Re-embed")]
 
 
-class BulkForm(forms.Form):
+class SelectionForm(forms.Form):
+    """Memories ticked in the list, by id."""
+
     ids = forms.CharField(required=False)  # read with getlist; see clean_ids
-    action = forms.ChoiceField(choices=BULK_ACTIONS)
-    tag = forms.CharField(required=False, max_length=MAX_TAG_LENGTH)
 
     def __init__(self, data=None, **kwargs):
         super().__init__(data, **kwargs)
@@ -135,6 +135,11 @@ class BulkForm(forms.Form):
         if not ids:
             raise forms.ValidationError("Select at least one memory.")
         return ids
+
+
+class BulkForm(SelectionForm):
+    action = forms.ChoiceField(choices=BULK_ACTIONS)
+    tag = forms.CharField(required=False, max_length=MAX_TAG_LENGTH)
 
     def clean(self):
         data = super().clean()

@@ -23,7 +23,7 @@ from memories.services.editing import (
     update_memory,
 )
 
-from ..forms import BulkForm, MemoryEditForm, MemoryFilterForm
+from ..forms import BulkForm, MemoryEditForm, MemoryFilterForm, SelectionForm
 from ..queries import (
     OUTGOING,
     entities,
@@ -230,9 +230,12 @@ def memory_bulk(request):
 @require_POST
 @login_required
 def memory_bulk_undo(request):
-    restored = bulk_undo_delete(request.user, request.POST.getlist("ids"),
-                                          by=request.user)
-    message = f"Restored {restored} {'memory' if restored == 1 else 'memories'}."
+    selection = SelectionForm(request.POST)
+    if selection.is_valid():
+        restored = bulk_undo_delete(request.user, selection.cleaned_data["ids"], by=request.user)
+        message = f"Restored {restored} {'memory' if restored == 1 else 'memories'}."
+    else:
+        message = " ".join(selection.errors["ids"])
     if request.htmx:
         response = render(request, "dashboard/memories.html#bulk-status",
                           {"result": {"message": message}})

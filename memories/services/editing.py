@@ -156,19 +156,27 @@ def bulk_change(owner, ids, *, action: str, tag: str = "", by) -> BulkResult:
     result = BulkResult(action)
     if action == "reembed":
         return _reembed(memories, result)
+    refused = []
     with transaction.atomic():
         for memory in memories:
-            if action == "tag":
-                memory = add_tag(memory, tag, by=by)
-            elif action == "archive":
-                memory = update_memory(memory, by=by, status=Status.ARCHIVED)
-            elif action == "delete":
-                memory = delete_memory(memory, by=by)
+            try:
+                if action == "tag":
+                    memory = add_tag(memory, tag, by=by)
+                elif action == "archive":
+                    memory = update_memory(memory, by=by, status=Status.ARCHIVED)
+                elif action == "delete":
+                    memory = delete_memory(memory, by=by)
+            except ValidationError as exc:  # checked before any write: nothing half done
+                refused.append("; ".join(exc.messages))
+                continue
             result.changed.append(memory.pk)
     done = {"tag": f"Tagged {{n}} {{memories}} “{tag}”.", "archive": "Archived {n} {memories}.",
             "delete": "Deleted {n} {memories}."}[action]
-    result.message = done.format(n=len(memories),
-                                 memories="memory" if len(memories) == 1 else "memories")
+    n = len(result.changed)
+    result.message = done.format(n=n, memories="memory" if n == 1 else "memories")
+    if refused:
+        left = "1 left as it was" if len(refused) == 1 else f"{len(refused)} left as they were"
+        result.message += f" {left}: {refused[0]}"
     return result
 
 

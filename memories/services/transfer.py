@@ -88,7 +88,10 @@ def _parse_record(record) -> tuple[NewMemory, datetime | None, str, bool]:
     created_at = None
     if record.get("created_at") not in (None, ""):
         raw = record["created_at"]
-        created_at = parse_datetime(raw) if isinstance(raw, str) else None
+        try:
+            created_at = parse_datetime(raw) if isinstance(raw, str) else None
+        except ValueError:  # well formed, but no such day or hour (2026-02-30)
+            created_at = None
         if created_at is None:
             raise BadLine(f"created_at {raw!r} is not an ISO 8601 date and time")
         if timezone.is_naive(created_at):

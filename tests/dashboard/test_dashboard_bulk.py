@@ -107,3 +107,26 @@ def test_bulk_actions_need_a_login_and_a_post(client, alice, three):
     client.force_login(alice)
     assert client.get("/memories/bulk").status_code == 405
     assert {m.status for m in Memory.objects.all()} == {Status.ACTIVE}
+
+
+def test_undo_with_an_unknown_id_says_so_and_restores_nothing(client, alice, three):
+    client.force_login(alice)
+    client.post("/memories/bulk", {"ids": ids(three), "action": "delete"}, **HTMX)
+    response = client.post("/memories/bulk/undo", {"ids": ["not-a-uuid", *ids(three)]},
+                           **HTMX)
+    assert response.status_code == 200
+    assert "The selection holds an unknown memory." in response.content.decode()
+    assert {m.status for m in Memory.objects.filter(owner=alice)} == {"deleted"}
+
+
+def test_tagging_a_memory_already_full_of_tags_tags_the_others_and_says_why(
+        client, alice, three):
+    Memory.objects.filter(pk=three[0].pk).update(tags=[f"t{i}" for i in range(50)])
+    client.force_login(alice)
+    response = client.post("/memories/bulk", {"ids": ids(three), "action": "tag",
+                                              "tag": "dev"}, **HTMX)
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Tagged 2 memories “dev”. 1 left as it was: Tags must be a list of at most 50" in page
+    assert "dev" not in Memory.objects.get(pk=three[0].pk).tags
+    assert "dev" in Memory.objects.get(pk=three[1].pk).tags

@@ -153,3 +153,11 @@ def test_htmx_import_answers_with_the_import_partial(signed_in):
                               HTTP_HX_REQUEST="true")
     assert response.content.decode().lstrip().startswith('<section id="import"')
     assert "memoriesImported" in response["HX-Trigger"]
+
+
+def test_a_date_that_does_not_exist_is_a_bad_line_not_an_error(signed_in, alice):
+    response = signed_in.post(TRANSFER, {"file": jsonl(
+        {"content": "The staging DB runs on port 5433", "created_at": "2026-02-30T10:00:00"})})
+    assert response.status_code == 200
+    assert "is not an ISO 8601 date and time" in response.content.decode()
+    assert not Memory.objects.filter(owner=alice).exists()

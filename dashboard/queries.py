@@ -291,7 +291,7 @@ THRESHOLDS = [
         ("ENGRAM_PURGE_AFTER_DAYS", "days a forgotten memory stays restorable"),
     ]),
     ("Model use", [
-        ("ENGRAM_LLM_DAILY_TOKENS", "tokens per owner and project per UTC day (the budget)"),
+        ("ENGRAM_LLM_DAILY_TOKENS", "tokens per owner per UTC day, all projects (the budget)"),
         ("ENGRAM_LLM_BREAKER_FAILURES", "failures in a row that open the circuit breaker"),
         ("ENGRAM_LLM_BREAKER_COOLDOWN", "seconds the breaker stays open"),
         ("ENGRAM_LLM_TIMEOUT", "seconds before a model call gives up"),

@@ -306,7 +306,8 @@ ENGRAM_LLM_BREAKER_COOLDOWN = envint("ENGRAM_LLM_BREAKER_COOLDOWN", 300, 1, 86_4
 ENGRAM_FORGET_HALF_LIFE_DAYS = envfloat("ENGRAM_FORGET_HALF_LIFE_DAYS", 60.0, 0.1, 36_500.0)
 ENGRAM_FORGET_THRESHOLD = envfloat("ENGRAM_FORGET_THRESHOLD", 0.25, 0.0, 10.0)
 ENGRAM_FORGET_PROTECT_DAYS = envint("ENGRAM_FORGET_PROTECT_DAYS", 30, 0, 36_500)
-ENGRAM_PURGE_AFTER_DAYS = envint("ENGRAM_PURGE_AFTER_DAYS", 30, 0, 36_500)
+# At least a day: a forgotten memory must stay restorable for a while, never purged at once.
+ENGRAM_PURGE_AFTER_DAYS = envint("ENGRAM_PURGE_AFTER_DAYS", 30, 1, 36_500)
 # Reflection fires when the importance of new memories adds up to this, or after this many
 # observations, or this many hours after the last one if anything new arrived.
 ENGRAM_REFLECTION_IMPORTANCE = envfloat("ENGRAM_REFLECTION_IMPORTANCE", 150.0, 1.0, 1_000_000.0)

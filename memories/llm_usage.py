@@ -18,10 +18,15 @@ from .providers.errors import ProviderError
 from .providers.llm import RulesProvider, get_llm_provider
 
 
-def circuit_reopens(provider_name: str, now: datetime) -> datetime | None:
-    """When the provider's circuit breaker closes again; None while it is closed."""
+def circuit_reopens(provider_name: str, now: datetime, owner=None) -> datetime | None:
+    """When the provider's circuit breaker closes again; None while it is closed. Counted
+    per owner when one is named: one owner's bad inputs must not switch every tenant to
+    the rules (without one, the provider's latest calls of all owners, for /healthz)."""
+    calls = ModelCall.objects.filter(provider=provider_name)
+    if owner is not None:
+        calls = calls.filter(owner=owner)
     return circuit_reopens_at(
-        list(ModelCall.objects.filter(provider=provider_name).order_by("-created_at")
+        list(calls.order_by("-created_at")
              .values_list("ok", "created_at")[:settings.ENGRAM_LLM_BREAKER_FAILURES]),
         failures=settings.ENGRAM_LLM_BREAKER_FAILURES,
         cooldown=timedelta(seconds=settings.ENGRAM_LLM_BREAKER_COOLDOWN), now=now)
@@ -31,8 +36,8 @@ def llm_status(*, now: datetime | None = None, owner=None) -> dict:
     """What /healthz and the dashboard say about the extraction model and its cost."""
     now = now or timezone.now()
     provider = get_llm_provider()
-    reopens = None if isinstance(provider, RulesProvider) else circuit_reopens(provider.name,
-                                                                                now)
+    reopens = None if isinstance(provider, RulesProvider) else circuit_reopens(
+        provider.name, now, owner)
     day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
     calls = ModelCall.objects.filter(created_at__gte=day_start)
     if owner is not None:
@@ -50,22 +55,23 @@ def llm_status(*, now: datetime | None = None, owner=None) -> dict:
 
 
 def choose_provider(owner, project: str, now: datetime):
-    """The configured model, unless its breaker is open or the project's daily token
-    budget is spent; then the rules, and the reason why."""
+    """The configured model, unless the owner's breaker for it is open or the owner's
+    daily token budget is spent; then the rules, and the reason why. The budget is the
+    owner's across projects: a new project name per request must not buy a new budget."""
     provider = get_llm_provider()
     if isinstance(provider, RulesProvider):
         return provider, ""
-    reopens = circuit_reopens(provider.name, now)
+    reopens = circuit_reopens(provider.name, now, owner)
     if reopens:
         return RulesProvider(), f"{provider.name} circuit open until {reopens.isoformat()}"
-    if tokens_used_today(owner, project, now) >= settings.ENGRAM_LLM_DAILY_TOKENS:
-        return RulesProvider(), f"daily token budget of project {project!r} spent"
+    if tokens_used_today(owner, now) >= settings.ENGRAM_LLM_DAILY_TOKENS:
+        return RulesProvider(), "the daily token budget is spent"
     return provider, ""
 
 
-def tokens_used_today(owner, project: str, now: datetime) -> int:
+def tokens_used_today(owner, now: datetime) -> int:
     day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    used = ModelCall.objects.filter(owner=owner, project=project, created_at__gte=day_start
+    used = ModelCall.objects.filter(owner=owner, created_at__gte=day_start
                                     ).aggregate(total=Sum(F("input_tokens") + F("output_tokens")))
     return used["total"] or 0
 

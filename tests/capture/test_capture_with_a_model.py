@@ -146,6 +146,27 @@ def test_a_spent_daily_budget_hands_the_project_to_the_rules(alice, anthropic, s
     assert Memory.objects.for_owner(alice).filter(content__icontains="tabs").exists()
 
 
+def test_a_new_project_name_buys_no_new_budget(alice, anthropic, settings):
+    settings.ENGRAM_LLM_DAILY_TOKENS = 500
+    anthropic.side_effect = [reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50)]
+    observe(alice, project="one")
+    observation = observe(alice, project="another", messages=[
+        {"role": "user", "text": "I prefer tabs over spaces in Makefiles."}])
+    assert anthropic.call_count == 2
+    assert "budget" in observation.chunks.get().extracted_by
+
+
+def test_one_owners_failures_leave_anothers_model_in_use(alice, bob, anthropic):
+    anthropic.side_effect = httpx.Response(500, json={})
+    for session in ("a", "b", "c"):
+        observe(alice, session_id=session)
+    assert llm_status(owner=alice)["circuit"] == "open"
+    anthropic.side_effect = [reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50)]
+    chunk = observe(bob).chunks.get()
+    assert chunk.extracted_by == "anthropic"
+    assert llm_status(owner=bob)["circuit"] == "closed"
+
+
 def test_healthz_reports_an_open_circuit(alice, anthropic, client):
     anthropic.side_effect = httpx.Response(500, json={})
     for session in ("a", "b", "c"):

@@ -687,3 +687,17 @@ class CheckDrain(models.Model):
                                  on_delete=models.CASCADE, related_name="+")
     interactive = models.BooleanField(default=False)
     queued_at = models.DateTimeField(default=timezone.now)
+
+
+class PurgeRecord(models.Model):
+    """That a memory was removed for good, when and why: the audit trail of purges. It
+    names ids only, never content (a purge may be for a leaked secret)."""
+
+    memory_id = models.UUIDField()
+    owner_id = models.IntegerField()  # kept as a number: the owner may be gone too
+    forgotten_at = models.DateTimeField(null=True)
+    purged_at = models.DateTimeField(default=timezone.now)
+    reason = models.CharField(max_length=200)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner_id", "-purged_at"], name="purge_record_owner")]

@@ -13,7 +13,7 @@ from django.utils import timezone
 from .. import signals
 from ..engine.forgetting import ARCHIVE, FORGET, KEEP, MemoryState, decide
 from ..jobs import progress_reporter
-from ..models import Job, Memory, MemoryVersion, Status, UsageKind, VersionChange
+from ..models import Job, Memory, MemoryVersion, PurgeRecord, Status, UsageKind, VersionChange
 
 log = logging.getLogger(__name__)
 
@@ -107,26 +107,32 @@ def forget(*, owner=None, dry_run: bool = False, job: Job | None = None,
 def purge(*, owner=None, dry_run: bool = False, job: Job | None = None,
           now: datetime | None = None, on_progress=None) -> dict:
     """Remove for good the memories forgotten (soft-deleted) more than
-    ENGRAM_PURGE_AFTER_DAYS ago. Every purged memory is logged, and listed in the job."""
+    ENGRAM_PURGE_AFTER_DAYS ago. Every purged memory is logged, listed in the job and
+    recorded as a PurgeRecord, by id: no log, result or record repeats its content."""
     now = now or timezone.now()
     due = Memory.objects.filter(status=Status.DELETED,
                                 updated_at__lte=now - timedelta(
                                     days=settings.ENGRAM_PURGE_AFTER_DAYS))
     if owner is not None:
         due = due.filter(owner=owner)
-    rows = list(due.values("id", "owner_id", "content_hash", "content", "updated_at"))
+    rows = list(due.values("id", "owner_id", "updated_at"))
     advance = progress_reporter(job, len(rows), on_progress)
-    purged = [{"id": str(r["id"]), "owner": r["owner_id"], "content_hash": r["content_hash"],
-               "content": r["content"][:120], "deleted_at": r["updated_at"].isoformat()}
-              for r in rows]
+    purged = [{"id": str(r["id"]), "owner": r["owner_id"],
+               "deleted_at": r["updated_at"].isoformat()} for r in rows]
+    reason = f"forgotten more than {settings.ENGRAM_PURGE_AFTER_DAYS} days ago"
     if not dry_run:
         for start in range(0, len(rows), FORGET_BATCH):
             ids = [r["id"] for r in rows[start:start + FORGET_BATCH]]
+            batch = rows[start:start + FORGET_BATCH]
             with transaction.atomic():
                 Memory.objects.filter(pk__in=ids, status=Status.DELETED).delete()
+                PurgeRecord.objects.bulk_create([
+                    PurgeRecord(memory_id=r["id"], owner_id=r["owner_id"],
+                                forgotten_at=r["updated_at"], purged_at=now, reason=reason)
+                    for r in batch])
             for entry in purged[start:start + FORGET_BATCH]:
-                log.info("Purged memory %s of owner %s (forgotten %s): %r", entry["id"],
-                         entry["owner"], entry["deleted_at"], entry["content"])
+                log.info("Purged memory %s of owner %s (forgotten %s)", entry["id"],
+                         entry["owner"], entry["deleted_at"])
             advance(len(ids))
     else:
         advance(len(rows))

@@ -11,7 +11,16 @@ from memories.jobs import create_job, run_job
 from memories.maintenance.forgetting import forget, purge
 from memories.services.editing import delete_memory, restore_memory, update_memory
 from memories.services.remembering import remember
-from memories.models import Job, JobKind, JobStatus, Memory, Status, UsageEvent, UsageKind
+from memories.models import (
+    Job,
+    JobKind,
+    JobStatus,
+    Memory,
+    PurgeRecord,
+    Status,
+    UsageEvent,
+    UsageKind,
+)
 
 NOW = timezone.now()
 LONG_AGO = NOW - timedelta(days=400)
@@ -106,6 +115,10 @@ def test_the_purge_removes_only_memories_forgotten_long_enough_ago(alice, caplog
     assert not Memory.objects.filter(pk=old.pk).exists()
     assert Memory.objects.get(pk=recent.pk).status == Status.DELETED
     assert str(old.pk) in caplog.text
+    assert "linter" not in caplog.text and "linter" not in str(result)  # ids, never content
+    record = PurgeRecord.objects.get()
+    assert (record.memory_id, record.owner_id) == (old.pk, alice.pk)
+    assert record.purged_at == NOW and "30 days" in record.reason
 
 
 def test_a_forgetting_job_records_its_progress_and_result(alice):

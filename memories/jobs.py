@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from functools import cache
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -38,9 +38,24 @@ def create_job(kind: str, *, owner=None, dry_run: bool = False, **params) -> Job
     return Job.objects.create(kind=kind, owner=owner, dry_run=dry_run, params=params)
 
 
+class JobAlreadyActive(Exception):
+    def __init__(self, job: Job):
+        super().__init__(f"A {job.get_kind_display().lower()} job ({job.pk}) is already "
+                         f"{job.status}; wait for it to finish.")
+        self.job = job
+
+
 def start_job(kind: str, *, owner=None, dry_run: bool = False, **params) -> Job:
-    """Record the job, and queue it once the record is committed."""
+    """Record the job, and queue it once the record is committed. One active job per
+    kind and owner: a second raises JobAlreadyActive (two consolidations at once would
+    work on the same memories)."""
     with transaction.atomic():
+        if owner is not None:
+            with connection.cursor() as cursor:  # concurrent starts take turns here
+                cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s), %s)",
+                               [f"engram.job.{kind}", owner.pk])
+            if active := active_job_of_kind(owner, kind):
+                raise JobAlreadyActive(active)
         job = create_job(kind, owner=owner, dry_run=dry_run, **params)
         queue.run_job(job.pk)
     return job

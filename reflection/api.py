@@ -9,9 +9,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memories.api.errors import Conflict
 from memories.api.maintenance import JobOutput
 from memories.api.views import page_by_status
-from memories.jobs import start_job
+from memories.jobs import JobAlreadyActive, start_job
 from memories.models import JobKind, Memory
 
 from . import services
@@ -102,8 +103,11 @@ class Reflect(APIView):
     def post(self, request):
         data = self.ReflectInput(data=request.data)
         data.is_valid(raise_exception=True)
-        job = start_job(JobKind.REFLECT, owner=request.user,
-                        dry_run=data.validated_data["dry_run"])
+        try:
+            job = start_job(JobKind.REFLECT, owner=request.user,
+                            dry_run=data.validated_data["dry_run"])
+        except JobAlreadyActive as exc:
+            raise Conflict(str(exc)) from None
         return Response(JobOutput(job).data, status=202)
 
 

@@ -5,7 +5,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import trigger_client_event
 
-from memories.jobs import ACTIVE_STATUSES, recent_jobs, start_job
+from memories.jobs import ACTIVE_STATUSES, JobAlreadyActive, recent_jobs, start_job
 from memories.queue import backlog
 
 from ..forms import StartJobForm
@@ -19,10 +19,14 @@ def job_list(request):
     form = StartJobForm(request.POST or None, owner=request.user)
     started = None
     if request.method == "POST" and form.is_valid():
-        started = start_job(owner=request.user, **form.cleaned_data)
-        if not request.htmx:
-            return redirect("jobs")
-        form = StartJobForm(owner=request.user)
+        try:
+            started = start_job(owner=request.user, **form.cleaned_data)
+        except JobAlreadyActive as exc:  # started elsewhere since the form was checked
+            form.add_error("kind", str(exc))
+        else:
+            if not request.htmx:
+                return redirect("jobs")
+            form = StartJobForm(owner=request.user)
     if request.htmx and request.method == "POST":
         response = render(request, "dashboard/jobs.html#start-job", {"form": form})
         if started:

@@ -1,11 +1,12 @@
 """Reflection: insights with the memories they cite, review, and the trigger."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
-from memories.jobs import latest_job, start_job
+from memories.jobs import JobAlreadyActive, latest_job, start_job
 from memories.models import JobKind, Memory
 from reflection.models import Insight, InsightStatus
 from reflection.services import recommendation, review
@@ -55,5 +56,8 @@ def insight_review(request, insight_id):
 @login_required
 @require_POST
 def reflect_now(request):
-    start_job(JobKind.REFLECT, owner=request.user)
+    try:
+        start_job(JobKind.REFLECT, owner=request.user)
+    except JobAlreadyActive as exc:
+        messages.info(request, str(exc))
     return redirect("reflection")

@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.engine.consolidation import STRATEGIES
-from memories.jobs import create_job, run_job, start_job
+from memories.jobs import JobAlreadyActive, create_job, run_job, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
 from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
 
@@ -123,5 +123,8 @@ class Consolidate(APIView):
             job = create_job(JobKind.CONSOLIDATE, owner=request.user, dry_run=True,
                              strategy=strategy)
             return Response(JobOutput(run_job(job.pk)).data, status=200)
-        job = start_job(JobKind.CONSOLIDATE, owner=request.user, strategy=strategy)
+        try:
+            job = start_job(JobKind.CONSOLIDATE, owner=request.user, strategy=strategy)
+        except JobAlreadyActive as exc:
+            raise Conflict(str(exc)) from None
         return Response(JobOutput(job).data, status=202)

@@ -13,7 +13,15 @@ from django.utils import timezone
 from .. import signals
 from ..engine.forgetting import ARCHIVE, FORGET, KEEP, MemoryState, decide
 from ..jobs import progress_reporter
-from ..models import Job, Memory, MemoryVersion, PurgeRecord, Status, UsageKind, VersionChange
+from ..models import (
+    Job,
+    Memory,
+    MemoryVersion,
+    PurgeRecord,
+    Status,
+    UsageKind,
+    VersionChange,
+)
 
 log = logging.getLogger(__name__)
 

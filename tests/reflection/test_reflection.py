@@ -407,6 +407,16 @@ def test_reflect_on_demand_returns_a_job_that_runs(alice, rules, api_client_for,
     assert client.get(f"/api/v1/jobs/{job.pk}").json()["result"]["insights_created"] == 4
 
 
+def test_a_second_reflection_while_one_waits_is_a_409(alice, rules, api_client_for):
+    client = api_client_for(alice)
+    first = client.post("/api/v1/reflect", {}, format="json")  # queued: nothing commits
+    assert first.status_code == 202
+    second = client.post("/api/v1/reflect", {}, format="json")
+    assert second.status_code == 409
+    assert first.json()["id"] in second.json()["error"]["message"]
+    assert Job.objects.filter(owner=alice, kind=JobKind.REFLECT).count() == 1
+
+
 def test_insights_are_listed_with_their_citations_and_filtered_by_status(insight, alice,
                                                                         api_client_for):
     client = api_client_for(alice)

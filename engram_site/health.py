@@ -51,13 +51,17 @@ def _trusted(request) -> bool:
 
 @require_GET
 def healthz(request):
+    """ok, degraded or unavailable for anyone (a load balancer); the details (versions,
+    the database's error, the cost meter, what waits) for staff or a valid API key."""
+    trusted = _trusted(request)
     try:
         database = _database()
         awaiting = Memory.objects.awaiting_embedding().count()
     except DatabaseError as exc:
-        return JsonResponse(
-            {"status": "unavailable", "database": {"ok": False, "error": str(exc)}}, status=503
-        )
+        body = {"status": "unavailable"}
+        if trusted:
+            body["database"] = {"ok": False, "error": str(exc)}
+        return JsonResponse(body, status=503)
     queue = _queue()
     body = {
         "status": "ok" if database["pgvector"] and queue["ok"] else "degraded",
@@ -67,6 +71,7 @@ def healthz(request):
         "queue": queue,
         "llm": llm_status(),
     }
-    if _trusted(request):
-        body["backlog"] = backlog()
+    if not trusted:
+        return JsonResponse({"status": body["status"]}, status=200)
+    body["backlog"] = backlog()
     return JsonResponse(body, status=200)

@@ -3,8 +3,8 @@ from unittest import mock
 from django.db import OperationalError
 
 
-def test_healthz_reports_database_pgvector_embedding_and_queue(client, db):
-    response = client.get("/healthz")
+def test_healthz_reports_database_pgvector_embedding_and_queue_to_staff(admin_client):
+    response = admin_client.get("/healthz")
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
@@ -17,11 +17,19 @@ def test_healthz_reports_database_pgvector_embedding_and_queue(client, db):
     assert body["queue"]["ok"] is True
 
 
-def test_healthz_answers_503_when_the_database_is_down(client, db):
+def test_healthz_answers_503_when_the_database_is_down(client, admin_client):
     with mock.patch("engram_site.health._database", side_effect=OperationalError("gone")):
-        response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response.json()["database"] == {"ok": False, "error": "gone"}
+        anyone = client.get("/healthz")
+        staff = admin_client.get("/healthz")
+    assert anyone.status_code == staff.status_code == 503
+    assert anyone.json() == {"status": "unavailable"}  # the error's text is for staff
+    assert staff.json()["database"] == {"ok": False, "error": "gone"}
+
+
+def test_without_a_key_healthz_says_only_whether_all_is_well(client, db):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
 
 
 def test_healthz_needs_no_login_but_only_answers_get(client, db):

@@ -167,9 +167,9 @@ def test_one_owners_failures_leave_anothers_model_in_use(alice, bob, anthropic):
     assert llm_status(owner=bob)["circuit"] == "closed"
 
 
-def test_healthz_reports_an_open_circuit(alice, anthropic, client):
+def test_healthz_reports_an_open_circuit(alice, anthropic, admin_client):
     anthropic.side_effect = httpx.Response(500, json={})
     for session in ("a", "b", "c"):
         observe(alice, session_id=session)
-    llm = client.get("/healthz").json()["llm"]
+    llm = admin_client.get("/healthz").json()["llm"]
     assert (llm["provider"], llm["circuit"], llm["fallback"]) == ("anthropic", "open", "rules")

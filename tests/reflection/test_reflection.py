@@ -74,6 +74,16 @@ def by_content(memories):
 # --- Reflecting with the rules -------------------------------------------------------------
 
 
+def test_reflection_never_feeds_on_what_no_longer_holds(alice, rules):
+    memories = store(alice)
+    ruff = by_content(memories)[SAMPLE[3][0]]
+    Memory.objects.filter(pk=ruff).update(expires_at=NOW - timedelta(days=1))
+    reflection.reflect(owner=alice, now=NOW)
+    texts = [i.memory.content for i in Insight.objects.select_related("memory")]
+    assert texts and not any(t.startswith("Repeated instruction") for t in texts)
+    assert not any(ruff in i.cited_ids for i in Insight.objects.all())
+
+
 def test_reflection_by_the_rules_stores_grounded_insights_that_cite_their_memories(alice,
                                                                                   rules):
     memories = by_content(store(alice))

@@ -31,15 +31,18 @@ BULK = 0
 def after_commit(task: str, *args, priority: int = BULK) -> None:
     """Queue the Huey task at dotted path `task` with `args` once the current transaction
     commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: _enqueue(task, *args, priority=priority))
 
-    def queue():
-        try:
-            import_string(task)(*args, priority=priority)
-        except Exception:
-            log.warning("Could not queue %s%r; it waits for its sweep.", task, args,
-                        exc_info=True)
 
-    transaction.on_commit(queue)
+def _enqueue(task: str, *args, priority: int) -> bool:
+    """Queue now; False, logged, when the queue is down (the work waits for its sweep)."""
+    try:
+        import_string(task)(*args, priority=priority)
+    except Exception:
+        log.warning("Could not queue %s%r; it waits for its sweep.", task, args,
+                    exc_info=True)
+        return False
+    return True
 
 
 def embed_memories(memory_ids) -> None:
@@ -77,8 +80,10 @@ def check_contradictions(memory_ids, *, interactive: bool) -> None:
 _DRAIN_SQL = f"""
     INSERT INTO {CheckDrain._meta.db_table} AS d (owner_id, interactive, queued_at)
     VALUES (%s, %s, now())
-    ON CONFLICT (owner_id) DO UPDATE SET interactive = true, queued_at = now()
-        WHERE %s AND NOT d.interactive OR d.queued_at < now() - %s * interval '1 second'
+    ON CONFLICT (owner_id) DO UPDATE
+        SET interactive = d.interactive OR EXCLUDED.interactive, queued_at = now()
+        WHERE (EXCLUDED.interactive AND NOT d.interactive)
+           OR d.queued_at < now() - %s * interval '1 second'
     RETURNING owner_id
 """
 # A drain queued longer ago than this is presumed lost (a worker killed while holding
@@ -90,18 +95,14 @@ def drain_checks(owner_id: int, *, interactive: bool) -> bool:
     """Queue the owner's drain task unless one is already waiting (or upgrade a waiting
     bulk drain when interactive work arrives). True when a task was queued."""
     with connection.cursor() as cursor:
-        cursor.execute(_DRAIN_SQL, [owner_id, interactive, interactive, DRAIN_PRESUMED_LOST])
+        cursor.execute(_DRAIN_SQL, [owner_id, interactive, DRAIN_PRESUMED_LOST])
         if cursor.fetchone() is None:
             return False
-    try:
-        import_string("memories.tasks.check_pending_contradictions")(
-            owner_id, priority=INTERACTIVE if interactive else BULK)
-    except Exception:
-        log.warning("Could not queue the contradiction checks of owner %s; they wait for "
-                    "the sweep.", owner_id, exc_info=True)
-        CheckDrain.objects.filter(owner_id=owner_id).delete()
-        return False
-    return True
+    if _enqueue("memories.tasks.check_pending_contradictions", owner_id,
+                priority=INTERACTIVE if interactive else BULK):
+        return True
+    CheckDrain.objects.filter(owner_id=owner_id).delete()  # let the sweep queue it
+    return False
 
 
 def process_observation(observation_id) -> None:
@@ -109,21 +110,25 @@ def process_observation(observation_id) -> None:
                  priority=INTERACTIVE)
 
 
-def run_job(job_id, *, interactive: bool = True) -> None:
-    after_commit("memories.tasks.run_job", str(job_id),
-                 priority=INTERACTIVE if interactive else BULK)
+def run_job(job_id) -> None:
+    """A job a person or an agent started (scheduled runs do not pass through here)."""
+    after_commit("memories.tasks.run_job", str(job_id), priority=INTERACTIVE)
 
 
-def backlog(*, now=None, sample: int = 1000) -> dict:
+def backlog(*, owner=None, now=None, sample: int = 1000) -> dict:
     """What waits, for /healthz and the jobs screen: the contradiction checks (by
     priority, with the oldest's age and how many owners), the observations not yet
-    extracted, and the queue's tasks by kind (counted over the first `sample`)."""
+    extracted (both of one owner, or of everyone), and the queue's tasks by kind
+    (counted over the first `sample`; tasks name no owner's content)."""
     now = now or timezone.now()
-    checks = PendingCheck.objects.aggregate(
+    checks, observations = PendingCheck.objects.all(), Observation.objects.all()
+    if owner is not None:
+        checks, observations = checks.filter(owner=owner), observations.filter(owner=owner)
+    checks = checks.aggregate(
         waiting_interactive=Count("pk", filter=Q(interactive=True)),
         waiting_bulk=Count("pk", filter=Q(interactive=False)),
         owners=Count("owner", distinct=True), oldest=Min("queued_at"))
-    observations = Observation.objects.filter(status=ObservationStatus.PENDING).aggregate(
+    observations = observations.filter(status=ObservationStatus.PENDING).aggregate(
         waiting=Count("pk"), oldest=Min("created_at"))
     report = {
         "checks": {"interactive": checks["waiting_interactive"],

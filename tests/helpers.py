@@ -32,3 +32,20 @@ def htmx_settled(page) -> None:
     page.wait_for_function(
         "() => window.htmx !== undefined"
         " && !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+
+
+def run_on_redis(script: str) -> str:
+    """Run `script` in a fresh Python with Django set up on the Redis queue (database 15 of
+    the machine's Redis); its standard output. Fails the test on a non-zero exit."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "engram_site.settings",
+           "HUEY_REDIS_URL": "redis://127.0.0.1:6379/15"}
+    out = subprocess.run([sys.executable, "-c", "import django\ndjango.setup()\n" + script],
+                         cwd=Path(__file__).resolve().parents[1], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout

@@ -35,7 +35,8 @@ def job_list(request):
     job_list = recent_jobs(request.user)
     observations = list(recent_observations(request.user))
     context = {"form": form, "jobs": job_list, "observations": observations,
-               "backlog": backlog(),
+               # Staff see every owner's backlog; a person sees their own.
+               "backlog": backlog(owner=None if request.user.is_staff else request.user),
                "polling": any(job.status in ACTIVE_STATUSES for job in job_list)
                or any(o.status == "pending" for o in observations)}
     template = "dashboard/jobs.html#job-list" if request.htmx else "dashboard/jobs.html"

@@ -153,3 +153,10 @@ def test_a_memory_that_would_never_hold_is_refused(api, body, message):
     assert response.status_code == 400
     assert message in str(response.json())
     assert not Memory.objects.exists()
+
+
+def test_a_history_flag_that_is_not_a_yes_or_no_is_a_400(api, disputed):
+    response = api.get(f"/api/v1/memories/{disputed.memory_b_id}/related",
+                       {"include_superseded": "perhaps"})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_request"

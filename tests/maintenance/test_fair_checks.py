@@ -6,20 +6,14 @@ task checks a slice and queues itself again behind everyone else, and interactiv
 goes before bulk.
 """
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-from helpers import service_answers
+from helpers import run_on_redis, service_answers
 
 from memories.maintenance import contradictions
 from memories.models import CheckDrain, Contradiction, PendingCheck
 from memories.services.remembering import NewMemory, remember, remember_many
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parents[2]
 
 
 WORDS = ("amber basil cedar delta ember fjord garnet harbor iris juniper kelp lumen maple "
@@ -121,19 +115,19 @@ def test_the_sweep_requeues_checks_whose_task_was_lost(alice, stopped_worker,
     assert contradictions.drain_stalled_checks() == 0  # one waits now: no second
 
 
-def test_the_jobs_screen_shows_what_waits(signed_in, alice, django_capture_on_commit_callbacks,
-                                          stopped_worker):
+def test_the_jobs_screen_shows_what_waits_of_ones_own(
+        signed_in, alice, bob, django_capture_on_commit_callbacks, stopped_worker):
     with django_capture_on_commit_callbacks(execute=True):
         bulk(alice, 12)
+        remember(owner=bob, content="Bob's note: the release train leaves on Tuesdays")
     page = signed_in.get("/jobs/").content.decode()
     queue = page[page.index('id="queue"'):page.index('id="jobs-title"')]
-    assert f"0 interactive · {PendingCheck.objects.count()} bulk · 1 owner" in queue
-    assert "check_pending_contradictions 1" in queue
+    assert f"0 interactive · {PendingCheck.objects.filter(owner=alice).count()} bulk · 1 owner" \
+        in queue  # bob's waiting check is not alice's to see
+    assert "check_pending_contradictions 2" in queue  # the queue itself: one per owner
 
 
 REDIS_ORDER = """
-import django
-django.setup()
 from huey.contrib.djhuey import HUEY
 from memories.tasks import check_pending_contradictions
 HUEY.flush()
@@ -147,9 +141,4 @@ HUEY.flush()
 
 @pytest.mark.skipif(not service_answers(6379), reason="no Redis answers on 127.0.0.1:6379")
 def test_on_redis_too_interactive_work_is_taken_first():
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "engram_site.settings",
-           "HUEY_REDIS_URL": "redis://127.0.0.1:6379/15"}
-    out = subprocess.run([sys.executable, "-c", REDIS_ORDER], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "PriorityRedisHuey [9, 1, 2, 3]"
+    assert run_on_redis(REDIS_ORDER).strip() == "PriorityRedisHuey [9, 1, 2, 3]"

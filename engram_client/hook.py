@@ -1,0 +1,256 @@
+"""`engram-hook`: Claude Code's hooks, one command for every event.
+
+It never blocks the agent. Whatever happens (Engram down or slow, an error answer,
+malformed input on stdin, a bug here) it exits 0, printing nothing but the documented
+output of a successful call; exit code 2 would block the prompt (claude-mem #729).
+Observations Engram could not take wait in a spool and go with a later event.
+"""
+import hashlib
+import json
+import os
+import sys
+import threading
+import time
+
+from . import config as settings
+from . import state as local
+from . import transcript, usage
+from .client import Client, Refused, Unreachable
+from .project import project_for
+
+MAX_TOOL_TEXT = 8_000  # a tool's input or response beyond this is cut before sending
+MAX_PROMPT = 10_000  # the context endpoint's limit on a query
+REMEMBERED_HASHES = 200  # messages already sent, so a lagging transcript sends nothing twice
+SESSION_QUERY = ("What matters in this project: decisions, conventions, preferences, "
+                 "instructions, known problems and recent work.")
+PROMPT_EVENTS = ("SessionStart", "UserPromptSubmit")
+SESSION_END_SECONDS = 1.0
+MAX_CONTEXT_CHARS = 10_000  # Claude Code cuts additionalContext beyond this
+
+
+def _cut(value, limit=MAX_TOOL_TEXT):
+    """A tool's input or response, kept as JSON where small, else as cut text."""
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = str(value)
+    if len(text) <= limit:
+        return value
+    return text[:limit] + f"… [{len(text) - limit} more characters not sent]"
+
+
+def _digest(message: dict) -> str:
+    return hashlib.sha1(f"{message['role']}\0{message['text']}".encode(
+        "utf-8", "replace")).hexdigest()[:16]
+
+
+def is_engram_tool(tool_name: str) -> bool:
+    """Engram's own MCP tools (`mcp__engram__…`, or a plugin's `mcp__plugin_engram_…`):
+    observing them would store memories about reading memories."""
+    return tool_name.startswith("mcp__") and "engram" in tool_name.split("__")[1].lower()
+
+
+class Hook:
+    def __init__(self, event: dict, conf: settings.Config, folder):
+        self.event = event
+        self.conf = conf
+        self.folder = folder
+        self.name = str(event.get("hook_event_name", ""))
+        self.session_id = str(event.get("session_id", ""))[:150]
+        self.project = project_for(str(event.get("cwd") or os.getcwd()))
+        timeout = conf.timeout if self.name in PROMPT_EVENTS else conf.background_timeout
+        self.client = Client(conf.url, conf.api_key, timeout)
+        self.spool = local.Spool(folder)
+
+    # -- what each event does ------------------------------------------------------
+
+    def run(self) -> dict | None:
+        handler = {
+            "SessionStart": self.session_start,
+            "UserPromptSubmit": self.prompt_submitted,
+            "PostToolUse": self.tool_used,
+            "Stop": self.stopped,
+            "PreCompact": self.compacting,
+            "SessionEnd": self.session_ended,
+        }.get(self.name)
+        return handler() if handler else None
+
+    def session_start(self):
+        local.prune_sessions(self.folder, time.time())
+        with local.Session(self.folder, self.session_id) as session:
+            # After /clear or a compaction the context the session saw is gone: a new
+            # epoch lets Engram hand the same memories over again.
+            if self.event.get("source") in ("clear", "compact"):
+                session.data["epoch"] = session.data.get("epoch", 0) + 1
+            key = self._context_key(session)
+        return self._context(SESSION_QUERY, self.conf.session_tokens, key, min_score=0.0)
+
+    def prompt_submitted(self):
+        prompt = self.event.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return None
+        with local.Session(self.folder, self.session_id) as session:
+            key = self._context_key(session)
+            session.data["turn"] = {"prompt": prompt[:MAX_PROMPT], "injected": [], "tools": []}
+        return self._context(prompt[:MAX_PROMPT], self.conf.prompt_tokens, key)
+
+    def tool_used(self):
+        tool_name = str(self.event.get("tool_name", ""))
+        if not tool_name or is_engram_tool(tool_name):
+            return None
+        tool_input = self.event.get("tool_input")
+        with local.Session(self.folder, self.session_id) as session:
+            turn = session.data.setdefault("turn", {"injected": [], "tools": []})
+            turn.setdefault("tools", []).append({"tool_name": tool_name,
+                                                 "tool_input": _cut(tool_input)})
+        response = self.event.get("tool_response")
+        failed = isinstance(response, dict) and (response.get("is_error") is True
+                                                 or response.get("success") is False)
+        self._observe(tool_events=[{
+            "tool_name": tool_name[:200], "input": _cut(tool_input),
+            "response": _cut(response), "success": not failed,
+            "file_paths": _file_paths(tool_input)}])
+        return None
+
+    def stopped(self):
+        reply = self.event.get("last_assistant_message")
+        reply = reply if isinstance(reply, str) else ""
+        with local.Session(self.folder, self.session_id) as session:
+            messages, tools = self._new_in_transcript(session)
+            if reply and not any(m["role"] == "assistant" and m["text"] == reply
+                                 for m in messages):
+                messages.append({"role": "assistant", "text": reply})  # the file lags
+            turn = session.data.pop("turn", None) or {}
+            if turn.get("prompt") and not any(m["role"] == "user" for m in messages):
+                messages.insert(0, {"role": "user", "text": turn["prompt"]})
+            messages = self._unsent(session, messages)
+        if messages:
+            self._observe(messages=messages)
+        reply = reply or "\n".join(m["text"] for m in messages if m["role"] == "assistant")
+        self._mark_usage(turn, reply, [*turn.get("tools", []), *tools])
+        return None
+
+    def compacting(self):
+        with local.Session(self.folder, self.session_id) as session:
+            messages, _ = self._new_in_transcript(session)
+            messages = self._unsent(session, messages)
+        if messages:
+            self._observe(messages=messages)
+        return None
+
+    def session_ended(self):
+        # Claude Code gives a plugin's SessionEnd hooks 1.5 s in all: one quick try, then
+        # the spool (a later session sends it); the backlog waits for the next session.
+        self.client.timeout = min(self.client.timeout, SESSION_END_SECONDS)
+        with local.Session(self.folder, self.session_id) as session:
+            messages, _ = self._new_in_transcript(session)
+            messages = self._unsent(session, messages)
+            session.forget()
+        if messages:
+            self._observe(messages=messages, send_spooled=False)
+        return None
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _context_key(self, session) -> str:
+        epoch = session.data.get("epoch", 0)
+        return self.session_id if not epoch else f"{self.session_id}~{epoch}"
+
+    def _context(self, query: str, max_tokens: int, key: str, min_score=None):
+        body = {"query": query, "max_tokens": max_tokens, "session_id": key,
+                "agent_id": self.conf.agent_id, "project": self.project}
+        if min_score is not None:
+            body["min_score"] = min_score
+        answer = self.client.post("memories/context", body)
+        if not isinstance(answer, dict) or not answer.get("memories_used"):
+            return None
+        injected = [{"id": str(m.get("id")), "content": str(m.get("content", ""))}
+                    for m in answer.get("memories", []) if isinstance(m, dict)]
+        with local.Session(self.folder, self.session_id) as session:
+            turn = session.data.setdefault("turn", {"injected": [], "tools": []})
+            turn.setdefault("injected", []).extend(injected)
+        return {"hookSpecificOutput": {"hookEventName": self.name,
+                                       "additionalContext": str(answer["context"])[:MAX_CONTEXT_CHARS]}}
+
+    def _new_in_transcript(self, session):
+        messages, tools, offset = transcript.read_new(
+            str(self.event.get("transcript_path") or ""), int(session.data.get("offset", 0)))
+        session.data["offset"] = offset
+        return messages, tools
+
+    def _unsent(self, session, messages):
+        sent = session.data.get("sent", [])
+        fresh = [m for m in messages if _digest(m) not in sent]
+        session.data["sent"] = [*sent, *map(_digest, fresh)][-REMEMBERED_HASHES:]
+        return [{"role": m["role"], "text": m["text"]} for m in fresh]
+
+    def _observe(self, send_spooled=True, **items):
+        payload = {"project": self.project, "agent_id": self.conf.agent_id,
+                   "session_id": self.session_id, **items}
+        if send_spooled:
+            self._send_spooled()
+        try:
+            self.client.post("observe", payload)
+        except Refused as refused:
+            if refused.lasting:
+                local.log(self.folder, f"observation refused: {refused.message}")
+                return
+            self.spool.keep(payload)
+        except Unreachable:
+            self.spool.keep(payload)
+
+    def _send_spooled(self):
+        self.spool.send(lambda payload: self.client.post("observe", payload),
+                        lambda error: isinstance(error, Refused) and error.lasting)
+
+    def _mark_usage(self, turn: dict, reply: str, tools: list):
+        evidence = usage.evidence_of(reply, tools)
+        for memory in turn.get("injected", []):
+            signal = "cited" if usage.reflected(memory["content"], evidence) else "ignored"
+            try:
+                self.client.post(f"memories/{memory['id']}/feedback",
+                                 {"signal": signal, "agent_id": self.conf.agent_id,
+                                  "session_id": self.session_id})
+            except Refused as refused:
+                local.log(self.folder, f"feedback refused: {refused.message}")
+            except Unreachable:
+                return  # feedback is a hint, not worth a spool
+
+
+def _file_paths(tool_input) -> list[str]:
+    if not isinstance(tool_input, dict):
+        return []
+    paths = [tool_input.get(name) for name in ("file_path", "notebook_path", "path")]
+    return [path[:1000] for path in paths if isinstance(path, str) and path][:100]
+
+
+def _watchdog(seconds: float) -> None:
+    """However a call hangs (a server that drips one byte a second), the agent goes on."""
+    timer = threading.Timer(seconds, lambda: os._exit(0))
+    timer.daemon = True
+    timer.start()
+
+
+def main() -> int:
+    folder = settings.state_dir()
+    try:
+        event = json.loads(sys.stdin.buffer.read() or b"null")
+        if not isinstance(event, dict):
+            return 0
+        conf = settings.load()
+        hook = Hook(event, conf, folder)
+        if hook.name in PROMPT_EVENTS:
+            _watchdog(conf.timeout + 1.0)
+        output = hook.run()
+        if output:
+            sys.stdout.write(json.dumps(output))
+            sys.stdout.flush()
+    except (Unreachable, Refused) as error:
+        local.log(folder, f"{type(error).__name__}: {error}")
+    except Exception as error:  # noqa: BLE001 - never block the agent
+        local.log(folder, f"hook failed: {type(error).__name__}: {error}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""Whatever Engram does, the hook exits 0 with no output in about its timeout: the agent
+works exactly as it would without Engram (claude-mem #729, #2095: hooks that blocked)."""
+import http.server
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from memories.models import Observation
+
+
+def _closed_port() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+@pytest.fixture
+def misbehaving_engram():
+    """A local server that answers slowly (sleep) or with a 500 (status)."""
+    behaviour = {"sleep": 0.0, "status": 500}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            time.sleep(behaviour["sleep"])
+            self.send_response(behaviour["status"])
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps({"error": {"status": behaviour["status"],
+                                                   "message": "boom"}}).encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", behaviour
+    server.shutdown()
+
+
+@pytest.mark.parametrize("event", ["session_start", "user_prompt_submit", "post_tool_use_bash",
+                                   "stop", "pre_compact", "session_end"])
+def test_with_engram_down_every_event_exits_0_silently(hook_event, run_hook, checkout, event):
+    result = run_hook(hook_event(event, cwd=str(checkout)), url=_closed_port(), key="k")
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_a_slow_engram_costs_a_prompt_at_most_its_timeout(
+        hook_event, run_hook, checkout, misbehaving_engram):
+    url, behaviour = misbehaving_engram
+    behaviour["sleep"] = 10
+    started = time.monotonic()
+    result = run_hook(hook_event("user_prompt_submit", cwd=str(checkout)), url=url, key="k",
+                      ENGRAM_TIMEOUT="1")
+    assert time.monotonic() - started < 5
+    assert (result.returncode, result.stdout) == (0, b"")
+
+
+def test_an_error_answer_gives_no_output(hook_event, run_hook, checkout, misbehaving_engram):
+    url, _ = misbehaving_engram
+    result = run_hook(hook_event("session_start", cwd=str(checkout)), url=url, key="k")
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"hook_event_name": 7}',
+                                   b'{"hook_event_name": "PostToolUse", "tool_name": null}',
+                                   b"\xff\xfe"])
+def test_malformed_input_exits_0_silently(run_hook, stdin):
+    result = run_hook(stdin, url=_closed_port(), key="k")
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_could_not_be_sent_waits_in_the_spool_and_goes_with_the_next_event(
+        hook_event, run_hook, checkout, live_server, alice, alice_key, state):
+    down = run_hook(hook_event("post_tool_use_bash", cwd=str(checkout)), url=_closed_port(),
+                    key=alice_key)
+    assert down.returncode == 0
+    assert len(list((state / "spool").glob("*.json"))) == 1
+    assert not Observation.objects.filter(owner=alice).exists()
+    run_hook(hook_event("post_tool_use_edit", cwd=str(checkout)), url=live_server.url,
+             key=alice_key)
+    tools = sorted(o.tool_events[0]["tool_name"] for o in Observation.objects.filter(owner=alice))
+    assert tools == ["Bash", "Edit"]
+    assert not list((state / "spool").glob("*"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_spooled_observation_engram_refuses_for_good_is_dropped_not_retried_forever(
+        hook_event, run_hook, checkout, live_server, alice_key, state):
+    run_hook(hook_event("post_tool_use_bash", cwd=str(checkout)), url=_closed_port(),
+             key=alice_key)
+    run_hook(hook_event("post_tool_use_edit", cwd=str(checkout)), url=live_server.url,
+             key="wrong-key")  # 401 is lasting: spooling it would resend it forever
+    assert not list((state / "spool").glob("*"))
+    assert "refused" in (state / "hook.log").read_text()

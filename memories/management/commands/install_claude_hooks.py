@@ -79,7 +79,8 @@ class Command(BaseCommand):
         where.add_argument("--project", action="store_true",
                            help="this project's .claude/settings.json (default)")
         where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
-        parser.add_argument("--dir", default=".", help="the project folder for --project")
+        parser.add_argument("--dir", dest="folder", default=".",
+                            help="the project folder for --project")
         parser.add_argument("--uninstall", action="store_true")
         who = parser.add_mutually_exclusive_group()
         who.add_argument("--owner", help="create an API key for this user for the hooks")
@@ -87,8 +88,8 @@ class Command(BaseCommand):
         parser.add_argument("--url", default=os.environ.get("ENGRAM_URL",
                                                             "http://127.0.0.1:8000"))
 
-    def handle(self, *args, user, dir, uninstall: bool, owner, key, url, **options):
-        base = Path.home() if user else Path(dir).expanduser().resolve()
+    def handle(self, *args, user, folder, uninstall: bool, owner, key, url, **options):
+        base = Path.home() if user else Path(folder).expanduser().resolve()
         path = base / ".claude" / "settings.json"
         try:
             stored = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -98,6 +99,8 @@ class Command(BaseCommand):
         if not isinstance(stored, dict) or not isinstance(stored.get("hooks", {}), dict):
             raise CommandError(f"{path} does not hold a settings object with a hooks object; "
                                f"nothing was changed.")
+        # Settle the key before writing anything: a refused key leaves every file as it was.
+        key = self._hook_key(owner, key) if (owner or key) and not uninstall else None
         command = hook_command()
         hooks = stored.setdefault("hooks", {})
         if uninstall:
@@ -115,16 +118,19 @@ class Command(BaseCommand):
         else:
             self.stdout.write(f"nothing to change in {path}: Engram's hooks are "
                               f"{'not there' if uninstall else 'already there'}")
-        if not uninstall and (owner or key):
-            self._write_config(url, owner, key)
+        if key:
+            self._write_config(url, key)
 
-    def _write_config(self, url: str, owner_name: str | None, key: str | None):
-        path = config_path()
+    @staticmethod
+    def _stored_config() -> dict:
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
+            stored = json.loads(config_path().read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            stored = {}
-        stored = stored if isinstance(stored, dict) else {}
+            return {}
+        return stored if isinstance(stored, dict) else {}
+
+    def _hook_key(self, owner_name: str | None, key: str | None) -> str:
+        stored = self._stored_config()
         if owner_name:
             owner = get_user_model().objects.filter(username=owner_name).first()
             if owner is None:
@@ -137,6 +143,11 @@ class Command(BaseCommand):
                 _, key = create_api_key(owner=owner, name="claude-code hooks")
         elif ApiKey.objects.matching(key) is None:
             raise CommandError("That API key is unknown or revoked.")
+        return key
+
+    def _write_config(self, url: str, key: str):
+        path = config_path()
+        stored = self._stored_config()
         path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:

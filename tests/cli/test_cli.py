@@ -1,0 +1,97 @@
+"""`engram`, the command line: readable tables, --json, and exit codes scripts can rely on."""
+import io
+import json
+import socket
+
+import pytest
+
+from engram_client import cli
+from memories.models import Memory, Status
+from memories.services.api_keys import create_api_key
+from memories.services.remembering import remember
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def engram(live_server, alice, monkeypatch, tmp_path):
+    """Run `engram ARGS` as alice against a served Engram: (exit code, stdout)."""
+    monkeypatch.setenv("ENGRAM_URL", live_server.url)
+    monkeypatch.setenv("ENGRAM_API_KEY", create_api_key(owner=alice, name="cli")[1])
+    monkeypatch.setenv("ENGRAM_CONFIG", str(tmp_path / "none.json"))
+
+    def run(*args):
+        out = io.StringIO()
+        return cli.main(list(args), out=out), out.getvalue()
+    return run
+
+
+def test_remember_then_search_finds_it_in_a_table(engram, alice):
+    code, said = engram("remember", "The staging database listens on port 5433.",
+                        "--project", "shop", "--tag", "infra")
+    assert code == 0 and said.startswith("created ")
+    memory = Memory.objects.get(owner=alice)
+    assert (memory.project, memory.tags) == ("shop", ["infra"])
+    code, table = engram("search", "which port does staging use")
+    assert code == 0
+    header, row = table.splitlines()[:2]
+    assert header.split() == ["id", "score", "kind", "content"]
+    assert row.startswith(str(memory.pk)) and "port 5433" in row
+
+
+def test_json_prints_engrams_answer(engram, alice):
+    remember(owner=alice, content="Use pnpm, never npm.", project="shop")
+    code, said = engram("--json", "list", "--project", "shop")
+    assert code == 0
+    assert [m["content"] for m in json.loads(said)] == ["Use pnpm, never npm."]
+    code, said = engram("list", "--json")
+    assert json.loads(said)[0]["project"] == "shop"
+
+
+def test_show_forget_and_context(engram, alice):
+    memory = remember(owner=alice, content="Dana reviews every migration.").memory
+    code, said = engram("show", str(memory.pk))
+    assert code == 0 and "Dana reviews every migration." in said and "importance:" in said
+    code, said = engram("context", "who reviews migrations?")
+    assert code == 0 and "Dana reviews every migration." in said
+    code, said = engram("forget", str(memory.pk))
+    assert code == 0 and said.startswith(f"forgot {memory.pk}")
+    memory.refresh_from_db()
+    assert memory.status == Status.DELETED
+
+
+def test_bad_input_exits_1_with_engrams_message(engram, capsys):
+    code, _ = engram("remember", "   ")
+    assert code == cli.REFUSED
+    assert "content" in capsys.readouterr().err
+    code, _ = engram("show", "0190c2b4-0000-7000-8000-000000000000")
+    assert code == cli.REFUSED
+
+
+def test_another_owners_memory_is_not_found(engram, bob):
+    memory = remember(owner=bob, content="Bob's private note.").memory
+    code, said = engram("show", str(memory.pk))
+    assert code == cli.REFUSED and "Bob" not in said
+
+
+def test_a_wrong_key_exits_4_with_one_line(engram, monkeypatch, capsys):
+    monkeypatch.setenv("ENGRAM_API_KEY", "engram_wrong")
+    code, _ = engram("list")
+    error = capsys.readouterr().err
+    assert code == cli.UNAUTHORISED and error.count("\n") == 1 and "API key" in error
+
+
+def test_engram_unreachable_exits_3_with_one_line(engram, monkeypatch, capsys):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("ENGRAM_URL", f"http://127.0.0.1:{port}")
+    code, _ = engram("search", "anything")
+    error = capsys.readouterr().err
+    assert code == cli.UNREACHABLE and error.count("\n") == 1 and "Is it running?" in error
+
+
+def test_wrong_usage_exits_2(engram):
+    with pytest.raises(SystemExit) as exited:
+        engram("search")
+    assert exited.value.code == cli.USAGE

@@ -1,9 +1,15 @@
-"""A small HTTP client for Engram's REST API, on `http.client` (quicker to import than
-urllib.request, which a hook pays for on every prompt)."""
-import http.client
+"""A small HTTP/1.1 client for Engram's REST API, on a bare socket.
+
+`http.client` and `urllib` pull in the email package and cost a hook, which starts on
+every prompt, more than everything else it imports together; one request a connection
+with `Connection: close` needs only this much.
+"""
 import json
+import re
 import socket
-from urllib.parse import urlencode, urlsplit
+import time
+
+URL = re.compile(r"^(https?)://(\[[^\]]+\]|[^/:?#]+)(?::(\d+))?(/[^?#]*)?$", re.I)
 
 
 class Unreachable(Exception):
@@ -38,46 +44,61 @@ def _message(status: int, body: bytes) -> str:
         return f"HTTP {status}"
 
 
+def _quote(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-._~" else
+                   "".join(f"%{byte:02X}" for byte in ch.encode("utf-8")) for ch in text)
+
+
+def query_string(params: dict) -> str:
+    pairs = []
+    for name, value in params.items():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            pairs.append(f"{_quote(str(name))}={_quote(str(item))}")
+    return "&".join(pairs)
+
+
+def _dechunk(body: bytes) -> bytes:
+    out, position = bytearray(), 0
+    while True:
+        end = body.index(b"\r\n", position)
+        size = int(body[position:end].split(b";")[0], 16)
+        if size == 0:
+            return bytes(out)
+        out += body[end + 2:end + 2 + size]
+        position = end + 2 + size + 2
+
+
 class Client:
     def __init__(self, url: str, api_key: str, timeout: float):
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        match = URL.match(url.strip())
+        if match is None:
             raise Refused(0, f"ENGRAM_URL must be an http(s) address, not {url!r}.")
-        self.https = parts.scheme == "https"
-        self.host = parts.hostname
-        self.port = parts.port
-        self.prefix = parts.path.rstrip("/")
+        scheme, host, port, path = match.groups()
+        self.https = scheme.lower() == "https"
+        self.host = host.strip("[]")
+        self.port = int(port) if port else (443 if self.https else 80)
+        self.prefix = (path or "").rstrip("/")
+        self.origin = f"{scheme.lower()}://{host}" + (f":{port}" if port else "")
         self.api_key = api_key
         self.timeout = timeout
 
     def request(self, method: str, path: str, *, body=None, params=None,
                 raw: bytes | None = None, content_type: str = "application/json"):
         """The decoded JSON answer (or raw bytes when it is not JSON)."""
-        target = f"{self.prefix}/api/v1/{path}"
-        if params:
-            target += "?" + urlencode(params, doseq=True)
-        headers = {"Accept": "application/json", "User-Agent": "engram-client"}
+        target = f"{self.prefix}/api/v1/{path}" + (f"?{query_string(params)}" if params else "")
+        payload = raw if body is None else json.dumps(body, ensure_ascii=False).encode(
+            "utf-8", "replace")
+        lines = [f"{method} {target} HTTP/1.1", f"Host: {self.host}:{self.port}",
+                 "Accept: application/json", "User-Agent: engram-client", "Connection: close"]
         if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        payload = raw
-        if body is not None:
-            payload = json.dumps(body, ensure_ascii=False).encode("utf-8", "replace")
+            lines.append(f"Authorization: Bearer {self.api_key}")
         if payload is not None:
-            headers["Content-Type"] = content_type
-        connection_class = (http.client.HTTPSConnection if self.https
-                            else http.client.HTTPConnection)
-        connection = connection_class(self.host, self.port, timeout=self.timeout)
-        try:
-            connection.request(method, target, body=payload, headers=headers)
-            answer = connection.getresponse()
-            data = answer.read()
-        except (OSError, http.client.HTTPException, socket.timeout) as error:
-            raise Unreachable(f"Engram at {self._origin()} did not answer: {error}") from None
-        finally:
-            connection.close()
-        if answer.status >= 400:
-            raise Refused(answer.status, _message(answer.status, data))
-        if "json" not in (answer.getheader("Content-Type") or ""):
+            lines += [f"Content-Type: {content_type}", f"Content-Length: {len(payload)}"]
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+        status, headers, data = self._exchange(head + (payload or b""))
+        if status >= 400:
+            raise Refused(status, _message(status, data))
+        if "json" not in headers.get("content-type", ""):
             return data
         return json.loads(data) if data else None
 
@@ -87,6 +108,38 @@ class Client:
     def get(self, path: str, params=None):
         return self.request("GET", path, params=params)
 
-    def _origin(self) -> str:
-        scheme = "https" if self.https else "http"
-        return f"{scheme}://{self.host}" + (f":{self.port}" if self.port else "")
+    def _exchange(self, request: bytes) -> tuple[int, dict, bytes]:
+        deadline = time.monotonic() + self.timeout
+        try:
+            connection = socket.create_connection((self.host, self.port), timeout=self.timeout)
+            if self.https:
+                import ssl  # only for https: it costs a plain-http hook ~20 ms to import
+                connection = ssl.create_default_context().wrap_socket(
+                    connection, server_hostname=self.host)
+            with connection:
+                connection.sendall(request)
+                received = bytearray()
+                while True:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise socket.timeout("timed out")
+                    connection.settimeout(left)
+                    piece = connection.recv(65536)
+                    if not piece:
+                        break
+                    received += piece
+        except OSError as error:
+            raise Unreachable(f"Engram at {self.origin} did not answer: {error}") from None
+        head, _, data = bytes(received).partition(b"\r\n\r\n")
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        try:
+            status = int(status_line.split(" ", 2)[1])
+        except (IndexError, ValueError):
+            raise Unreachable(f"Engram at {self.origin} answered something not HTTP") from None
+        headers = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            data = _dechunk(data)
+        return status, headers, data

@@ -204,7 +204,7 @@ class Hook:
                         lambda error: isinstance(error, Refused) and error.lasting)
 
     def _mark_usage(self, turn: dict, reply: str, tools: list):
-        evidence = usage.evidence_of(reply, tools)
+        evidence = usage.Evidence(reply, tools)
         for memory in turn.get("injected", []):
             signal = "cited" if usage.reflected(memory["content"], evidence) else "ignored"
             try:

@@ -29,6 +29,7 @@ function functions method class error errors check checked line lines build step
 # Tuned on the dev split of the hand-labelled turns only (see docs/BENCHMARKS.md).
 SHARE_FOR_CITED = 0.5
 WORDS_FOR_CITED = 3
+ACTION_WEIGHT = 2
 
 
 def _stem(word: str) -> str:
@@ -60,29 +61,31 @@ def terms(text: str) -> tuple[set[str], set[str]]:
     return strong, words
 
 
-def reflected(memory: str, evidence: str) -> bool:
-    """True when `evidence` (reply and tool inputs of one turn) makes use of `memory`."""
+def reflected(memory: str, evidence: "Evidence") -> bool:
+    """True when a turn's evidence (its reply and tool inputs) makes use of `memory`."""
     memory_strong, memory_words = terms(memory)
-    evidence_strong, evidence_words = terms(evidence)
-    evidence_text = evidence.lower()
-    if any(len(term) > 2 and term in evidence_text for term in memory_strong):
+    everything = f"{evidence.reply}\n{evidence.actions}".lower()
+    if any(len(term) > 2 and _stem(term) in everything for term in memory_strong):
         return True
     telling = memory_words - GENERIC
     if not telling:
         return False
-    shared = telling & evidence_words
-    return (len(shared) >= WORDS_FOR_CITED
-            or len(shared) / len(telling) >= SHARE_FOR_CITED)
+    said, done = terms(evidence.reply)[1], terms(evidence.actions)[1]
+    # What the agent did weighs more than what it said: `pnpm add` in a command is the
+    # preference "use pnpm" followed, whatever the reply says.
+    weight = sum(ACTION_WEIGHT if word in done else 1 for word in telling & (said | done))
+    return (len(telling & (said | done)) >= WORDS_FOR_CITED
+            or weight / len(telling) >= SHARE_FOR_CITED)
 
 
-def evidence_of(reply: str, tools: list) -> str:
-    """The text a turn left behind: the reply, and what each tool was asked to do."""
-    parts = [reply or ""]
-    for tool in tools or []:
-        if isinstance(tool, dict):
-            parts.append(str(tool.get("tool_name", "")))
-            parts.append(_flatten(tool.get("tool_input")))
-    return "\n".join(parts)
+class Evidence:
+    """What a turn left behind: the reply, and what each tool was asked to do."""
+
+    def __init__(self, reply: str, tools: list):
+        self.reply = reply or ""
+        self.actions = "\n".join(
+            f"{tool.get('tool_name', '')}\n{_flatten(tool.get('tool_input'))}"
+            for tool in tools or [] if isinstance(tool, dict))
 
 
 def _flatten(value) -> str:

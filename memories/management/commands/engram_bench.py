@@ -7,8 +7,10 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 from django.conf import settings
@@ -67,10 +69,11 @@ def percentile(values: list[float], p: float) -> float:
 class Command(BaseCommand):
     help = ("Benchmarks: `store` remembers N memories in bulk and times in-process recall; "
             "`http` seeds stores of each --sizes and drives /context and /search over HTTP "
-            "with concurrent clients.")
+            "with concurrent clients; `hook` times engram-hook on UserPromptSubmit against "
+            "a served store of --count memories, and with Engram stopped.")
 
     def add_arguments(self, parser):
-        parser.add_argument("what", choices=["store", "http"])
+        parser.add_argument("what", choices=["store", "http", "hook"])
         parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
                             help="http: store sizes to measure")
         parser.add_argument("--real", type=int, default=5_000,
@@ -91,6 +94,8 @@ class Command(BaseCommand):
                **options):
         if count < 1 or batch_size < 1 or queries < 1:
             raise CommandError("--count, --batch-size and --queries must be positive.")
+        if what == "hook":
+            return self.hook(count, queries, seed, keep, options["reuse"])
         if what == "http":
             return self.http(options["sizes"], options["real"], options["concurrency"],
                              queries, seed, keep, options["reuse"])
@@ -180,6 +185,52 @@ class Command(BaseCommand):
                         f"{len(timings) / elapsed:.0f} req/s")
         if not keep:
             Memory.objects.filter(owner__in=owners).delete()
+
+
+    def hook(self, size, prompts, seed, keep, reuse):
+        owner, _ = get_user_model().objects.get_or_create(username=f"{BENCH_USER}-hook")
+        _, key = create_api_key(owner=owner, name="bench")
+        if not (reuse and Memory.objects.filter(owner=owner).exists()):
+            Memory.objects.filter(owner=owner).delete()
+            started = time.perf_counter()
+            seed_store(owner, size, real=size, seed=seed)
+            self.stdout.write(f"seeded {size} memories, all embedded for real, in "
+                              f"{time.perf_counter() - started:.0f} s")
+        asked = synthetic_queries(prompts, seed + 3)
+        with running_server() as port:
+            served = time_hook(f"http://127.0.0.1:{port}", key, asked)
+        self.stdout.write(hook_line(f"served, {size} memories", served))
+        stopped = time_hook(f"http://127.0.0.1:{port}", key, asked)  # the server is gone
+        self.stdout.write(hook_line("Engram stopped", stopped))
+        if not keep:
+            Memory.objects.filter(owner=owner).delete()
+
+
+def time_hook(url: str, key: str, prompts: list[str]) -> list[tuple[float, bool]]:
+    """Wall time in ms of `engram-hook` on UserPromptSubmit, started as Claude Code starts
+    it (a new process per prompt, each prompt its own session), and whether it injected."""
+    with tempfile.TemporaryDirectory() as state:
+        environment = {**os.environ, "ENGRAM_URL": url, "ENGRAM_API_KEY": key,
+                       "ENGRAM_STATE_DIR": state, "ENGRAM_CONFIG": os.path.join(state, "none")}
+        command = [sys.executable, str(Path(settings.BASE_DIR) / "bin" / "engram-hook")]
+        results = []
+        for i, prompt in enumerate(prompts):
+            event = json.dumps({"session_id": f"bench-{i}", "transcript_path": "",
+                                "cwd": str(settings.BASE_DIR), "permission_mode": "default",
+                                "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+            started = time.perf_counter()
+            done = subprocess.run(command, input=event.encode(), capture_output=True,
+                                  env=environment)
+            results.append(((time.perf_counter() - started) * 1000, bool(done.stdout)))
+    return results
+
+
+def hook_line(label: str, results: list[tuple[float, bool]]) -> str:
+    timings = [ms for ms, _ in results]
+    injected = sum(output for _, output in results)
+    return (f"engram-hook UserPromptSubmit, {label}: p50 {statistics.median(timings):.1f} ms, "
+            f"p95 {percentile(timings, 95):.1f} ms, max {max(timings):.1f} ms "
+            f"({injected}/{len(results)} prompts got context)")
 
 
 def seed_store(owner, size: int, *, real: int, seed: int) -> None:

@@ -1,6 +1,7 @@
 """Retrieval quality: `engram_eval locomo PATH` and `engram_eval paraphrase [PATH]`;
 extraction quality: `engram_eval extraction [PATH]`; contradiction detection:
-`engram_eval contradictions [PATH] [--judge rules|recorded:FILE|llm]`."""
+`engram_eval contradictions [PATH] [--judge rules|recorded:FILE|llm]`; the usage tracker's
+cited / ignored marking: `engram_eval usage [PATH]`."""
 
 import json
 from pathlib import Path
@@ -9,7 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memories.engine import rules_extractor
 from memories.engine.contradiction import rules_verdict
-from memories.evaluation import contradictions, extraction, locomo, paraphrases, runner
+from memories.evaluation import (contradictions, extraction, locomo, paraphrases, runner,
+                                 usage)
 from memories.providers.embeddings import get_provider
 from memories.providers.llm import get_llm_provider
 
@@ -53,11 +55,13 @@ class Command(BaseCommand):
             "/ RRF baselines. `paraphrase [PATH]`: hit@1, hit@5, MRR@10 on queries worded "
             "unlike their memory. `extraction [PATH]`: recall, precision and gate accuracy "
             "of the rules extractor on annotated conversation chunks. `contradictions "
-            "[PATH]`: precision and recall of a contradiction judge on labelled pairs.")
+            "[PATH]`: precision and recall of a contradiction judge on labelled pairs. `usage "
+            "[PATH]`: agreement of the usage tracker with hand-labelled turns.")
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark",
-                            choices=["locomo", "paraphrase", "extraction", "contradictions"])
+                            choices=["locomo", "paraphrase", "extraction", "contradictions",
+                                     "usage"])
         parser.add_argument("path", nargs="?", type=Path,
                             help="LoCoMo JSON (required for locomo), or paraphrase, "
                                  "extraction or contradictions JSONL (defaults to the set "
@@ -81,6 +85,10 @@ class Command(BaseCommand):
         if benchmark == "extraction":
             # no database and no embedding model: the rules extractor is pure
             self._extraction(path or extraction.DEFAULT_PATH, as_json)
+            return
+        if benchmark == "usage":
+            # no database and no embedding model: the tracker is pure
+            self._usage(path or usage.DEFAULT_PATH, as_json)
             return
         if benchmark == "contradictions":
             # no database and no embedding model: pairs are judged one by one
@@ -192,6 +200,26 @@ class Command(BaseCommand):
                 out(f"  {row['id']}: missed {keywords}")
             for content in row["false_positives"]:
                 out(f"  {row['id']}: kept {content!r}")
+
+    def _usage(self, path, as_json):
+        try:
+            report = usage.evaluate(path)
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Usage tracker on {path}: does cited / ignored agree with a person's label?")
+        out("")
+        out(f"{'split':<8} {'turns':>5} {'agreement':>9} {'precision':>9} {'recall':>7}")
+        for split, s in report["splits"].items():
+            out(f"{split:<8} {s['turns']:>5} {_f(s['agreement']):>9} {_f(s['precision']):>9} "
+                f"{_f(s['recall']):>7}")
+        if report["disagreements"]:
+            out("")
+            out("disagreements: " + ", ".join(f"{d['id']} (labelled {d['label']})"
+                                               for d in report["disagreements"]))
 
     def _contradictions(self, path, judge, as_json):
         chosen, judge_name = _judge(judge)

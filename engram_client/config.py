@@ -5,37 +5,38 @@ person never has to export variables into every shell Claude Code starts from.
 """
 import json
 import os
-from dataclasses import dataclass
-from pathlib import Path
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 
-def config_path() -> Path:
-    return Path(os.environ.get("ENGRAM_CONFIG") or
-                Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-                / "engram" / "config.json")
+# os.path, not pathlib, and no dataclasses: each would add ~10 ms to every prompt's hook.
+def config_path() -> str:
+    return os.environ.get("ENGRAM_CONFIG") or os.path.join(
+        os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config"),
+        "engram", "config.json")
 
 
-def state_dir() -> Path:
+def state_dir() -> str:
     """Per-machine state: each session's read offsets and injections, and the spool."""
     # A plugin's data folder survives plugin updates; outside a plugin, XDG's state home.
-    return Path(os.environ.get("ENGRAM_STATE_DIR") or os.environ.get("CLAUDE_PLUGIN_DATA") or
-                Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-                / "engram")
+    return (os.environ.get("ENGRAM_STATE_DIR") or os.environ.get("CLAUDE_PLUGIN_DATA") or
+            os.path.join(os.environ.get("XDG_STATE_HOME")
+                         or os.path.expanduser("~/.local/state"), "engram"))
 
 
-@dataclass(frozen=True)
 class Config:
-    url: str = DEFAULT_URL
-    api_key: str = ""
-    # Seconds a prompt-time call may take before the agent goes on without memory.
-    timeout: float = 2.0
-    # Seconds for calls in async hooks (PostToolUse, Stop, ...), which delay nobody.
-    background_timeout: float = 10.0
-    session_tokens: int = 1500
-    prompt_tokens: int = 500
-    agent_id: str = "claude-code"
+    def __init__(self, url: str = DEFAULT_URL, api_key: str = "", timeout: float = 2.0,
+                 background_timeout: float = 10.0, session_tokens: int = 1500,
+                 prompt_tokens: int = 500, agent_id: str = "claude-code"):
+        self.url = url
+        self.api_key = api_key
+        # Seconds a prompt-time call may take before the agent goes on without memory.
+        self.timeout = timeout
+        # Seconds for calls in async hooks (PostToolUse, Stop, ...), which delay nobody.
+        self.background_timeout = background_timeout
+        self.session_tokens = session_tokens
+        self.prompt_tokens = prompt_tokens
+        self.agent_id = agent_id
 
 
 def _number(value, default, low, high):
@@ -53,7 +54,8 @@ def load() -> Config:
     because a hook must never fail over its own configuration."""
     stored = {}
     try:
-        loaded = json.loads(config_path().read_text(encoding="utf-8"))
+        with open(config_path(), encoding="utf-8") as file:
+            loaded = json.load(file)
         stored = loaded if isinstance(loaded, dict) else {}
     except (OSError, ValueError):
         pass

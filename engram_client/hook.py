@@ -5,11 +5,10 @@ malformed input on stdin, a bug here) it exits 0, printing nothing but the docum
 output of a successful call; exit code 2 would block the prompt (claude-mem #729).
 Observations Engram could not take wait in a spool and go with a later event.
 """
-import hashlib
 import json
 import os
+import signal
 import sys
-import threading
 import time
 
 from . import config as settings
@@ -40,6 +39,8 @@ def _cut(value, limit=MAX_TOOL_TEXT):
 
 
 def _digest(message: dict) -> str:
+    import hashlib  # only the events that send messages need it; prompts skip the import
+
     return hashlib.sha1(f"{message['role']}\0{message['text']}".encode(
         "utf-8", "replace")).hexdigest()[:16]
 
@@ -226,6 +227,12 @@ def _file_paths(tool_input) -> list[str]:
 
 def _watchdog(seconds: float) -> None:
     """However a call hangs (a server that drips one byte a second), the agent goes on."""
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(0))
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        return
+    import threading  # Windows has no interval timer signal
+
     timer = threading.Timer(seconds, lambda: os._exit(0))
     timer.daemon = True
     timer.start()

@@ -4,40 +4,58 @@ Two checkouts of one repository (a clone, a worktree) share memory; two reposito
 never mix. Outside git, or with no remote, the folder's name stands in. Git's files are
 read directly: spawning `git` would cost a hook more than all the rest of its start.
 """
-import configparser
+import os
 import re
-from pathlib import Path
 
 MAX_PROJECT = 200  # Engram's scope field length
 
 
-def _git_dir(start: Path) -> tuple[Path, Path] | None:
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as file:
+        return file.read()
+
+
+def _git_dir(start: str) -> tuple[str, str] | None:
     """(work tree top, the git directory holding `config`) for `start`, if inside git."""
-    for folder in (start, *start.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
+    folder = start
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        if os.path.isdir(dot_git):
             return folder, dot_git
-        if dot_git.is_file():  # a worktree or submodule: "gitdir: <path>"
-            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if os.path.isfile(dot_git):  # a worktree or submodule: "gitdir: <path>"
+            text = _read(dot_git).strip()
             if not text.startswith("gitdir:"):
                 return None
-            git_dir = (folder / text[len("gitdir:"):].strip()).resolve()
-            common = git_dir / "commondir"  # worktrees keep config in the main repository
-            if common.is_file():
-                git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
-            return folder, git_dir
-    return None
+            git_dir = os.path.join(folder, text[len("gitdir:"):].strip())
+            common = os.path.join(git_dir, "commondir")  # worktrees share the main config
+            if os.path.isfile(common):
+                git_dir = os.path.join(git_dir, _read(common).strip())
+            return folder, os.path.normpath(git_dir)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def _remote_url(git_dir: Path) -> str:
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
+def _remote_url(git_dir: str) -> str:
+    """origin's url, else the first remote's, from git's config (an INI file)."""
     try:
-        parser.read(git_dir / "config", encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError):
+        text = _read(os.path.join(git_dir, "config"))
+    except OSError:
         return ""
-    remotes = [section for section in parser.sections() if section.startswith('remote "')]
-    preferred = 'remote "origin"' if 'remote "origin"' in remotes else (remotes or [None])[0]
-    return parser.get(preferred, "url", fallback="").strip() if preferred else ""
+    urls, section = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        header = re.match(r'^\[\s*remote\s+"([^"]*)"\s*\]', line)
+        if header:
+            section = header.group(1)
+        elif line.startswith("["):
+            section = None
+        elif section is not None:
+            name, _, value = line.partition("=")
+            if name.strip().lower() == "url" and section not in urls:
+                urls[section] = value.strip()
+    return urls.get("origin") or next(iter(urls.values()), "")
 
 
 def normalise_remote(url: str) -> str:
@@ -57,9 +75,8 @@ def normalise_remote(url: str) -> str:
 
 
 def project_for(cwd: str) -> str:
-    start = Path(cwd or ".").expanduser()
+    start = os.path.realpath(os.path.expanduser(cwd or "."))
     try:
-        start = start.resolve()
         found = _git_dir(start)
     except OSError:
         found = None
@@ -68,5 +85,5 @@ def project_for(cwd: str) -> str:
         remote = _remote_url(git_dir)
         if remote:
             return normalise_remote(remote)
-        return top.name[:MAX_PROJECT]
-    return start.name[:MAX_PROJECT]
+        start = top
+    return os.path.basename(start)[:MAX_PROJECT] or "root"

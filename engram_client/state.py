@@ -5,7 +5,6 @@ import json
 import os
 import re
 import time
-from pathlib import Path
 
 try:
     import fcntl
@@ -23,11 +22,18 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:120] or "unknown"
 
 
-def log(folder: Path, message: str) -> None:
+def _write_json(path: str, data) -> None:
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as file:
+        json.dump(data, file)
+    os.replace(temporary, path)
+
+
+def log(folder: str, message: str) -> None:
     """The hook's only voice: stdout belongs to Claude Code and stderr can reach the user."""
     with contextlib.suppress(OSError):
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / "hook.log", "a", encoding="utf-8") as file:
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "hook.log"), "a", encoding="utf-8") as file:
             file.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n")
 
 
@@ -35,19 +41,21 @@ class Session:
     """A session's state, read and written under a lock (async hooks of one session may
     run at once)."""
 
-    def __init__(self, folder: Path, session_id: str):
-        self.path = folder / "sessions" / f"{_safe(session_id)}.json"
+    def __init__(self, folder: str, session_id: str):
+        self.folder = os.path.join(folder, "sessions")
+        self.path = os.path.join(self.folder, f"{_safe(session_id)}.json")
         self.data: dict = {}
         self._lock_file = None
         self._forgotten = False
 
     def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_file = open(self.path.with_suffix(".lock"), "a")
+        os.makedirs(self.folder, exist_ok=True)
+        self._lock_file = open(self.path[:-len(".json")] + ".lock", "a")
         if fcntl is not None:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX)
         try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            with open(self.path, encoding="utf-8") as file:
+                loaded = json.load(file)
             self.data = loaded if isinstance(loaded, dict) else {}
         except (OSError, ValueError):
             self.data = {}
@@ -56,72 +64,73 @@ class Session:
     def __exit__(self, kind, error, trace):
         try:
             if error is None and not self._forgotten:
-                temporary = self.path.with_suffix(".tmp")
-                temporary.write_text(json.dumps(self.data), encoding="utf-8")
-                os.replace(temporary, self.path)
+                _write_json(self.path, self.data)
         finally:
             self._lock_file.close()
 
     def forget(self) -> None:
-        for path in (self.path, self.path.with_suffix(".lock")):
+        for path in (self.path, self.path[:-len(".json")] + ".lock"):
             with contextlib.suppress(OSError):
-                path.unlink()
+                os.unlink(path)
         self._forgotten = True
 
 
-def prune_sessions(folder: Path, now: float) -> None:
+def prune_sessions(folder: str, now: float) -> None:
     """Sessions that ended without a SessionEnd (a crash, a killed terminal) leave state."""
+    sessions = os.path.join(folder, "sessions")
     with contextlib.suppress(OSError):
-        for path in (folder / "sessions").iterdir():
-            if now - path.stat().st_mtime > STALE_SESSION_SECONDS:
-                path.unlink()
+        for name in os.listdir(sessions):
+            path = os.path.join(sessions, name)
+            if now - os.stat(path).st_mtime > STALE_SESSION_SECONDS:
+                os.unlink(path)
 
 
 class Spool:
-    def __init__(self, folder: Path):
-        self.folder = folder / "spool"
+    def __init__(self, folder: str):
+        self.folder = os.path.join(folder, "spool")
         self.log_folder = folder
 
     def keep(self, payload: dict) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        name = f"{time.time_ns():020d}-{os.getpid()}.json"
-        temporary = self.folder / (name + ".tmp")
-        temporary.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(temporary, self.folder / name)
+        os.makedirs(self.folder, exist_ok=True)
+        _write_json(os.path.join(self.folder, f"{time.time_ns():020d}-{os.getpid()}.json"),
+                    payload)
         waiting = self.waiting()
         for path in waiting[:max(0, len(waiting) - SPOOL_MAX_FILES)]:
             with contextlib.suppress(OSError):
-                path.unlink()
-                log(self.log_folder, f"spool full: dropped {path.name}")
+                os.unlink(path)
+                log(self.log_folder, f"spool full: dropped {os.path.basename(path)}")
 
-    def waiting(self) -> list[Path]:
+    def waiting(self) -> list[str]:
         try:
-            return sorted(self.folder.glob("*.json"))
+            names = sorted(name for name in os.listdir(self.folder) if name.endswith(".json"))
         except OSError:
             return []
+        return [os.path.join(self.folder, name) for name in names]
 
     def send(self, deliver, is_lasting_refusal) -> int:
         """Deliver what waits, oldest first, until Engram stops answering. Each file is
         claimed by a rename first, so two hooks flushing at once never send it twice."""
         sent = 0
         for path in self.waiting()[:SPOOL_SEND_PER_EVENT]:
-            claimed = path.with_suffix(".sending")
+            claimed = path + ".sending"
             try:
                 os.rename(path, claimed)
-                payload = json.loads(claimed.read_text(encoding="utf-8"))
+                with open(claimed, encoding="utf-8") as file:
+                    payload = json.load(file)
             except (OSError, ValueError):
                 with contextlib.suppress(OSError):
-                    claimed.unlink()
+                    os.unlink(claimed)
                 continue
             try:
                 deliver(payload)
             except Exception as error:  # noqa: BLE001 - the hook must go on
                 if is_lasting_refusal(error):
-                    log(self.log_folder, f"spooled {path.name} refused, dropped: {error}")
-                    claimed.unlink()
+                    log(self.log_folder, f"spooled {os.path.basename(path)} refused, "
+                                         f"dropped: {error}")
+                    os.unlink(claimed)
                     continue
                 os.rename(claimed, path)
                 break
-            claimed.unlink()
+            os.unlink(claimed)
             sent += 1
         return sent

@@ -124,7 +124,7 @@ class Command(BaseCommand):
     @staticmethod
     def _stored_config() -> dict:
         try:
-            stored = json.loads(config_path().read_text(encoding="utf-8"))
+            stored = json.loads(Path(config_path()).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return stored if isinstance(stored, dict) else {}
@@ -146,7 +146,7 @@ class Command(BaseCommand):
         return key
 
     def _write_config(self, url: str, key: str):
-        path = config_path()
+        path = Path(config_path())
         stored = self._stored_config()
         path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -159,7 +159,7 @@ class Hook:
 
     def _context(self, query: str, max_tokens: int, key: str, min_score=None):
         body = {"query": query, "max_tokens": max_tokens, "session_id": key,
-                "agent_id": self.conf.agent_id, "project": self.project}
+                "agent_id": self.conf.agent_id, "project": self.project, "with_general": True}
         if min_score is not None:
             body["min_score"] = min_score
         answer = self.client.post("memories/context", body)

@@ -208,6 +208,9 @@ class RecallFilters:
     kinds: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()  # a memory must carry all of them
     project: str | None = None
+    # With a project: also the memories of no project (a person's general preferences),
+    # which the hooks want in every repository.
+    with_general: bool = False
     agent_id: str | None = None
     session_id: str | None = None
     created_after: datetime | None = None
@@ -237,7 +240,11 @@ class RecallFilters:
         if self.tags:
             clauses.append(f"{alias}.tags @> %s::varchar[]")
             params.append(list(self.tags))
-        for column in ("project", "agent_id", "session_id"):
+        if self.project is not None:
+            clauses.append(f"({alias}.project = %s OR {alias}.project = '')"
+                           if self.with_general else f"{alias}.project = %s")
+            params.append(self.project)
+        for column in ("agent_id", "session_id"):
             if getattr(self, column) is not None:
                 clauses.append(f"{alias}.{column} = %s")
                 params.append(getattr(self, column))

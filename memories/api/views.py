@@ -332,6 +332,9 @@ class MemoryContext(APIView):
         session_id = scope_field()
         agent_id = scope_field()
         project = serializers.CharField(max_length=200, required=False)
+        with_general = serializers.BooleanField(
+            required=False, default=False,
+            help_text="With project: also memories of no project (general preferences)")
         min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
         valid_at = valid_at_field()
         include_superseded = include_superseded_field()
@@ -357,6 +360,7 @@ class MemoryContext(APIView):
             owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
             fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
             filters=selectors.RecallFilters(project=given.get("project"),
+                                            with_general=given["with_general"],
                                             valid_at=given.get("valid_at"),
                                             include_superseded=given["include_superseded"]),
             min_score=given.get("min_score"),

@@ -93,6 +93,18 @@ def test_context_is_fenced_data_with_ids_kinds_and_dates(alice_api):
     assert count_tokens(body["context"]) <= 300
 
 
+def test_a_projects_context_holds_general_memories_only_when_asked(alice_api, alice):
+    remember(owner=alice, content="The shop's staging cluster is in us-east-2", project="shop")
+    remember(owner=alice, content="The blog's staging cluster is on Netlify", project="blog")
+    query = "where does the staging cluster run?"
+    only = context(alice_api, query=query, project="shop", min_score=0)
+    both = context(alice_api, query=query, project="shop", with_general=True, min_score=0)
+    assert "us-east-2" in only["context"] and "eu-west-1" not in only["context"]
+    assert "us-east-2" in both["context"] and "eu-west-1" in both["context"]
+    assert "Netlify" not in both["context"]
+    assert all("content" in memory for memory in both["memories"])
+
+
 def test_an_unrelated_prompt_gets_an_empty_context(alice_api):
     body = context(alice_api, query="quantum chromodynamics of gluons", max_tokens=500)
     assert body == {"context": "", "memories_used": 0, "tokens_used": 0, "truncated": False,

@@ -18,7 +18,9 @@ def shop_memories(alice):
                       project=SHOP, importance=6).memory
     elsewhere = remember(owner=alice, content="The blog is built with Hugo.",
                          project="github.com/acme/blog").memory
-    return port, deploy, elsewhere
+    general = remember(owner=alice, content="I like answers short, with the command first.",
+                       importance=7).memory
+    return port, deploy, elsewhere, general
 
 
 def _context(result) -> str:
@@ -36,6 +38,7 @@ def test_session_start_hands_over_the_projects_context(hook_event,
     context = _context(result)
     assert "port 5433" in context and "stage.sh" in context
     assert "Hugo" not in context  # another repository's memory
+    assert "command first" in context  # a memory of no project holds everywhere
 
 
 def test_a_prompt_gets_the_memories_relevant_to_it_once_per_session(hook_event, 
@@ -104,7 +107,7 @@ def test_stop_sends_the_new_conversation_with_the_reply_the_transcript_lacks(hoo
 
 def test_stop_marks_each_injected_memory_cited_or_ignored(hook_event, 
         live_server, run_hook, alice, alice_key, checkout, shop_memories, transcript):
-    port, deploy, _ = shop_memories
+    port, deploy, _, _ = shop_memories
     run_hook(hook_event("user_prompt_submit", cwd=str(checkout),
                      prompt="Connect checkout to staging; how do we deploy afterwards?"),
              url=live_server.url, key=alice_key)

@@ -26,7 +26,7 @@ def state_dir() -> str:
 
 class Config:
     def __init__(self, url: str = DEFAULT_URL, api_key: str = "", timeout: float = 2.0,
-                 background_timeout: float = 10.0, session_tokens: int = 1500,
+                 background_timeout: float = 10.0, session_tokens: int = 2000,
                  prompt_tokens: int = 500, agent_id: str = "claude-code"):
         self.url = url
         self.api_key = api_key
@@ -34,6 +34,7 @@ class Config:
         self.timeout = timeout
         # Seconds for calls in async hooks (PostToolUse, Stop, ...), which delay nobody.
         self.background_timeout = background_timeout
+        # Engram tiers a context (critical, relevant, background, index) from 2,000 tokens.
         self.session_tokens = session_tokens
         self.prompt_tokens = prompt_tokens
         self.agent_id = agent_id

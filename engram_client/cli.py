@@ -112,15 +112,15 @@ def context(client, args, out):
 
 def export(client, args, out):
     data = client.get("export")
-    if isinstance(data, (dict, list)):  # an empty export may come back as JSON
-        data = b""
     if args.output:
         with open(args.output, "wb") as file:
             file.write(data)
         lines = data.count(b"\n")
         out.write(f"exported {lines} lines to {args.output}\n")
+    elif hasattr(out, "buffer"):
+        out.buffer.write(data)
     else:
-        out.buffer.write(data) if hasattr(out, "buffer") else out.write(data.decode())
+        out.write(data.decode("utf-8"))
     return None
 
 
@@ -130,19 +130,21 @@ def import_file(client, args, out):
             data = file.read()
     except OSError as error:
         raise Refused(0, f"Cannot read {args.file}: {error.strerror}.") from None
-    params = {"format": args.format}
+    params = {} if args.format == "auto" else {"format": args.format}
     if args.project:
         params["project"] = _project(args.project)
     answer = client.request("POST", "import", raw=data, params=params,
                             content_type="application/x-ndjson")
     if args.json:
         return answer
-    if "job" in answer:
-        out.write(f"importing as job {answer['job']} (engram is working on it)\n")
+    if "job_id" in answer:
+        out.write(f"importing as job {answer['job_id']}: the jobs screen, or "
+                  f"GET {answer['url']}, shows its progress\n")
         return None
     imported = answer.get("imported", {})
     out.write(", ".join(f"{count} {name}" for name, count in imported.items())
-              + f" imported; {answer.get('skipped', 0)} skipped\n")
+              + f" imported; {answer.get('strengthened', 0)} strengthened; "
+                f"{answer.get('skipped', 0)} skipped\n")
     for error in answer.get("errors", []):
         out.write(f"  line {error['line']}: {error['message']}\n")
 

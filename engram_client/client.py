@@ -98,8 +98,8 @@ class Client:
         status, headers, data = self._exchange(head + (payload or b""))
         if status >= 400:
             raise Refused(status, _message(status, data))
-        if "json" not in headers.get("content-type", ""):
-            return data
+        if headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return data  # an export's JSON lines, or anything else, as bytes
         return json.loads(data) if data else None
 
     def post(self, path: str, body, **kwargs):

@@ -8,6 +8,7 @@ did. (Django's own ASGI handler would run every sync view in one shared thread.)
 import os
 from contextlib import AsyncExitStack
 
+import anyio
 from a2wsgi import WSGIMiddleware
 from django.core.wsgi import get_wsgi_application
 
@@ -16,6 +17,11 @@ django_handler = get_wsgi_application()  # sets Django up before the MCP code is
 
 from memories.mcp.http import PATH as MCP_PATH  # noqa: E402
 from memories.mcp.http import McpEndpoint  # noqa: E402
+from memories.mcp.server import (  # noqa: E402
+    ORM_THREAD_COUNT,
+    ORM_THREADS,
+    close_thread_connections,
+)
 
 # As many views at once per process as gunicorn's --threads gave before.
 DJANGO_THREADS = 4
@@ -55,6 +61,9 @@ def build_application():
                 return
             await send({"type": "lifespan.startup.complete"})
             await receive()  # lifespan.shutdown
+        for executor, workers in ((django_app.executor, DJANGO_THREADS),
+                                  (ORM_THREADS, ORM_THREAD_COUNT)):
+            await anyio.to_thread.run_sync(close_thread_connections, executor, workers)
         await send({"type": "lifespan.shutdown.complete"})
 
     async def application(scope, receive, send):

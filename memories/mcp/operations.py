@@ -43,14 +43,21 @@ class Refused(Exception):
     """A call the API would refuse too; the message says why and what to send instead."""
 
 
+def _every_field(detail) -> str:
+    message, fields = flatten(detail)
+    if not fields:
+        return message
+    return "; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items())
+
+
 def refusals(work):
     """Run `work()`, turning every refusal the API knows into `Refused` with its message."""
     try:
         return work()
     except DjangoValidationError as exc:
-        raise Refused(flatten(as_api_validation_error(exc).detail)[0]) from None
+        raise Refused(_every_field(as_api_validation_error(exc).detail)) from None
     except serializers.ValidationError as exc:
-        raise Refused(flatten(exc.detail)[0]) from None
+        raise Refused(_every_field(exc.detail)) from None
     except (DuplicateMemory, JobAlreadyActive, ResolutionError, FeedbackTooSoon) as exc:
         raise Refused(str(exc)) from None
     except (OperationalError, InterfaceError):

@@ -6,13 +6,14 @@ tools are thin: `operations.py` does the work in a worker thread, because the OR
 blocks and the event loop must not.
 """
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import ToolAnnotations
@@ -27,7 +28,8 @@ OWNER_SCOPE_KEY = "engram.owner"
 # ORM work runs here, never on the event loop. A fixed pool, unlike anyio's (whose idle
 # threads exit), so each thread keeps at most one database connection for its life,
 # reused within CONN_MAX_AGE like a gunicorn thread's.
-ORM_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="engram-mcp")
+ORM_THREAD_COUNT = 4
+ORM_THREADS = ThreadPoolExecutor(max_workers=ORM_THREAD_COUNT, thread_name_prefix="engram-mcp")
 
 INSTRUCTIONS = """Engram is your long-term memory. Before a task, call memory_context (or
 memory_search) with what you are about to do; cite memories by their [handle]. Store
@@ -47,6 +49,20 @@ async def in_thread(work, /, *args, **kwargs):
             close_old_connections()
 
     return await sync_to_async(call, thread_sensitive=False, executor=ORM_THREADS)()
+
+
+def close_thread_connections(executor: ThreadPoolExecutor, workers: int) -> None:
+    """Close the database connection each of the pool's `workers` threads keeps, when the
+    server stops: an idle connection left open keeps its database from being dropped.
+    The barrier holds every task until all have started, so each runs on its own thread."""
+    barrier = threading.Barrier(workers)
+
+    def close():
+        barrier.wait()
+        connections.close_all()
+
+    for done in [executor.submit(close) for _ in range(workers)]:
+        done.result()
 
 
 def _owner(ctx: Context):

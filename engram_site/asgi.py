@@ -15,9 +15,9 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "engram_site.settings")
 django_handler = get_wsgi_application()  # sets Django up before the MCP code is imported
 
-from memories.mcp.http import PATH as MCP_PATH  # noqa: E402
-from memories.mcp.http import McpEndpoint  # noqa: E402
-from memories.mcp.server import (  # noqa: E402
+from memories.mcp.http import PATH as MCP_PATH
+from memories.mcp.http import McpEndpoint
+from memories.mcp.server import (
     ORM_THREAD_COUNT,
     ORM_THREADS,
     close_thread_connections,
@@ -41,9 +41,10 @@ def _is_oauth_discovery(path: str) -> bool:
 
 
 async def _not_found(send):
-    await send({"type": "http.response.start", "status": 404,
-                "headers": [(b"content-type", b"text/plain"), (b"content-length", b"9")]})
-    await send({"type": "http.response.body", "body": b"Not Found"})
+    body = b"Not Found"
+    await send({"type": "http.response.start", "status": 404, "headers": [
+        (b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def build_application():

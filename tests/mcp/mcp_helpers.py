@@ -4,7 +4,6 @@ import re
 from contextlib import asynccontextmanager
 
 import anyio
-
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client

@@ -186,6 +186,8 @@ class Command(BaseCommand):
                     timings = anyio.run(drive_mcp, port, key, queries, requests)
                     self.report(size, "MCP memory_search", "1 client", timings,
                                 time.perf_counter() - started)
+        if not keep:
+            Memory.objects.filter(owner__in=owners).delete()
 
     def report(self, size, what, clients, timings, elapsed):
         self.stdout.write(f"{size:>7} memories  {what:<18} {clients}: "
@@ -193,8 +195,6 @@ class Command(BaseCommand):
                           f"p95 {percentile(timings, 95):.1f} ms  "
                           f"p99 {percentile(timings, 99):.1f} ms  "
                           f"{len(timings) / elapsed:.0f} req/s")
-        if not keep:
-            Memory.objects.filter(owner__in=owners).delete()
 
 
 def seed_store(owner, size: int, *, real: int, seed: int) -> None:

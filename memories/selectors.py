@@ -456,6 +456,37 @@ def related_memories(memory: Memory, *, depth: int, include_superseded: bool = F
     return sorted(((m, *seen[m.pk]) for m in found), key=lambda row: (row[1], str(row[0].pk)))
 
 
+# A short name an agent can cite and send back: the last hex digits of a UUIDv7, which
+# are random. The first ones are the clock, shared by everything stored within a minute.
+HANDLE_LENGTH = 8
+_HANDLE = re.compile(rf"^[0-9a-f]{{{HANDLE_LENGTH}}}$")
+
+
+def handle_of(pk: uuid.UUID) -> str:
+    return pk.hex[-HANDLE_LENGTH:]
+
+
+def by_reference(rows, reference: str) -> list:
+    """The rows of `rows` (an owner's queryset) that `reference` names, by full id or by
+    handle: none, one, or two when a handle is ambiguous (a third is never needed)."""
+    reference = reference.strip().lower()
+    try:
+        return list(rows.filter(pk=uuid.UUID(reference)))
+    except ValueError:
+        pass
+    if not _HANDLE.match(reference):
+        return []
+    return list(rows.filter(id__endswith=reference)[:2])
+
+
+def project_index(owner, project: str, *, limit: int, now: datetime | None = None) -> list:
+    """What an agent should see first in a project: its active memories that hold now,
+    pinned ones first, then by importance."""
+    return list(Memory.objects.for_owner(owner).active().current(now or timezone.now())
+                .filter(project=project).defer("embedding", "search_vector")
+                .order_by("-pinned", "-importance", "-id")[:limit])
+
+
 def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None,
            agent_id=None, session_id=None, pinned=None, created_after=None,
            created_before=None, validity: str = "all", now: datetime | None = None):

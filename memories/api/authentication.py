@@ -10,6 +10,17 @@ from memories.models import ApiKey
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
+def usable_key(raw_key: str) -> ApiKey | None:
+    """The usable key that `raw_key` is (its owner loaded), or None; notes when it was
+    used. The REST API and the MCP server both check keys here."""
+    key = ApiKey.objects.matching(raw_key)
+    if key is not None:
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at > LAST_USED_PRECISION:
+            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+    return key
+
+
 class ApiKeyAuthentication(authentication.BaseAuthentication):
     """`Authorization: Bearer <key>`, for agents. The dashboard uses its session."""
 
@@ -21,12 +32,9 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
             return None
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Send the key as: Authorization: Bearer <key>.")
-        key = ApiKey.objects.matching(header[1].decode("latin-1"))
+        key = usable_key(header[1].decode("latin-1"))
         if key is None:
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
-        now = timezone.now()
-        if key.last_used_at is None or now - key.last_used_at > LAST_USED_PRECISION:
-            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
         return key.owner, key
 
     def authenticate_header(self, request):

@@ -65,7 +65,8 @@ def _field_errors(detail, prefix: str = "") -> dict[str, list[str]]:
         if messages else {}
 
 
-def _flatten(detail) -> tuple[str, dict | None]:
+def flatten(detail) -> tuple[str, dict | None]:
+    """A validation error's detail as one message (naming the first field) and the map."""
     if isinstance(detail, dict):
         fields = _field_errors(detail)
         first_name, first = next(iter(fields.items()))
@@ -75,10 +76,15 @@ def _flatten(detail) -> tuple[str, dict | None]:
     return str(detail), None
 
 
+def as_api_validation_error(exc: DjangoValidationError) -> exceptions.ValidationError:
+    """A model or service validation error as DRF's, field by field when it has fields."""
+    return exceptions.ValidationError(
+        exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+
+
 def handle(exc, context):
     if isinstance(exc, DjangoValidationError):
-        exc = exceptions.ValidationError(
-            exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+        exc = as_api_validation_error(exc)
     elif isinstance(exc, FeedbackTooSoon):
         exc = exceptions.Throttled(wait=exc.retry_after, detail=str(exc))
     elif isinstance(exc, Http404):
@@ -92,7 +98,7 @@ def handle(exc, context):
 
     response = exception_handler(exc, context)
     if response is not None:
-        message, fields = _flatten(response.data.get("detail", response.data)
+        message, fields = flatten(response.data.get("detail", response.data)
                                    if isinstance(response.data, dict) and "detail" in response.data
                                    else response.data)
         response.data = error_body(response.status_code, message, fields)

@@ -5,7 +5,7 @@ memory is a 404, never a leak.
 """
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
@@ -205,26 +205,25 @@ class MemoryHistory(OwnedMemoryView):
 class MemoryRelated(OwnedMemoryView):
     throttle_scope = "memories"
 
+    class RelatedInput(serializers.Serializer):
+        depth = serializers.IntegerField(min_value=1, max_value=3, default=1,
+                                         help_text="1 to 3 hops (default 1)")
+        include_superseded = serializers.BooleanField(
+            default=False, help_text="also superseded, expired and not yet valid memories "
+                                     "(default false)")
+
     class RelatedOutput(serializers.Serializer):
         hop = serializers.IntegerField()
         relation = serializers.CharField()
         memory = MemoryOutput()
 
-    @extend_schema(
-        parameters=[OpenApiParameter("depth", int, description="1 to 3 hops (default 1)"),
-                    OpenApiParameter("include_superseded", bool,
-                                     description="also superseded, expired and not yet "
-                                                 "valid memories (default false)")],
-        responses=RelatedOutput(many=True),
-        summary="Memories linked to this one, walking the graph up to 3 hops",
-    )
+    @extend_schema(parameters=[RelatedInput], responses=RelatedOutput(many=True),
+                   summary="Memories linked to this one, walking the graph up to 3 hops")
     def get(self, request, memory_id):
         memory = self.get_memory(memory_id)
-        depth = serializers.IntegerField(min_value=1, max_value=3).run_validation(
-            request.query_params.get("depth", 1))
-        history = serializers.BooleanField().run_validation(
-            request.query_params.get("include_superseded", False))
-        rows = selectors.related_memories(memory, depth=depth, include_superseded=history)
+        data = self.RelatedInput(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        rows = selectors.related_memories(memory, **data.validated_data)
         return Response(self.RelatedOutput(
             [{"memory": m, "hop": hop, "relation": relation} for m, hop, relation in rows],
             many=True).data)

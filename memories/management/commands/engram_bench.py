@@ -12,11 +12,15 @@ import threading
 import time
 from pathlib import Path
 
+import anyio
+import httpx2
 import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from tqdm import tqdm
 
 from memories.engine.dedup import content_hash
@@ -80,6 +84,9 @@ class Command(BaseCommand):
                             help="http: memories embedded for real; the rest get nearby "
                                  "vectors (a real one plus noise)")
         parser.add_argument("--concurrency", type=int, default=4)
+        parser.add_argument("--server", choices=["asgi", "wsgi"], default="asgi",
+                            help="http: the router `make run` serves (asgi, which also times "
+                                 "the memory_search MCP tool), or plain gunicorn WSGI as before")
         parser.add_argument("--reuse", action="store_true",
                             help="http: measure the store a --keep run left, without seeding")
         parser.add_argument("--count", type=int, default=10_000)
@@ -98,7 +105,7 @@ class Command(BaseCommand):
             return self.hook(count, queries, seed, keep, options["reuse"])
         if what == "http":
             return self.http(options["sizes"], options["real"], options["concurrency"],
-                             queries, seed, keep, options["reuse"])
+                             queries, seed, keep, options["reuse"], options["server"])
         corpus = synthetic_memories(count, seed)
         owner, _ = get_user_model().objects.get_or_create(username=BENCH_USER)
         Memory.objects.filter(owner=owner).delete()
@@ -156,7 +163,7 @@ class Command(BaseCommand):
         if not keep:
             Memory.objects.filter(owner=owner).delete()
 
-    def http(self, sizes, real, concurrency, requests, seed, keep, reuse):
+    def http(self, sizes, real, concurrency, requests, seed, keep, reuse, server):
         owners = []
         for size in sizes:
             # One owner per size, so that --keep / --reuse keep each store and measuring
@@ -173,18 +180,26 @@ class Command(BaseCommand):
                                   f"{time.perf_counter() - started:.0f} s "
                                   f"({min(real, size)} embedded for real)")
             size = Memory.objects.filter(owner=owner).count()
-            with running_server() as port:
+            with running_server(server) as port:
                 for path, body in (("context", {"max_tokens": 500}), ("search", {"limit": 10})):
                     timings, elapsed = drive(port, key, path, body, requests, concurrency,
                                              synthetic_queries(requests + 20, seed + size))
-                    self.stdout.write(
-                        f"{size:>7} memories  /{path:<8} {concurrency} client(s): "
-                        f"p50 {statistics.median(timings):.1f} ms  "
-                        f"p95 {percentile(timings, 95):.1f} ms  "
-                        f"p99 {percentile(timings, 99):.1f} ms  "
-                        f"{len(timings) / elapsed:.0f} req/s")
+                    self.report(size, f"/{path}", f"{concurrency} client(s)", timings, elapsed)
+                if server == "asgi":
+                    queries = synthetic_queries(requests + 20, seed + size)
+                    started = time.perf_counter()
+                    timings = anyio.run(drive_mcp, port, key, queries, requests)
+                    self.report(size, "MCP memory_search", "1 client", timings,
+                                time.perf_counter() - started)
         if not keep:
             Memory.objects.filter(owner__in=owners).delete()
+
+    def report(self, size, what, clients, timings, elapsed):
+        self.stdout.write(f"{size:>7} memories  {what:<18} {clients}: "
+                          f"p50 {statistics.median(timings):.1f} ms  "
+                          f"p95 {percentile(timings, 95):.1f} ms  "
+                          f"p99 {percentile(timings, 99):.1f} ms  "
+                          f"{len(timings) / elapsed:.0f} req/s")
 
 
     def hook(self, size, prompts, seed, keep, reuse):
@@ -262,8 +277,9 @@ def seed_store(owner, size: int, *, real: int, seed: int) -> None:
 
 
 @contextlib.contextmanager
-def running_server():
-    """gunicorn as `make run` starts it, on a free loopback port, for this benchmark."""
+def running_server(kind: str):
+    """gunicorn as `make run` starts it (asgi) or as it did before /mcp (wsgi), on a free
+    loopback port, for this benchmark."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -271,8 +287,10 @@ def running_server():
     unthrottled = {f"ENGRAM_RATE_{scope}": "1000000/min"
                    for scope in ("MEMORIES", "SEARCH", "CONTEXT", "FEEDBACK")}
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "engram_site.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", "2", "--threads", "4", "--log-level", "warning"],
+        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+         "--log-level", "warning",
+         *(["engram_site.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
+           if kind == "asgi" else ["engram_site.wsgi", "--threads", "4"])],
         cwd=settings.BASE_DIR, env={**os.environ, **unthrottled})
     try:
         deadline = time.monotonic() + 60
@@ -330,3 +348,22 @@ def drive(port, key, path, body, requests, concurrency, queries):
     for thread in threads:
         thread.join()
     return timings, time.perf_counter() - started
+
+
+async def drive_mcp(port, key, queries, requests):
+    """`requests` memory_search tool calls, one after another, through the SDK's client on
+    one session; per-call latency in ms (the first 20 warm up)."""
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http_client:
+        transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp",
+                                           http_client=http_client)
+        async with Client(transport) as client:
+            timings = []
+            for n, query in enumerate(queries[:20 + requests]):
+                started = time.perf_counter()
+                result = await client.call_tool("memory_search", {"query": query})
+                if result.is_error:
+                    raise CommandError(f"memory_search failed: {result.content[0].text}")
+                if n >= 20:
+                    timings.append((time.perf_counter() - started) * 1000)
+    return timings

@@ -10,7 +10,8 @@ from django.db import connection
 
 
 class Command(BaseCommand):
-    help = "Serve the dashboard and API with gunicorn, and a Huey worker beside it."
+    help = ("Serve the dashboard, the API and the MCP server (/mcp) on one port with "
+            "gunicorn, and a Huey worker beside it.")
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
@@ -25,9 +26,11 @@ class Command(BaseCommand):
         connection.ensure_connection()
         python = sys.executable
         children = [
+            # engram_site.asgi: /mcp for MCP clients, Django (in threads) for the rest.
             subprocess.Popen([
-                python, "-m", "gunicorn", "engram_site.wsgi", "--bind", f"{host}:{port}",
-                "--workers", str(web_workers), "--threads", "4", "--access-logfile", "-",
+                python, "-m", "gunicorn", "engram_site.asgi:application", "--bind",
+                f"{host}:{port}", "--workers", str(web_workers),
+                "--worker-class", "uvicorn_worker.UvicornWorker", "--access-logfile", "-",
             ]),
             subprocess.Popen([python, "manage.py", "run_huey"], cwd=settings.BASE_DIR),
         ]

@@ -1,0 +1,229 @@
+"""What each MCP tool does, synchronously, for one owner: validate the arguments with the
+REST API's own serializers, call the same services and selectors, and answer in compact
+text an agent can cite. Every memory is shown with its handle (the last 8 hex digits of
+its id, accepted back wherever an id is asked for) and its full id.
+
+An argument the API would refuse raises `Refused` with the API's message; the server
+turns it into an MCP tool error.
+"""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
+from rest_framework import serializers
+
+from memories import selectors
+from memories.api.errors import as_api_validation_error, flatten
+from memories.api.maintenance import ContradictionResolve
+from memories.api.observe import Observe
+from memories.api.views import (
+    MemoryContext,
+    MemoryFeedback,
+    MemoryListCreate,
+    MemoryRelated,
+    MemorySearch,
+    RecallFiltersInput,
+)
+from memories.capture.observe import observe as observe_service
+from memories.jobs import JobAlreadyActive, start_job
+from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
+from memories.models import ContradictionStatus, JobKind, Memory
+from memories.selectors import handle_of
+from memories.services.context import assemble_context
+from memories.services.editing import FeedbackTooSoon, delete_memory, give_feedback
+from memories.services.recall import recall
+from memories.services.remembering import DuplicateMemory, remember
+from reflection.api import Reflect
+
+SNIPPET_CHARS = 240
+INDEX_SIZE = 30
+CONTRADICTIONS_SHOWN = 20
+
+
+class Refused(Exception):
+    """A call the API would refuse too; the message says why and what to send instead."""
+
+
+def _every_field(detail) -> str:
+    message, fields = flatten(detail)
+    if not fields:
+        return message
+    return "; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items())
+
+
+def refusals(work):
+    """Run `work()`, turning every refusal the API knows into `Refused` with its message."""
+    try:
+        return work()
+    except DjangoValidationError as exc:
+        raise Refused(_every_field(as_api_validation_error(exc).detail)) from None
+    except serializers.ValidationError as exc:
+        raise Refused(_every_field(exc.detail)) from None
+    except (DuplicateMemory, JobAlreadyActive, ResolutionError, FeedbackTooSoon) as exc:
+        raise Refused(str(exc)) from None
+    except (OperationalError, InterfaceError):
+        raise Refused("The database is unavailable; retry shortly.") from None
+
+
+def _validated(serializer_class, arguments: dict) -> dict:
+    data = serializer_class(data=arguments)
+    data.is_valid(raise_exception=True)
+    return dict(data.validated_data)
+
+
+def _one(rows, reference: str, what: str):
+    found = selectors.by_reference(rows, str(reference))
+    if not found:
+        raise Refused(f"No {what} {reference!r} for this owner: send its full id or its "
+                      "8-character handle.")
+    if len(found) > 1:
+        raise Refused(f"The handle {reference!r} names more than one {what}: send the full id.")
+    return found[0]
+
+
+def _owned_memory(owner, reference: str) -> Memory:
+    # Deleted ones too, as in the REST API: deleting again or giving feedback is harmless.
+    return _one(Memory.objects.for_owner(owner).defer("embedding", "search_vector"),
+                reference, "memory")
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS - 1] + "…"
+
+
+def describe(memory: Memory, *details: str) -> str:
+    """Two lines: the handle and the text, then what it is and its full id."""
+    facts = [memory.kind, *([f"project {memory.project}"] if memory.project else []),
+             f"importance {memory.importance:g}", *details, f"id {memory.pk}"]
+    if memory.tags:
+        facts.insert(-1, "tags " + ",".join(memory.tags))
+    return f"[{handle_of(memory.pk)}] {_snippet(memory.content)}\n    " + " · ".join(facts)
+
+
+def _numbered(lines: list[str]) -> str:
+    return "\n".join(f"{n}. {line}" for n, line in enumerate(lines, 1))
+
+
+# The recall filters memory_search offers (its agent_id and session_id say who asks).
+SEARCH_FILTERS = ("project", "tags", "kinds", "memory_types", "min_importance",
+                  "include_superseded")
+
+
+def search(owner, arguments: dict) -> str:
+    given = _validated(MemorySearch.SearchInput, {
+        **{k: v for k, v in arguments.items() if k not in SEARCH_FILTERS},
+        "filters": {k: v for k, v in arguments.items() if k in SEARCH_FILTERS}})
+    hits = recall(owner=owner, query=given["query"], limit=given["limit"],
+                  filters=RecallFiltersInput.to_filters(given.get("filters", {})), track=True,
+                  agent_id=given["agent_id"], session_id=given["session_id"])
+    if not hits:
+        return f"No memory matches {given['query']!r}."
+    return f"{len(hits)} memories for {given['query']!r}, best first:\n" + _numbered(
+        [describe(hit.memory, f"score {hit.score:.2f}") for hit in hits])
+
+
+def context(owner, arguments: dict) -> str:
+    given = _validated(MemoryContext.ContextInput, arguments)
+    built = assemble_context(
+        owner=owner, query=given["query"], max_tokens=given["max_tokens"], fmt=given["format"],
+        session_id=given["session_id"], agent_id=given["agent_id"],
+        filters=selectors.RecallFilters(project=given.get("project"),
+                                        valid_at=given.get("valid_at"),
+                                        include_superseded=given["include_superseded"]),
+        min_score=given.get("min_score"))
+    cited = ", ".join(f"[{handle_of(hit.memory.pk)}] {hit.memory.pk}" for hit in built.used)
+    return (f"{built.context}\n\n({len(built.used)} memories, {built.tokens_used} tokens"
+            f"{', truncated' if built.truncated else ''}; cite by handle: {cited or 'none'})")
+
+
+def remember_memory(owner, arguments: dict) -> str:
+    given = _validated(MemoryListCreate.CreateInput, arguments)
+    reject = given.pop("on_duplicate") == "reject"
+    result = remember(owner=owner, reject_duplicates=reject, **given)
+    if result.created:
+        return "Remembered:\n" + describe(result.memory)
+    return (f"Strengthened an existing memory (similarity {result.similarity:.2f}) instead "
+            "of storing a near-duplicate:\n" + describe(result.memory))
+
+
+def observe(owner, arguments: dict) -> str:
+    given = _validated(Observe.ObserveInput, arguments)
+    observed = observe_service(owner=owner, **given)
+    observation = observed.observation
+    if not observed.created:
+        return (f"Already observed as job {observation.pk} ({observation.status}); "
+                "nothing new was stored.")
+    return (f"Observation job {observation.pk} queued ({len(given['messages'])} messages, "
+            f"{len(given['tool_events'])} tool events): memories are extracted in the "
+            "background.")
+
+
+def feedback(owner, arguments: dict) -> str:
+    memory = _owned_memory(owner, arguments.pop("memory"))
+    given = _validated(MemoryFeedback.FeedbackInput, arguments)
+    memory = give_feedback(memory, **given)
+    return (f"Noted {given['signal']} for [{handle_of(memory.pk)}] (helpful "
+            f"{memory.helpful_count}, harmful {memory.harmful_count}).")
+
+
+def forget(owner, arguments: dict) -> str:
+    memory = delete_memory(_owned_memory(owner, arguments["memory"]), by=owner,
+                           agent_id=arguments.get("agent_id", ""))
+    return (f"Deleted [{handle_of(memory.pk)}] {memory.pk}; it no longer comes up in "
+            "recall and can be restored from the dashboard.")
+
+
+def related(owner, arguments: dict) -> str:
+    memory = _owned_memory(owner, arguments.pop("memory"))
+    rows = selectors.related_memories(memory, **_validated(MemoryRelated.RelatedInput,
+                                                           arguments))
+    if not rows:
+        return f"Nothing is linked to [{handle_of(memory.pk)}]."
+    return f"{len(rows)} memories linked to [{handle_of(memory.pk)}], nearest first:\n" + \
+        _numbered([describe(other, f"{hop} hop{'s' if hop > 1 else ''}",
+                            relation or "linked") for other, hop, relation in rows])
+
+
+def reflect(owner, arguments: dict) -> str:
+    given = _validated(Reflect.ReflectInput, arguments)
+    job = start_job(JobKind.REFLECT, owner=owner, dry_run=given["dry_run"])
+    return (f"Reflection job {job.pk} queued{' (dry run)' if job.dry_run else ''}: its "
+            "insights appear on the dashboard's reflection screen when it is done.")
+
+
+def _describe_contradiction(contradiction) -> str:
+    return (f"[{handle_of(contradiction.pk)}] {_snippet(contradiction.reason)} "
+            f"(confidence {contradiction.confidence:.2f}, id {contradiction.pk})\n"
+            f"   A: {describe(contradiction.memory_a)}\n"
+            f"   B: {describe(contradiction.memory_b)}")
+
+
+def contradictions(owner, arguments: dict) -> str:
+    queue = selectors.contradiction_queue(owner, status=ContradictionStatus.OPEN)
+    shown = list(queue[:CONTRADICTIONS_SHOWN])
+    if not shown:
+        return "No open contradictions."
+    total = queue.count() if len(shown) == CONTRADICTIONS_SHOWN else len(shown)
+    return (f"{total} open contradictions, oldest first; resolve one with memory_resolve "
+            "(a_wins, b_wins, both_valid or merged):\n" +
+            _numbered([_describe_contradiction(c) for c in shown]))
+
+
+def resolve(owner, arguments: dict) -> str:
+    contradiction = _one(selectors.contradictions_of(owner), arguments.pop("contradiction"),
+                         "contradiction")
+    resolved = resolve_contradiction(contradiction, by=owner,
+                                     **_validated(ContradictionResolve.ResolveInput,
+                                                  arguments))
+    merged = f"; merged into [{handle_of(resolved.merged_into_id)}] {resolved.merged_into_id}" \
+        if resolved.merged_into_id else ""
+    return f"Resolved [{handle_of(resolved.pk)}] as {resolved.resolution}{merged}."
+
+
+def index(owner, project: str) -> str:
+    memories = selectors.project_index(owner, project, limit=INDEX_SIZE)
+    if not memories:
+        return f"No memories in project {project!r} yet."
+    return (f"Project {project!r}: its {len(memories)} most important memories\n" +
+            _numbered([describe(memory, *(["pinned"] if memory.pinned else []))
+                       for memory in memories]))

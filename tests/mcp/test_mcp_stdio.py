@@ -1,0 +1,98 @@
+"""`manage.py mcp_stdio`, spawned for real on the test database: the SDK's stdio client
+uses its tools, and its standard output carries nothing but the protocol."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+import anyio
+import pytest
+from django.db import connection
+from mcp import Client, StdioServerParameters
+from mcp_helpers import call, handles_in
+
+from memories.models import Memory
+from memories.services.remembering import remember
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def child_database_env():
+    """The environment that points a child process at this test database (the embedded
+    server's socket; the child attaches to the running server instead of starting one)."""
+    params = connection.get_connection_params()
+    url = f"postgres://{params['user']}@{quote(params['host'], safe='')}/{params['dbname']}"
+    return {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "engram_site.settings"}
+
+
+def stdio_command(*args) -> list[str]:
+    return [sys.executable, "manage.py", "mcp_stdio", *args]
+
+
+def test_the_sdk_stdio_client_uses_the_tools_as_the_keys_owner(alice, bob, key_for):
+    remember(owner=bob, content="Bob keeps his notes in Obsidian.")
+    command = stdio_command("--key", key_for(alice))
+    server = StdioServerParameters(command=command[0], args=command[1:],
+                                   env=child_database_env(), cwd=str(ROOT))
+
+    async def scenario():
+        async with Client(server, read_timeout_seconds=60) as client:
+            tools = [tool.name for tool in (await client.list_tools()).tools]
+            stored = await call(client, "memory_remember",
+                                content="Alice writes her notes in Markdown.")
+            found = await call(client, "memory_search", query="where are the notes kept")
+            return tools, stored, found
+
+    tools, (stored_failed, stored), (found_failed, found) = anyio.run(scenario)
+    memory = Memory.objects.get(owner=alice)
+    assert "memory_search" in tools and len(tools) == 10
+    assert not stored_failed and handles_in(stored) == [memory.pk.hex[-8:]]
+    assert not found_failed and handles_in(found) == [memory.pk.hex[-8:]]
+
+
+def test_stdout_carries_only_the_protocol(alice):
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "memory_remember", "arguments": {"content": "stdio stores this."}}},
+    ]
+    child = subprocess.Popen(stdio_command("--user", "alice"), cwd=ROOT,
+                             env=child_database_env(), text=True, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        child.stdin.write("".join(json.dumps(request) + "\n" for request in requests))
+        child.stdin.flush()
+        # Both answers before closing stdin: end of input ends the session at once.
+        lines = [child.stdout.readline(), child.stdout.readline()]
+        child.stdin.close()
+        lines += child.stdout.read().splitlines()  # whatever else reached stdout
+        child.wait(timeout=60)
+    finally:
+        child.kill()
+    answers = [json.loads(line) for line in lines]  # fails on any stray line
+    assert [answer["id"] for answer in answers] == [1, 2]
+    assert answers[0]["result"]["serverInfo"]["name"] == "engram"
+    assert answers[1]["result"]["content"][0]["text"].startswith("Remembered:")
+    assert Memory.objects.get(owner=alice).content == "stdio stores this."
+
+
+@pytest.mark.parametrize("args, message", [
+    ((), "Say whose memories to serve"),
+    (("--user", "nobody"), "No active user 'nobody'."),
+    (("--key", "engram_wrong"), "Unknown or revoked API key."),
+])
+def test_without_a_known_owner_it_stops_before_serving(args, message):
+    env = {name: value for name, value in child_database_env().items()
+           if name != "ENGRAM_API_KEY"}
+    done = subprocess.run(stdio_command(*args), cwd=ROOT, env=env, input="",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert message in done.stderr

@@ -102,7 +102,7 @@ class Command(BaseCommand):
         if count < 1 or batch_size < 1 or queries < 1:
             raise CommandError("--count, --batch-size and --queries must be positive.")
         if what == "hook":
-            return self.hook(count, queries, seed, keep, options["reuse"])
+            return self.hook(count, queries, seed, keep, options["reuse"], options["server"])
         if what == "http":
             return self.http(options["sizes"], options["real"], options["concurrency"],
                              queries, seed, keep, options["reuse"], options["server"])
@@ -202,7 +202,7 @@ class Command(BaseCommand):
                           f"{len(timings) / elapsed:.0f} req/s")
 
 
-    def hook(self, size, prompts, seed, keep, reuse):
+    def hook(self, size, prompts, seed, keep, reuse, server):
         owner, _ = get_user_model().objects.get_or_create(username=f"{BENCH_USER}-hook")
         _, key = create_api_key(owner=owner, name="bench")
         if not (reuse and Memory.objects.filter(owner=owner).exists()):
@@ -212,7 +212,7 @@ class Command(BaseCommand):
             self.stdout.write(f"seeded {size} memories, all embedded for real, in "
                               f"{time.perf_counter() - started:.0f} s")
         asked = synthetic_queries(prompts, seed + 3)
-        with running_server() as port:
+        with running_server(server) as port:
             served = time_hook(f"http://127.0.0.1:{port}", key, asked)
         self.stdout.write(hook_line(f"served, {size} memories", served))
         stopped = time_hook(f"http://127.0.0.1:{port}", key, asked)  # the server is gone

@@ -121,7 +121,6 @@ def export(client, args, out):
         out.buffer.write(data)
     else:
         out.write(data.decode("utf-8"))
-    return None
 
 
 def import_file(client, args, out):

@@ -9,7 +9,7 @@ import re
 import socket
 import time
 
-URL = re.compile(r"^(https?)://(\[[^\]]+\]|[^/:?#]+)(?::(\d+))?(/[^?#]*)?$", re.I)
+URL = re.compile(r"^(https?)://(\[[^\]]+\]|[^/:?#]+)(?::(\d+))?(/[^?#]*)?$", re.IGNORECASE)
 
 
 class Unreachable(Exception):
@@ -122,7 +122,7 @@ class Client:
                 while True:
                     left = deadline - time.monotonic()
                     if left <= 0:
-                        raise socket.timeout("timed out")
+                        raise TimeoutError("timed out")
                     connection.settimeout(left)
                     piece = connection.recv(65536)
                     if not piece:

@@ -98,7 +98,7 @@ class Hook:
     def tool_used(self):
         tool_name = str(self.event.get("tool_name", ""))
         if not tool_name or is_engram_tool(tool_name):
-            return None
+            return
         tool_input = self.event.get("tool_input")
         with local.Session(self.folder, self.session_id) as session:
             turn = session.data.setdefault("turn", {"injected": [], "tools": []})
@@ -111,7 +111,7 @@ class Hook:
             "tool_name": tool_name[:200], "input": _cut(tool_input),
             "response": _cut(response), "success": not failed,
             "file_paths": _file_paths(tool_input)}])
-        return None
+        return
 
     def stopped(self):
         reply = self.event.get("last_assistant_message")
@@ -129,7 +129,6 @@ class Hook:
             self._observe(messages=messages)
         reply = reply or "\n".join(m["text"] for m in messages if m["role"] == "assistant")
         self._mark_usage(turn, reply, [*turn.get("tools", []), *tools])
-        return None
 
     def compacting(self):
         with local.Session(self.folder, self.session_id) as session:
@@ -137,7 +136,6 @@ class Hook:
             messages = self._unsent(session, messages)
         if messages:
             self._observe(messages=messages)
-        return None
 
     def session_ended(self):
         # Claude Code gives a plugin's SessionEnd hooks 1.5 s in all: one quick try, then
@@ -149,7 +147,6 @@ class Hook:
             session.forget()
         if messages:
             self._observe(messages=messages, send_spooled=False)
-        return None
 
     # -- helpers -------------------------------------------------------------------
 

@@ -62,7 +62,7 @@ def normalise_remote(url: str) -> str:
     """`git@github.com:Acme/Shop.git`, `https://user@github.com/acme/shop` and
     `ssh://git@github.com:22/acme/shop.git` all name `github.com/acme/shop`."""
     text = url.strip()
-    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?/(.*)$", text, re.I)
+    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?/(.*)$", text, re.IGNORECASE)
     if match is None:  # scp-like: [user@]host:path
         match = re.match(r"^(?:[^@/]*@)?([^/:]+):(.*)$", text)
     if match is None:  # a local path used as a remote

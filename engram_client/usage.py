@@ -9,23 +9,9 @@ import re
 
 WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*[A-Za-z0-9_]|[A-Za-z0-9]")
 CAMEL = re.compile(r"[a-z][A-Z]")
-STOPWORDS = frozenset("""
-a about above after again against all also always am an and any are as at be because been
-before being below between both but by can could did do does doing done don down during
-each else ever every few for from further get gets got had has have having he her here
-hers him his how i if in into is it its itself just keep let like make may me might more
-most much must my never no nor not now of off on once one only or other our ours out over
-own per please same shall she should so some such than that the their them then there
-these they this those through to too under until up us use used uses using very via was
-we were what when where which while who whom why will with within without would yes yet
-you your yours instead rather first next last new old sure okay ok thing things way
-""".split())
+STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "always", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "don", "down", "during", "each", "else", "ever", "every", "few", "for", "from", "further", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "keep", "let", "like", "make", "may", "me", "might", "more", "most", "much", "must", "my", "never", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own", "per", "please", "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "use", "used", "uses", "using", "very", "via", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "within", "without", "would", "yes", "yet", "you", "your", "yours", "instead", "rather", "first", "next", "last", "new", "old", "sure", "okay", "ok", "thing", "things", "way"])
 # Words so common in coding turns that sharing one says nothing about a memory.
-GENERIC = frozenset("""
-code file files test tests run runs running project change changes changed update
-updated add added fix fixed make work works working set setting settings value values
-function functions method class error errors check checked line lines build step steps
-""".split())
+GENERIC = frozenset(["code", "file", "files", "test", "tests", "run", "runs", "running", "project", "change", "changes", "changed", "update", "updated", "add", "added", "fix", "fixed", "make", "work", "works", "working", "set", "setting", "settings", "value", "values", "function", "functions", "method", "class", "error", "errors", "check", "checked", "line", "lines", "build", "step", "steps"])
 # Tuned on the dev split of the hand-labelled turns only (see docs/BENCHMARKS.md).
 SHARE_FOR_CITED = 0.5
 WORDS_FOR_CITED = 3

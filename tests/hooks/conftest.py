@@ -47,9 +47,10 @@ def run_hook(tmp_path):
         environment.update(HOME=str(tmp_path / "home"), ENGRAM_URL=url, ENGRAM_API_KEY=key,
                            ENGRAM_STATE_DIR=str(tmp_path / "state"),
                            ENGRAM_CONFIG=str(tmp_path / "no-config.json"), **env)
-        return subprocess.run([sys.executable, str(ROOT / "bin" / "engram-hook")],
-                              input=event if isinstance(event, bytes) else json.dumps(event).encode(), capture_output=True,
-                              env=environment, timeout=timeout)
+        stdin = event if isinstance(event, bytes) else json.dumps(event).encode()
+        return subprocess.run([sys.executable, str(ROOT / "bin" / "engram-hook")], input=stdin,
+                              capture_output=True, env=environment, timeout=timeout,
+                              check=False)
     return run
 
 

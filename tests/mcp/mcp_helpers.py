@@ -1,6 +1,7 @@
 """The SDK's client over Streamable HTTP, as the MCP tests use it."""
 
 import re
+import threading
 from contextlib import asynccontextmanager
 
 import anyio
@@ -37,10 +38,29 @@ def with_client(base_url: str, key: str, scenario):
     async def main():
         async with mcp_client(base_url, key) as client:
             return await scenario(client)
-    return anyio.run(main)
+    return run_async(main)
 
 
 async def call(client, tool: str, **arguments) -> tuple[bool, str]:
     """(whether the call failed, its text)."""
     result = await client.call_tool(tool, arguments)
     return result.is_error, text_of(result)
+
+
+def run_async(main):
+    """anyio.run(main) in a thread of its own: Playwright's sync API (the e2e tests, in the
+    same session) leaves an event loop running in the main thread, where anyio.run fails."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = anyio.run(main)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -1,9 +1,8 @@
 """/mcp answers only to an Engram API key, and never invites an OAuth flow."""
 
-import anyio
 import httpx
 import pytest
-from mcp_helpers import mcp_client
+from mcp_helpers import mcp_client, run_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,7 +16,7 @@ def tool_names(base_url, key, statuses=None):
     async def scenario():
         async with mcp_client(base_url, key, statuses) as client:
             return sorted(tool.name for tool in (await client.list_tools()).tools)
-    return anyio.run(scenario)
+    return run_async(scenario)
 
 
 def test_a_valid_key_lists_the_memory_tools(server_url, alice, key_for):

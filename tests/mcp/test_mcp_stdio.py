@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-import anyio
 import pytest
 from django.db import connection
 from mcp import Client, StdioServerParameters
-from mcp_helpers import call, handles_in
+from mcp_helpers import call, handles_in, run_async
 
 from memories.models import Memory
 from memories.services.remembering import remember
@@ -47,7 +46,7 @@ def test_the_sdk_stdio_client_uses_the_tools_as_the_keys_owner(alice, bob, key_f
             found = await call(client, "memory_search", query="where are the notes kept")
             return tools, stored, found
 
-    tools, (stored_failed, stored), (found_failed, found) = anyio.run(scenario)
+    tools, (stored_failed, stored), (found_failed, found) = run_async(scenario)
     memory = Memory.objects.get(owner=alice)
     assert "memory_search" in tools and len(tools) == 10
     assert not stored_failed and handles_in(stored) == [memory.pk.hex[-8:]]

@@ -238,6 +238,9 @@ def import_graph(owner, graph: Graph, report: ImportReport, *, project: str = ""
                               properties={"source_type": e.source_type} if e.source_type
                               and e.source_type != e.entity_type else {})
             for canonical, e in graph.entities.items()})
+    ends = {canonical_entity_name(n) for r in graph.relations for n in (r.source, r.target)}
+    entities.update((e.canonical_name, e) for e in Entity.objects.for_owner(owner).filter(
+        canonical_name__in=ends - set(entities)))  # named by a relation, stored before
     observations = [(entities[canonical], observation_content(e.name, text))
                     for canonical, e in graph.entities.items() for text in e.observations]
     for start in range(0, len(observations), IMPORT_BATCH):

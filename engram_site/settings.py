@@ -203,6 +203,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # ?format= names an import's file format (/api/v1/import), not a renderer: JSON is the
+    # only one, so DRF's override of it has nothing to choose from anyway.
+    "URL_FORMAT_OVERRIDE": None,
     "EXCEPTION_HANDLER": "memories.api.errors.handle",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {

@@ -234,8 +234,8 @@ class ImportForm(forms.Form):
         upload = self.cleaned_data["file"]
         limit = settings.ENGRAM_IMPORT_MAX_BYTES
         if upload.size > limit:
-            raise ValidationError(f"The file is over {limit / 2**20:g} MB: "
-                                  f"split it into smaller files.")
+            raise ValidationError(f"The file is over {limit:,} bytes: split it into "
+                                  "smaller files.")
         return upload
 
 

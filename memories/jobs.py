@@ -129,7 +129,7 @@ def active_job_of_kind(owner, kind: str) -> Job | None:
 
 def recent_jobs(owner, *, limit: int = 25) -> list[Job]:
     """Running and queued jobs first, then the most recent ones."""
-    jobs = Job.objects.for_owner(owner)
+    jobs = Job.objects.for_owner(owner).defer("params")  # a queued import's file is there
     active = list(jobs.filter(status__in=ACTIVE_STATUSES).order_by("-created_at")[:limit])
     done = jobs.exclude(status__in=ACTIVE_STATUSES).order_by("-created_at")
     found = active + list(done[:max(0, limit - len(active))])

@@ -72,7 +72,7 @@ class ImportJobOutput(serializers.Serializer):
 
 class Import(APIView):
     throttle_scope = "memories"
-    parser_classes = [JsonLinesParser, JsonlParser, MultiPartParser]
+    parser_classes = (JsonLinesParser, JsonlParser, MultiPartParser)
 
     class ImportOptions(serializers.Serializer):
         format = serializers.ChoiceField(
@@ -125,9 +125,9 @@ class Import(APIView):
         else:
             data = b""
         if not data.strip():
-            raise exceptions.ValidationError({"file": ["Send the JSONL file as the body "
-                                                       "(application/x-ndjson) or as the "
-                                                       "multipart field file."]})
+            raise exceptions.ValidationError({"file": [(
+                "Send the JSONL file as the body (application/x-ndjson) or as the "
+                "multipart field file.")]})
         return data
 
 
@@ -143,7 +143,7 @@ class JsonLinesRenderer(JSONRenderer):
 
 class Export(APIView):
     throttle_scope = "memories"
-    renderer_classes = [JSONRenderer, JsonLinesRenderer]
+    renderer_classes = (JSONRenderer, JsonLinesRenderer)
 
     @extend_schema(
         responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY},

@@ -158,9 +158,9 @@ def _drop_dangling_relations(owner, graph: Graph, report: ImportReport) -> None:
         missing = [n for n in (relation.source, relation.target)
                    if canonical_entity_name(n) not in known]
         if missing:
-            report.bad.append((relation.line, f"relation {relation.relation_type!r} names "
-                                              f"{missing[0]!r}, an entity neither in the "
-                                              "file nor stored"))
+            report.bad.append((relation.line, (f"relation {relation.relation_type!r} names "
+                                               f"{missing[0]!r}, an entity neither in the "
+                                               "file nor stored")))
         else:
             kept.append(relation)
     graph.relations = kept

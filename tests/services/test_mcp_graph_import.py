@@ -105,8 +105,8 @@ def test_a_lone_surrogate_in_an_observation_is_reported_and_not_stored(alice):
     report = import_jsonl(alice, lines(
         '{"type":"entity","name":"Ana","entityType":"person",'
         '"observations":["Likes tea \\ud800","Drinks coffee at nine"]}'))
-    assert report.bad == [(1, "observation 1: The text contains a lone surrogate: it is "
-                              "not valid Unicode. Skipped.")]
+    assert report.bad == [(1, ("observation 1: The text contains a lone surrogate: it is "
+                               "not valid Unicode. Skipped."))]
     assert list(Memory.objects.values_list("content", flat=True)) == [
         "Ana: Drinks coffee at nine"]
 

@@ -4,6 +4,7 @@ import datetime as dt
 import uuid
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
@@ -20,6 +21,7 @@ from memories.models import (
     Validity,
 )
 from memories.services.context import MAX_CONTEXT_TOKENS
+from memories.services.transfer import ENGRAM, MCP_MEMORY
 from memories.services.validation import MAX_SCOPE_LENGTH
 
 ANY = [("", "any")]
@@ -162,9 +164,6 @@ class ContextPreviewForm(forms.Form):
                                  help_text="Memories this session has seen are skipped.")
 
 
-MAX_IMPORT_BYTES = 50 * 1024 * 1024
-
-
 RESOLUTIONS = [
     (Resolution.A_WINS, "A wins: keep A, close B"),
     (Resolution.B_WINS, "B wins: keep B, close A"),
@@ -214,17 +213,29 @@ class ApiKeyForm(forms.Form):
                            help_text="Which agent or machine will use it, e.g. “laptop claude”.")
 
 
+IMPORT_FORMATS = [("", "Tell from the file"), (ENGRAM, "Engram JSONL (as exported)"),
+                  (MCP_MEMORY, "MCP memory server knowledge graph")]
+
+
 class ImportForm(forms.Form):
-    file = forms.FileField(label="JSONL file", help_text="One memory per line, as exported.")
+    file = forms.FileField(label="JSONL file",
+                           help_text="One memory per line, as exported; or the MCP memory "
+                                     "server's memory.jsonl.")
+    format = forms.ChoiceField(label="Format", choices=IMPORT_FORMATS, required=False)
+    project = forms.CharField(label="Project", required=False, max_length=MAX_SCOPE_LENGTH,
+                              help_text="Empty: each memory keeps its own (none for the "
+                                        "MCP graph).")
     skip_bad_lines = forms.BooleanField(
         label="Skip bad lines and import the rest", required=False,
-        help_text="Unticked, a file with any bad line imports nothing.")
+        help_text="Unticked, a file with any bad line imports nothing. A large file runs "
+                  "as a job, which always skips them.")
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if upload.size > MAX_IMPORT_BYTES:
-            raise ValidationError(f"The file is over {MAX_IMPORT_BYTES // 2**20} MB: "
-                                  f"split it into smaller files.")
+        limit = settings.ENGRAM_IMPORT_MAX_BYTES
+        if upload.size > limit:
+            raise ValidationError(f"The file is over {limit:,} bytes: split it into "
+                                  "smaller files.")
         return upload
 
 

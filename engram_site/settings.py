@@ -203,6 +203,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # ?format= names an import's file format (/api/v1/import), not a renderer: JSON is the
+    # only one, so DRF's override of it has nothing to choose from anyway.
+    "URL_FORMAT_OVERRIDE": None,
     "EXCEPTION_HANDLER": "memories.api.errors.handle",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
@@ -359,6 +362,11 @@ ENGRAM_RANK_WEIGHTS = _weights(env("ENGRAM_RANK_WEIGHTS", "0.25,0.25,1"))
 # be injected, and the budget from which the four tiers are used.
 ENGRAM_CONTEXT_MIN_SCORE = envfloat("ENGRAM_CONTEXT_MIN_SCORE", 0.1, 0.0, 1.0)
 ENGRAM_TIER_THRESHOLD = envint("ENGRAM_TIER_THRESHOLD", 2000, 1, 10**6)
+# Imports (JSONL, Engram's own or the MCP memory server's graph): the largest file taken,
+# and the size up to which one is imported within the request; a larger one runs as a job.
+ENGRAM_IMPORT_MAX_BYTES = envint("ENGRAM_IMPORT_MAX_BYTES", 50 * 2**20, 1, 2**31)
+ENGRAM_IMPORT_INLINE_BYTES = envint("ENGRAM_IMPORT_INLINE_BYTES", 2**20, 0, 2**31)
+ENGRAM_IMPORT_INLINE_LINES = envint("ENGRAM_IMPORT_INLINE_LINES", 2000, 0, 10**7)
 # One helpful/harmful vote per agent per memory in this many seconds.
 ENGRAM_FEEDBACK_INTERVAL = envint("ENGRAM_FEEDBACK_INTERVAL", 3600, 0, 10**7)
 

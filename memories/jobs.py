@@ -25,7 +25,10 @@ RUNNERS: dict[str, str] = {
     JobKind.PURGE: "memories.maintenance.forgetting.purge",
     JobKind.CONSOLIDATE: "memories.maintenance.consolidation.consolidate",
     JobKind.REFLECT: "reflection.services.reflect",
+    JobKind.IMPORT: "memories.services.transfer.run_import_job",
 }
+# An import needs a file: it starts from the import page or the API, not the job starter.
+NEEDS_INPUT = (JobKind.IMPORT,)
 ACTIVE_STATUSES = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
@@ -114,8 +117,9 @@ def run_scheduled(kind: str) -> Job:
 
 
 def startable_job_kinds() -> list[tuple[str, str]]:
-    """Job kinds a person can start: those with a runner."""
-    return [(kind, label) for kind, label in JobKind.choices if kind in RUNNERS]
+    """Job kinds a person can start as they are: those with a runner and no input."""
+    return [(kind, label) for kind, label in JobKind.choices
+            if kind in RUNNERS and kind not in NEEDS_INPUT]
 
 
 def active_job_of_kind(owner, kind: str) -> Job | None:
@@ -125,7 +129,7 @@ def active_job_of_kind(owner, kind: str) -> Job | None:
 
 def recent_jobs(owner, *, limit: int = 25) -> list[Job]:
     """Running and queued jobs first, then the most recent ones."""
-    jobs = Job.objects.for_owner(owner)
+    jobs = Job.objects.for_owner(owner).defer("params")  # a queued import's file is there
     active = list(jobs.filter(status__in=ACTIVE_STATUSES).order_by("-created_at")[:limit])
     done = jobs.exclude(status__in=ACTIVE_STATUSES).order_by("-created_at")
     found = active + list(done[:max(0, limit - len(active))])
@@ -135,8 +139,12 @@ def recent_jobs(owner, *, limit: int = 25) -> list[Job]:
 
 
 def job_summary(result) -> str:
-    """The result's plain numbers and words, e.g. "checked 120 · found 2"."""
+    """The result's plain numbers and words, e.g. "checked 120 · found 2", those of a
+    group one level down too (an import's "imported": {"memories": 12, ...})."""
     if not isinstance(result, dict):
         return ""
-    return " · ".join(f"{key.replace('_', ' ')} {value}" for key, value in result.items()
+    flat = {}
+    for key, value in result.items():
+        flat.update(value if isinstance(value, dict) else {key: value})
+    return " · ".join(f"{key.replace('_', ' ')} {value}" for key, value in flat.items()
                       if isinstance(value, int | float | str) and len(str(value)) <= 40)

@@ -623,6 +623,7 @@ class JobKind(models.TextChoices):
     PURGE = "purge"
     REFLECT = "reflect"
     REEMBED = "reembed"
+    IMPORT = "import"
 
 
 class JobStatus(models.TextChoices):

@@ -1,4 +1,5 @@
-"""Import and export: one's memories as JSONL, and a JSONL file stored through remember_many."""
+"""Import and export: one's store as JSONL, and a JSONL file (Engram's own or the MCP
+memory server's graph) imported, within the request or, when large, as a job."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import StreamingHttpResponse
@@ -7,11 +8,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import trigger_client_event
 
+from memories.jobs import JobAlreadyActive
 from memories.services.transfer import (
     EXPORT_FORMATS,
     export_lines,
-    import_memories,
-    parse_jsonl,
+    import_jsonl,
+    runs_as_job,
+    start_import_job,
 )
 
 from ..forms import ImportForm
@@ -20,23 +23,33 @@ from ..forms import ImportForm
 @login_required
 @require_http_methods(["GET", "POST"])
 def transfer_page(request):
-    """Export one's memories as JSONL, or import a JSONL file through remember_many."""
+    """Export one's store as JSONL, or import a JSONL file."""
     form = ImportForm(request.POST or None, request.FILES or None)
-    report = None
+    report = job = None
     if request.method == "POST" and form.is_valid():
-        parsed, report = parse_jsonl(form.cleaned_data["file"])
-        import_memories(request.user, parsed, report,
-                              skip_bad_lines=form.cleaned_data["skip_bad_lines"])
-        if report.bad and not report.skipped_bad:
-            form.add_error("file", f"{len(report.bad)} bad line{'s' * (len(report.bad) != 1)}: "
-                                   "nothing was imported.")
-    context = {"form": form, "report": report, "formats": EXPORT_FORMATS,
+        data = form.cleaned_data["file"].read()
+        options = {"fmt": form.cleaned_data["format"] or None,
+                   "project": form.cleaned_data["project"] or None}
+        if runs_as_job(data):
+            try:
+                job = start_import_job(request.user, data, **options)
+            except JobAlreadyActive as exc:
+                form.add_error("file", str(exc))
+        else:
+            report = import_jsonl(request.user, data, **options,
+                                  skip_bad_lines=form.cleaned_data["skip_bad_lines"])
+            if report.bad and not report.skipped_bad:
+                form.add_error("file", f"{len(report.bad)} bad line"
+                                       f"{'s' * (len(report.bad) != 1)}: nothing was imported.")
+    context = {"form": form, "report": report, "job": job, "formats": EXPORT_FORMATS,
                "memory_count": request.user.memories.visible().count()}
     template = "dashboard/transfer.html#import" if request.htmx else "dashboard/transfer.html"
     response = render(request, template, context)
     if report and report.written:
         trigger_client_event(response, "memoriesImported",
                              {"created": report.created, "strengthened": report.strengthened})
+    if job:
+        trigger_client_event(response, "jobStarted", {"id": str(job.pk)})
     return response
 
 

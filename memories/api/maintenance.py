@@ -98,7 +98,7 @@ class JobDetail(APIView):
     throttle_scope = "memories"
 
     def get_queryset(self):
-        return Job.objects.for_owner(self.request.user)
+        return Job.objects.for_owner(self.request.user).defer("params")
 
     @extend_schema(responses=JobOutput, summary="A maintenance job's status and progress")
     def get(self, request, job_id):

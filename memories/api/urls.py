@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import maintenance, observe, views
+from . import maintenance, observe, transfer, views
 
 urlpatterns = [
     path("memories", views.MemoryListCreate.as_view(), name="api-memories"),
@@ -22,5 +22,7 @@ urlpatterns = [
          name="api-contradictions"),
     path("contradictions/<uuid:contradiction_id>/resolve",
          maintenance.ContradictionResolve.as_view(), name="api-contradiction-resolve"),
+    path("import", transfer.Import.as_view(), name="api-import"),
+    path("export", transfer.Export.as_view(), name="api-export"),
     path("jobs/<uuid:job_id>", maintenance.JobDetail.as_view(), name="api-job"),
 ]

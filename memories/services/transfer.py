@@ -1,51 +1,173 @@
-"""Import and export as JSONL: one memory a line, every line checked by remember()'s own
-validation, duplicates strengthening what is stored."""
+"""Import and export as JSONL.
 
+Engram's own format is lossless: a line per entity, per memory (with its versions, its
+links to other memories and its entities) and per relationship, each naming its id so
+the others can refer to it. A memory line with an id is restored as it was (a restore
+into another owner or instance); one without (written by hand, or by an older export)
+is stored through remember_many, duplicates strengthening what is stored. The MCP memory
+server's graph is imported by services/graph_import.py; `import_jsonl` takes either,
+telling them apart by their first line, and a large file runs as a job.
+"""
+
+import base64
 import json
-from collections.abc import Iterable, Iterator
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
-from ..models import Kind, Memory, MemoryType, Status
+from .. import jobs, queue, signals
+from ..engine.dedup import content_hash
+from ..engine.extraction import canonical_entity_name
+from ..models import (
+    MAX_CONTENT_LENGTH,
+    Entity,
+    EntityType,
+    Job,
+    JobKind,
+    Kind,
+    LinkRelation,
+    Memory,
+    MemoryEntity,
+    MemoryLink,
+    MemoryType,
+    MemoryVersion,
+    Relationship,
+    Status,
+    VersionChange,
+)
+from .graph_import import (
+    GRAPH_SOURCE,
+    Graph,
+    add_relationships,
+    import_graph,
+    is_graph_record,
+    parse_graph,
+    upsert_entities,
+)
+from .jsonl import (
+    BadLine,
+    ImportReport,
+    datetime_field,
+    first_record,
+    read_records,
+    text_field,
+)
 from .remembering import NewMemory, new_memory_errors, remember_many
+from .validation import MAX_SCOPE_LENGTH, clean_tags, unstorable_text_error
 
 EXPORT_FORMATS = [
     {"name": "JSONL", "extension": "jsonl", "media_type": "application/x-ndjson",
-     "description": "One JSON object per line and per memory."},
+     "description": "One JSON object per line: each entity, each memory (with its "
+                    "versions, links and entities) and each relationship, with their ids. "
+                    "Lossless: importing it elsewhere restores them as they were."},
 ]
 
+ENGRAM, MCP_MEMORY = "engram", GRAPH_SOURCE
+IMPORT_FORMATS = (ENGRAM, MCP_MEMORY)
 
-EXPORT_FIELDS = ("content", "type", "kind", "tags", "importance", "project", "agent_id",
-                 "session_id", "created_at", "metadata", "status", "pinned")
-
+# A memory line's fields, in the order they are written ("type" is memory_type).
+EXPORT_FIELDS = ("id", "content", "type", "kind", "tags", "importance", "project",
+                 "agent_id", "session_id", "created_at", "updated_at", "metadata", "status",
+                 "pinned", "summary", "compressed", "index_key", "helpful_count",
+                 "harmful_count", "access_count", "last_accessed_at", "valid_from",
+                 "valid_to", "expires_at", "is_synthetic", "superseded_by", "entities",
+                 "links", "versions")
 
 IMPORTABLE_STATUSES = (Status.ACTIVE, Status.ARCHIVED)
-
-
-MAX_IMPORT_LINES = 10_000
-
 
 IMPORT_BATCH = 500
 
 
-def export_lines(owner) -> Iterator[str]:
-    """The owner's memories (deleted ones excepted), oldest first, one JSON line each.
+# --- export -----------------------------------------------------------------------------
 
-    Streams from a server-side cursor, so 100,000 memories never sit in memory at once.
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _line(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def export_lines(owner) -> Iterator[str]:
+    """The owner's entities, memories (deleted ones excepted; oldest first) and
+    relationships, one JSON line each.
+
+    Streams from server-side cursors, so 100,000 memories never sit in memory at once.
     """
-    rows = (Memory.objects.for_owner(owner).visible().order_by("created_at", "id")
-            .values_list("content", "memory_type", "kind", "tags", "importance", "project",
-                         "agent_id", "session_id", "created_at", "metadata", "status",
-                         "pinned"))
-    for row in rows.iterator(chunk_size=2000):
-        record = dict(zip(EXPORT_FIELDS, row, strict=True))
-        record["created_at"] = record["created_at"].isoformat()
-        yield json.dumps(record, ensure_ascii=False) + "\n"
+    for entity in Entity.objects.for_owner(owner).order_by("created_at", "id").iterator(
+            chunk_size=2000):
+        yield _line({"record": "entity", "id": str(entity.pk), "name": entity.name,
+                     "entity_type": entity.entity_type, "properties": entity.properties,
+                     "mention_count": entity.mention_count,
+                     "created_at": _iso(entity.created_at),
+                     "updated_at": _iso(entity.updated_at)})
+    memories = (Memory.objects.for_owner(owner).visible().order_by("created_at", "id")
+                .defer("embedding", "search_vector")
+                .prefetch_related(
+                    Prefetch("versions", queryset=MemoryVersion.objects
+                             .select_related("changed_by").order_by("changed_at", "id")),
+                    Prefetch("links_out", queryset=MemoryLink.objects
+                             .exclude(to_memory__status=Status.DELETED).order_by("id")),
+                    Prefetch("memoryentity_set", queryset=MemoryEntity.objects.order_by("id"))))
+    for memory in memories.iterator(chunk_size=500):
+        yield _line(_memory_record(memory))
+    for edge in Relationship.objects.for_owner(owner).order_by("created_at", "id").iterator(
+            chunk_size=2000):
+        yield _line({"record": "relationship", "id": str(edge.pk),
+                     "source": str(edge.source_id), "target": str(edge.target_id),
+                     "relationship_type": edge.relationship_type, "strength": edge.strength,
+                     "valid_from": _iso(edge.valid_from), "valid_to": _iso(edge.valid_to),
+                     "source_memories": [str(pk) for pk in edge.source_memories],
+                     "created_at": _iso(edge.created_at), "updated_at": _iso(edge.updated_at)})
+
+
+def _memory_record(memory: Memory) -> dict:
+    return {
+        "id": str(memory.pk), "content": memory.content, "type": memory.memory_type,
+        "kind": memory.kind, "tags": memory.tags, "importance": memory.importance,
+        "project": memory.project, "agent_id": memory.agent_id,
+        "session_id": memory.session_id, "created_at": _iso(memory.created_at),
+        "updated_at": _iso(memory.updated_at), "metadata": memory.metadata,
+        "status": memory.status, "pinned": memory.pinned, "summary": memory.summary,
+        "compressed": memory.compressed, "index_key": memory.index_key,
+        "helpful_count": memory.helpful_count, "harmful_count": memory.harmful_count,
+        "access_count": memory.access_count,
+        "last_accessed_at": _iso(memory.last_accessed_at),
+        "valid_from": _iso(memory.valid_from), "valid_to": _iso(memory.valid_to),
+        "expires_at": _iso(memory.expires_at), "is_synthetic": memory.is_synthetic,
+        "superseded_by": str(memory.superseded_by_id) if memory.superseded_by_id else None,
+        "entities": [str(link.entity_id) for link in memory.memoryentity_set.all()],
+        "links": [{"to": str(link.to_memory_id), "relation": link.relation,
+                   "strength": link.strength, "created_at": _iso(link.created_at)}
+                  for link in memory.links_out.all()],
+        "versions": [{"change": v.change, "changed_at": _iso(v.changed_at),
+                      "changed_by": v.changed_by.get_username() if v.changed_by else None,
+                      "agent_id": v.agent_id, "before": v.before, "after": v.after}
+                     for v in memory.versions.all()],
+    }
+
+
+# --- reading Engram's format --------------------------------------------------------------
+
+
+@dataclass
+class Restored:
+    """What a memory line with an id carries beyond what remember() takes."""
+
+    id: str
+    fields: dict  # Memory fields set as exported
+    superseded_by: str | None
+    entities: list[str]
+    links: list[dict]
+    versions: list[dict]
 
 
 @dataclass
@@ -55,24 +177,18 @@ class ImportLine:
     created_at: datetime | None
     status: str
     pinned: bool
+    restored: Restored | None = None
 
 
 @dataclass
-class ImportReport:
-    lines: int = 0  # non-blank lines read
-    created: int = 0
-    strengthened: int = 0
-    bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
-    skipped_bad: bool = False  # bad lines were skipped and the rest stored
-    ignored_fields: list[str] = field(default_factory=list)
+class EngramFile:
+    memories: list[ImportLine] = field(default_factory=list)
+    entities: dict[str, tuple[int, Entity]] = field(default_factory=dict)  # by exported id
+    relationships: list[tuple[int, dict]] = field(default_factory=list)
 
     @property
-    def written(self) -> bool:
-        return bool(self.created or self.strengthened)
-
-
-class BadLine(ValueError):
-    """Why a line cannot be imported, in words for the person who made the file."""
+    def size(self) -> int:
+        return len(self.memories)
 
 
 def _choice(record: dict, name: str, choices: list[str], default: str) -> str:
@@ -82,20 +198,46 @@ def _choice(record: dict, name: str, choices: list[str], default: str) -> str:
     return value
 
 
-def _parse_record(record) -> tuple[NewMemory, datetime | None, str, bool]:
-    if not isinstance(record, dict):
-        raise BadLine("the line is not a JSON object")
-    created_at = None
-    if record.get("created_at") not in (None, ""):
-        raw = record["created_at"]
-        try:
-            created_at = parse_datetime(raw) if isinstance(raw, str) else None
-        except ValueError:  # well formed, but no such day or hour (2026-02-30)
-            created_at = None
-        if created_at is None:
-            raise BadLine(f"created_at {raw!r} is not an ISO 8601 date and time")
-        if timezone.is_naive(created_at):
-            created_at = timezone.make_aware(created_at, timezone.get_default_timezone())
+def _uuid(value, name: str) -> str:
+    try:
+        return str(uuid.UUID(value))
+    except (TypeError, ValueError, AttributeError):
+        raise BadLine(f"{name} {value!r} is not an id") from None
+
+
+def _count(record: dict, name: str) -> int:
+    value = record.get(name, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadLine(f"{name} must be a whole number, 0 or more")
+    return value
+
+
+def _number(record: dict, name: str, low: float, high: float, default: float) -> float:
+    value = record.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not low <= value <= high:
+        raise BadLine(f"{name} must be a number from {low:g} to {high:g}")
+    return float(value)
+
+
+def _json_object(record: dict, name: str) -> dict:
+    value = record.get(name) or {}
+    if not isinstance(value, dict):
+        raise BadLine(f"{name} must be a JSON object")
+    if unstorable := unstorable_text_error(value):
+        raise BadLine(f"{name}: {unstorable}")
+    return value
+
+
+def _list(record: dict, name: str) -> list:
+    value = record.get(name) or []
+    if not isinstance(value, list):
+        raise BadLine(f"{name} must be a list")
+    return value
+
+
+def _parse_memory(record: dict, project: str | None) -> ImportLine:
+    created_at = datetime_field(record, "created_at")
     pinned = record.get("pinned", False)
     if not isinstance(pinned, bool):
         raise BadLine("pinned must be true or false")
@@ -104,84 +246,173 @@ def _parse_record(record) -> tuple[NewMemory, datetime | None, str, bool]:
         content=record.get("content"),
         memory_type=record.get("type") or MemoryType.SEMANTIC,
         kind=record.get("kind") or Kind.FACT,
-        project=record.get("project") or "", agent_id=record.get("agent_id") or "",
-        session_id=record.get("session_id") or "",
+        project=(record.get("project") or "") if project is None else project,
+        agent_id=record.get("agent_id") or "", session_id=record.get("session_id") or "",
         importance=record.get("importance"), tags=record.get("tags") or [],
         metadata=record.get("metadata") or {})
     errors = new_memory_errors(item)
     if errors:
         raise BadLine("; ".join(f"{field}: {message}" for field, messages in errors.items()
                                 for message in messages))
-    return item, created_at, status, pinned
+    restored = None
+    if record.get("id") is not None:
+        if created_at is None:
+            raise BadLine("created_at is required on a line with an id")
+        restored = _parse_restored(record)
+    return ImportLine(0, item, created_at, status, pinned, restored)
 
 
-def parse_jsonl(lines: Iterable[bytes | str]) -> tuple[list[ImportLine], ImportReport]:
-    """Each non-blank line checked on its own: the good ones, and a report of the bad."""
-    parsed, report, ignored = [], ImportReport(), set()
-    for number, raw in enumerate(lines, start=1):
+def _parse_restored(record: dict) -> Restored:
+    is_synthetic = record.get("is_synthetic", False)
+    if not isinstance(is_synthetic, bool):
+        raise BadLine("is_synthetic must be true or false")
+    fields = {
+        "summary": text_field(record, "summary", max_length=MAX_CONTENT_LENGTH),
+        "compressed": text_field(record, "compressed", max_length=MAX_CONTENT_LENGTH),
+        "index_key": text_field(record, "index_key", max_length=100),
+        "helpful_count": _count(record, "helpful_count"),
+        "harmful_count": _count(record, "harmful_count"),
+        "access_count": _count(record, "access_count"),
+        "is_synthetic": is_synthetic,
+    }
+    for name in ("updated_at", "last_accessed_at", "valid_from", "valid_to", "expires_at"):
+        fields[name] = datetime_field(record, name)
+    links = []
+    for link in _list(record, "links"):
+        if not isinstance(link, dict):
+            raise BadLine("each link must be a JSON object")
+        links.append({"to": _uuid(link.get("to"), "link to"),
+                      "relation": _choice(link, "relation", LinkRelation.values, ""),
+                      "strength": _number(link, "strength", 0, 1_000_000, 1.0),
+                      "created_at": datetime_field(link, "created_at")})
+    versions = []
+    for version in _list(record, "versions"):
+        if not isinstance(version, dict):
+            raise BadLine("each version must be a JSON object")
+        versions.append({
+            "change": _choice(version, "change", VersionChange.values, ""),
+            "changed_at": datetime_field(version, "changed_at") or timezone.now(),
+            "changed_by": version.get("changed_by") is not None,
+            "agent_id": text_field(version, "agent_id", max_length=MAX_SCOPE_LENGTH),
+            "before": _json_object(version, "before"),
+            "after": _json_object(version, "after")})
+    superseded_by = record.get("superseded_by")
+    return Restored(
+        id=_uuid(record["id"], "id"), fields=fields,
+        superseded_by=None if superseded_by is None else _uuid(superseded_by, "superseded_by"),
+        entities=[_uuid(pk, "entity") for pk in _list(record, "entities")],
+        links=links, versions=versions)
+
+
+def _parse_entity(record: dict) -> tuple[str, Entity]:
+    name = text_field(record, "name", max_length=200, required=True).strip()
+    if not canonical_entity_name(name):
+        raise BadLine(f"name {name!r} has no letters or digits")
+    now = timezone.now()
+    return _uuid(record.get("id"), "id"), Entity(
+        name=name, canonical_name=canonical_entity_name(name),
+        entity_type=_choice(record, "entity_type", EntityType.values, EntityType.CONCEPT),
+        properties=_json_object(record, "properties"),
+        mention_count=_count(record, "mention_count"),
+        created_at=datetime_field(record, "created_at") or now,
+        updated_at=datetime_field(record, "updated_at") or now)
+
+
+def _parse_relationship(record: dict, entities: dict) -> dict:
+    source, target = _uuid(record.get("source"), "source"), _uuid(record.get("target"),
+                                                                    "target")
+    for end in (source, target):
+        if end not in entities:
+            raise BadLine(f"the relationship names entity {end}, which is not in the file")
+    return {"source": source, "target": target,
+            "relationship_type": text_field(record, "relationship_type", max_length=50,
+                                            required=True),
+            "strength": _number(record, "strength", 0, 1, 0.8),
+            "valid_from": datetime_field(record, "valid_from"),
+            "valid_to": datetime_field(record, "valid_to"),
+            "source_memories": [_uuid(pk, "source memory")
+                                for pk in _list(record, "source_memories")],
+            "created_at": datetime_field(record, "created_at"),
+            "updated_at": datetime_field(record, "updated_at")}
+
+
+def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
+                 project: str | None = None) -> EngramFile:
+    """Each line checked on its own (a relationship once every entity is read); the good
+    ones, and the bad in the report. `project`, when given, replaces every memory's."""
+    parsed, ignored, relationship_records = EngramFile(), set(), []
+    for number, record in read_records(lines, report):
         try:
-            text = raw.decode("utf-8-sig" if number == 1 else "utf-8") \
-                if isinstance(raw, bytes) else raw
-        except UnicodeDecodeError:
-            report.lines += 1
-            report.bad.append((number, "the line is not UTF-8 text"))
-            continue
-        if not text.strip():
-            continue
-        report.lines += 1
-        if report.lines > MAX_IMPORT_LINES:
-            report.bad.append((number, f"more than {MAX_IMPORT_LINES:,} lines: split the file"))
-            break
-        try:
-            record = json.loads(text)
-            item, created_at, status, pinned = _parse_record(record)
-        except json.JSONDecodeError as exc:
-            report.bad.append((number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
-            continue
+            if not isinstance(record, dict):
+                raise BadLine("the line is not a JSON object")
+            kind = record.get("record", "memory")
+            if kind == "entity":
+                pk, entity = _parse_entity(record)
+                parsed.entities[pk] = (number, entity)
+            elif kind == "relationship":
+                relationship_records.append((number, record))
+            elif kind == "memory":
+                line = _parse_memory(record, project)
+                line.number = number
+                parsed.memories.append(line)
+                ignored.update(set(record) - set(EXPORT_FIELDS) - {"record"})
+            else:
+                raise BadLine(f"record {kind!r} is not memory, entity or relationship")
         except BadLine as exc:
             report.bad.append((number, str(exc)))
-            continue
-        ignored.update(set(record) - set(EXPORT_FIELDS))
-        parsed.append(ImportLine(number, item, created_at, status, pinned))
+    for number, record in relationship_records:  # entities may come after them
+        try:
+            parsed.relationships.append((number, _parse_relationship(record,
+                                                                     parsed.entities)))
+        except BadLine as exc:
+            report.bad.append((number, str(exc)))
+    report.bad.sort(key=lambda bad: bad[0])
     report.ignored_fields = sorted(ignored)
-    return parsed, report
+    return parsed
 
 
-def import_memories(owner, parsed: list[ImportLine], report: ImportReport, *,
-                    skip_bad_lines: bool = False) -> ImportReport:
-    """Store the parsed lines through remember_many (duplicates strengthen what exists).
+# --- writing Engram's format --------------------------------------------------------------
 
-    With bad lines and no `skip_bad_lines`, nothing is written. Everything else is one
-    transaction: either every good line is stored or none is.
+
+def import_engram(owner, parsed: EngramFile, report: ImportReport, *,
+                  advance: Callable[[int], None] = lambda n: None) -> ImportReport:
+    """Store the parsed lines: restored ones as they were, the others through
+    remember_many. Each batch is a transaction (wrap the call in one for all or nothing).
     """
-    if report.bad and not skip_bad_lines:
-        return report
-    report.skipped_bad = bool(report.bad)
+    ids: dict[str, uuid.UUID] = {}  # exported memory id -> stored memory id
+    for start in range(0, len(parsed.memories), IMPORT_BATCH):
+        batch = parsed.memories[start:start + IMPORT_BATCH]
+        with transaction.atomic():
+            _restore_memories(owner, [line for line in batch if line.restored], ids, report)
+            _remember_lines(owner, [line for line in batch if not line.restored], report)
+        advance(len(batch))
     with transaction.atomic():
-        for start in range(0, len(parsed), IMPORT_BATCH):
-            batch = parsed[start:start + IMPORT_BATCH]
-            try:
-                results = remember_many(owner=owner, items=[line.item for line in batch])
-            except ValidationError as exc:
-                # The line checks above mirror the service's; should they ever disagree,
-                # name the line and write nothing.
-                transaction.set_rollback(True)
-                report.bad += [(batch[int(key.split(".")[0])].number if "." in key
-                                else batch[0].number, "; ".join(messages))
-                               for key, messages in exc.message_dict.items()]
-                report.created = report.strengthened = 0
-                report.skipped_bad = False
-                return report
-            _keep_exported_state(batch, results)
-            report.created += sum(r.created for r in results)
-            report.strengthened += sum(not r.created for r in results)
+        _restore_graph(owner, parsed, ids, report)
     return report
 
 
-def _keep_exported_state(batch: list[ImportLine], results) -> None:
+def _remember_lines(owner, lines: list[ImportLine], report: ImportReport) -> None:
+    if not lines:
+        return
+    try:
+        with transaction.atomic():
+            results = remember_many(owner=owner, items=[line.item for line in lines])
+    except ValidationError as exc:
+        # The line checks above mirror the service's; should they ever disagree, name
+        # the line and leave its batch out.
+        report.bad += [(lines[int(key.split(".")[0])].number if "." in key
+                        else lines[0].number, "; ".join(messages))
+                       for key, messages in exc.message_dict.items()]
+        return
+    _keep_exported_state(lines, results)
+    report.created += sum(r.created for r in results)
+    report.strengthened += sum(not r.created for r in results)
+
+
+def _keep_exported_state(lines: list[ImportLine], results) -> None:
     """New memories keep the date, status and pin they were exported with."""
     changed = []
-    for line, result in zip(batch, results, strict=True):
+    for line, result in zip(lines, results, strict=True):
         memory = result.memory
         if not result.created or (line.created_at is None and line.status == Status.ACTIVE
                                   and not line.pinned):
@@ -193,3 +424,170 @@ def _keep_exported_state(batch: list[ImportLine], results) -> None:
     if changed:
         Memory.objects.bulk_update(changed, ["created_at", "valid_from", "status", "pinned"],
                                    batch_size=IMPORT_BATCH)
+
+
+def _restore_memories(owner, lines: list[ImportLine], ids: dict, report: ImportReport) -> None:
+    """Memories exactly as exported. One already stored (the same text, project and
+    creation time) is the same memory: importing an export twice restores it once."""
+    if not lines:
+        return
+    hashes = [content_hash(line.item.content) for line in lines]
+    stored = {(h, project, created_at): pk for h, project, created_at, pk in
+              Memory.objects.for_owner(owner).filter(content_hash__in=set(hashes))
+              .values_list("content_hash", "project", "created_at", "pk")}
+    created = []
+    for line, digest in zip(lines, hashes, strict=True):
+        key = (digest, line.item.project, line.created_at)
+        if key in stored:
+            ids[line.restored.id] = stored[key]
+            continue
+        memory = _restored_memory(owner, line, digest)
+        stored[key] = ids[line.restored.id] = memory.pk
+        created.append((line, memory))
+    memories = [memory for _, memory in created]
+    updated = [memory.updated_at for memory in memories]
+    Memory.objects.bulk_create(memories)  # which sets updated_at to now (auto_now) ...
+    for memory, updated_at in zip(memories, updated, strict=True):
+        memory.updated_at = updated_at
+    # ... and bulk_update, which leaves auto_now alone, writes the exported one back.
+    Memory.objects.bulk_update(memories, ["updated_at"], batch_size=IMPORT_BATCH)
+    MemoryVersion.objects.bulk_create([
+        MemoryVersion(memory=memory, change=v["change"], changed_at=v["changed_at"],
+                      # The export's people mean nothing here: the owner made the changes.
+                      changed_by=owner if v["changed_by"] else None,
+                      agent_id=v["agent_id"], before=v["before"], after=v["after"])
+        for line, memory in created for v in line.restored.versions])
+    signals.memories_stored.send(sender=Memory, owner=owner, memories=memories)
+    queue.embed_memories([memory.pk for memory in memories])
+    report.created += len(memories)
+
+
+def _restored_memory(owner, line: ImportLine, digest: str) -> Memory:
+    item, fields = line.item, line.restored.fields
+    memory = Memory(
+        owner=owner, content=item.content, content_hash=digest,
+        memory_type=item.memory_type, kind=item.kind, project=item.project,
+        agent_id=item.agent_id, session_id=item.session_id,
+        importance=5.0 if item.importance is None else float(item.importance),
+        tags=clean_tags(item.tags), metadata=item.metadata, created_at=line.created_at,
+        status=line.status, pinned=line.pinned,
+        **{name: value for name, value in fields.items() if value is not None})
+    memory.valid_from = fields["valid_from"] or line.created_at
+    memory.last_accessed_at = fields["last_accessed_at"] or line.created_at
+    memory.updated_at = fields["updated_at"] or line.created_at
+    return memory
+
+
+def _restore_graph(owner, parsed: EngramFile, ids: dict, report: ImportReport) -> None:
+    """What refers to other lines: supersession, links between memories, entities, the
+    memories that name them, and relationships between them."""
+    restored = [line for line in parsed.memories if line.restored
+                and line.restored.id in ids]
+    superseding = [Memory(pk=ids[line.restored.id],
+                          superseded_by_id=ids[line.restored.superseded_by])
+                   for line in restored if line.restored.superseded_by in ids]
+    Memory.objects.bulk_update(superseding, ["superseded_by"], batch_size=IMPORT_BATCH)
+    MemoryLink.objects.bulk_create([
+        MemoryLink(from_memory_id=ids[line.restored.id], to_memory_id=ids[link["to"]],
+                   relation=link["relation"], strength=link["strength"],
+                   created_at=link["created_at"] or line.created_at)
+        for line in restored for link in line.restored.links
+        if link["to"] in ids and ids[link["to"]] != ids[line.restored.id]],
+        ignore_conflicts=True)
+    by_canonical, report.entities = upsert_entities(owner, {
+        entity.canonical_name: entity for _, entity in parsed.entities.values()})
+    entities = {pk: by_canonical[entity.canonical_name]
+                for pk, (_, entity) in parsed.entities.items()}
+    MemoryEntity.objects.bulk_create([
+        MemoryEntity(memory_id=ids[line.restored.id], entity=entities[pk])
+        for line in restored for pk in line.restored.entities if pk in entities],
+        ignore_conflicts=True)
+    now = timezone.now()
+    report.relationships = add_relationships(owner, [
+        Relationship(source=entities[edge["source"]], target=entities[edge["target"]],
+                     relationship_type=edge["relationship_type"], strength=edge["strength"],
+                     valid_from=edge["valid_from"] or now, valid_to=edge["valid_to"],
+                     source_memories=[ids[pk] for pk in edge["source_memories"] if pk in ids],
+                     created_at=edge["created_at"] or now,
+                     updated_at=edge["updated_at"] or now)
+        for _, edge in parsed.relationships])
+
+
+# --- either format, inline or as a job ----------------------------------------------------
+
+
+def detect_format(lines: Iterable[bytes | str]) -> str:
+    """The MCP memory server's lines are typed entity or relation; anything else is ours."""
+    return MCP_MEMORY if is_graph_record(first_record(lines)) else ENGRAM
+
+
+@dataclass
+class ParsedImport:
+    format: str
+    report: ImportReport
+    content: EngramFile | Graph
+
+    @property
+    def size(self) -> int:
+        return self.content.size
+
+
+def parse_import(owner, data: bytes, *, fmt: str | None = None,
+                 project: str | None = None) -> ParsedImport:
+    """Read a whole file in either format (detected when `fmt` is None)."""
+    lines = data.splitlines(keepends=True)
+    fmt = fmt or detect_format(lines)
+    report = ImportReport()
+    content = parse_graph(owner, lines, report) if fmt == MCP_MEMORY \
+        else parse_engram(lines, report, project=project)
+    return ParsedImport(fmt, report, content)
+
+
+def write_import(owner, parsed: ParsedImport, *, project: str | None = None,
+                 skip_bad_lines: bool = True,
+                 advance: Callable[[int], None] = lambda n: None) -> ImportReport:
+    """Store what was parsed. With bad lines and no `skip_bad_lines`, nothing is."""
+    report = parsed.report
+    if report.bad and not skip_bad_lines:
+        return report
+    report.skipped_bad = bool(report.bad)
+    if parsed.format == MCP_MEMORY:
+        return import_graph(owner, parsed.content, report, project=project or "",
+                            advance=advance)
+    return import_engram(owner, parsed.content, report, advance=advance)
+
+
+def import_jsonl(owner, data: bytes, *, fmt: str | None = None, project: str | None = None,
+                 skip_bad_lines: bool = True) -> ImportReport:
+    """Import a file within the caller's request: all of it, in one transaction."""
+    parsed = parse_import(owner, data, fmt=fmt, project=project)
+    with transaction.atomic():
+        return write_import(owner, parsed, project=project, skip_bad_lines=skip_bad_lines)
+
+
+def runs_as_job(data: bytes) -> bool:
+    """Too large to import while the caller waits."""
+    return (len(data) > settings.ENGRAM_IMPORT_INLINE_BYTES
+            or data.count(b"\n") + (not data.endswith(b"\n")) > settings.ENGRAM_IMPORT_INLINE_LINES)
+
+
+def start_import_job(owner, data: bytes, *, fmt: str | None = None,
+                     project: str | None = None) -> Job:
+    """Queue the import of a large file (raises jobs.JobAlreadyActive while another
+    import of the owner's runs). The file waits in the job's parameters until it runs,
+    as base64: bytes that are not UTF-8 are reported by line, not lost on the way."""
+    return jobs.start_job(JobKind.IMPORT, owner=owner, format=fmt, project=project,
+                          data=base64.b64encode(data).decode("ascii"))
+
+
+def run_import_job(*, owner, dry_run, job, on_progress=None, data: str, format: str | None,
+                   project: str | None) -> dict:
+    """The import job's runner: each batch commits as it goes, so its progress shows."""
+    try:
+        parsed = parse_import(owner, base64.b64decode(data), fmt=format, project=project)
+        advance = jobs.progress_reporter(job, parsed.size, on_progress)
+        report = write_import(owner, parsed, project=project, advance=advance)
+    finally:
+        # The file is not kept: a memory forgotten or purged later must not live on here.
+        Job.objects.filter(pk=job.pk).update(params={"format": format, "project": project})
+    return {"format": parsed.format, **report.as_dict()}

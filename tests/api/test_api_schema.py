@@ -6,6 +6,7 @@ def test_the_openapi_schema_validates_without_warnings(db, tmp_path):
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
     text = out.read_text()
     assert "/api/v1/memories/{memory_id}/feedback:" in text
+    assert "/api/v1/import:" in text and "/api/v1/export:" in text
     assert "bearer" in text
 
 

@@ -93,13 +93,13 @@ def test_starting_a_job_records_it_and_queues_it_once_committed(
     assert started.dry_run and started.status == JobStatus.DONE  # the queue runs inline here
 
 
-def test_only_kinds_with_a_runner_are_offered(signed_in):
-    from memories.jobs import RUNNERS
+def test_only_kinds_with_a_runner_and_no_input_are_offered(signed_in):
+    from memories.jobs import NEEDS_INPUT, RUNNERS
 
     page = signed_in.get(JOBS).content.decode()
     form = page[page.index('id="start-job"'):page.index('id="job-list"')]
     for kind in JobKind.values:
-        assert (f'value="{kind}"' in form) == (kind in RUNNERS)
+        assert (f'value="{kind}"' in form) == (kind in RUNNERS and kind not in NEEDS_INPUT)
 
 
 def test_an_unknown_kind_is_refused_next_to_the_field(signed_in, alice):

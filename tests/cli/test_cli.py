@@ -2,6 +2,7 @@
 import io
 import json
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +96,31 @@ def test_wrong_usage_exits_2(engram):
     with pytest.raises(SystemExit) as exited:
         engram("search")
     assert exited.value.code == cli.USAGE
+
+
+def test_export_writes_the_stores_lines_to_a_file(engram, alice, tmp_path):
+    remember(owner=alice, content="Use pnpm, never npm.", project="shop")
+    remember(owner=alice, content="Dana reviews every migration.")
+    target = tmp_path / "memories.jsonl"
+    code, said = engram("export", "-o", str(target))
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert code == 0 and said.startswith(f"exported {len(lines)} lines")
+    assert {line.get("content") for line in lines} >= {"Use pnpm, never npm.",
+                                                        "Dana reviews every migration."}
+
+
+def test_importing_the_mcp_memory_graph_reports_counts_and_bad_lines(engram, alice):
+    graph = str(Path(__file__).parents[1] / "fixtures" / "mcp_memory_graph.jsonl")
+    code, said = engram("import", graph, "--project", "shop")
+    assert code == 0
+    summary, *problems = said.splitlines()
+    assert "memories" in summary and "entities" in summary and "skipped" in summary
+    assert any(problem.strip().startswith("line 8:") for problem in problems)
+    assert Memory.objects.filter(owner=alice, project="shop").exists()
+    code, again = engram("import", graph, "--project", "shop")
+    assert code == 0 and again.startswith("0 memories, 0 entities, 0 relationships imported")
+
+
+def test_importing_a_missing_file_exits_1(engram, capsys):
+    code, _ = engram("import", "no/such/file.jsonl")
+    assert code == cli.REFUSED and "Cannot read" in capsys.readouterr().err

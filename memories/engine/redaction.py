@@ -11,6 +11,13 @@ ever receives them:
    still sees that a token was there and of what kind;
 3. oversized input is cut, with a note saying how much was left out.
 
+`redact` does the first two without cutting, for text kept whole: a memory's content
+and metadata (`redact_value`) on every write, and every text sent to a model.
+
+Every pattern runs in time linear in its input: repetitions that could rescan what an
+earlier attempt read are bounded or may only start where a run of their characters
+starts, so text such as "a." × 10,000 cannot stall a request.
+
 The patterns aim at secrets with a recognisable shape (vendor prefixes, PEM armour, JWTs,
 `user:password@` URLs) and at values assigned to keys named like secrets. Free-standing
 random strings are left alone: git SHAs, UUIDs and hashes look just as random, and
@@ -80,8 +87,10 @@ _SECRET_PATTERNS = [
     _Rule("slack_token", re.compile(_token(r"xox[abposr]-", r"[A-Za-z0-9\-]{10,}")), 0),
     _Rule("slack_webhook", re.compile(
         r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"), 0),
-    # Engram's own API keys (engram_ and 32 random bytes, base64url)
-    _Rule("engram_key", re.compile(_token("engram_", r"[A-Za-z0-9_\-]{43}")), 0),
+    # Engram's own API keys: engram_ and 32 random bytes in base64url, which hold a capital
+    # or a digit (a snake_case name of the same length does not)
+    _Rule("engram_key", re.compile(
+        _token("engram_", r"(?=[a-z_\-]{0,42}[A-Z0-9])[A-Za-z0-9_\-]{43}")), 0),
     _Rule("google_api_key", re.compile(_token("AIza", r"[0-9A-Za-z_\-]{35}")), 0),
     _Rule("aws_access_key", re.compile(
         r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"), 0),

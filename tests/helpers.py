@@ -49,3 +49,38 @@ def run_on_redis(script: str) -> str:
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout
+
+
+def pathological_texts() -> list[tuple[str, str]]:
+    """(name, text) of tests/fixtures/pathological_text.jsonl: inputs that make a
+    backtracking pattern or a quadratic algorithm stall, each written as a repeated unit
+    between an optional prefix and suffix."""
+    from pathlib import Path
+
+    lines = (Path(__file__).parent / "fixtures" / "pathological_text.jsonl").read_text()
+    rows = [json.loads(line) for line in lines.splitlines() if line.strip()]
+    return [(row["name"], row.get("prefix", "") + row["repeat"] * row["times"]
+             + row.get("suffix", "")) for row in rows]
+
+
+def finishes_within(seconds: float, work):
+    """work()'s result, or a test failure once it has run `seconds`: a guard against a
+    hang, not a speed target. SIGALRM interrupts even a regular expression's matching
+    loop (the interpreter checks for signals inside it), so a stalled call is stopped."""
+    import signal
+
+    class Stalled(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stalled
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return work()
+    except Stalled:
+        raise AssertionError(f"still running after {seconds} s") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -21,8 +21,10 @@ EXCLUDED_ROLES = frozenset({"system", "tool"})
 MIN_WINDOW = 32  # room for a role prefix and a few words
 
 # A sentence ends at . ! ? (before a space) or at a line break; the separator is kept
-# with the next piece so a chunk reproduces the message verbatim.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+|\s*\n\s*")
+# with the next piece so a chunk reproduces the message verbatim. A line break's gap is
+# matched from the start of its whitespace run only: from every space of a long run, it
+# would read the rest of the run each time.
+_SENTENCE_END = re.compile(r"(?<!\s)\s*\n\s*|(?<=[.!?])[ \t]+")
 _WORD_GAP = re.compile(r"\s+")
 
 

@@ -57,6 +57,11 @@ KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
 SHORT_SLOT = 2  # words a swapped non-value may have
 NO_RULE_CONFIDENCE = 0.5  # "no rule fired" is weak evidence that nothing conflicts
 MAX_REASON = 500  # characters of a verdict's reason
+# What the rules compare is a sentence or two; reading only this much keeps a judgement
+# of two long memories (every clause against every clause) from taking minutes.
+RULES_READ_CHARS = 2_000
+MAX_CLAUSES = 20  # clauses of a statement compared one by one
+MAX_SLOT_WORDS = 100  # content words beyond which two clauses are not aligned word by word
 
 
 class JudgeVerdict(BaseModel):
@@ -93,14 +98,19 @@ _CONTRACTIONS = [(re.compile(pattern, _I), replacement) for pattern, replacement
 )]
 _APOSTROPHE = str.maketrans({"\u2019": "'"})
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
-_CLAUSE_BREAK = re.compile(r"\s*;\s*|\s+[\u2013\u2014-]\s+|,?\s+\b(?:but|whereas|while)\b\s+"
+# Gaps are matched from the start of a whitespace run only: from every space of a long
+# run, each would read the rest of the run again.
+_CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+"
+                           r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently)\b",
                    _I)
 _ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is responsible for|"
                    r"is in charge of)\b", _I)
+# "prefers X over Y": X is bounded and Y is the rest of the clause, taken without a
+# pattern (two open-ended lazy groups tried every split of the text).
 _PREFERENCE_ORDER = re.compile(
-    r"\bprefers?\s+(.+?)\s+(?:over|to|rather than|instead of)\s+(.+?)\s*[.!]?$", _I)
+    r"\bprefers?\s+(.{1,120}?)\s+(?:over|to|rather than|instead of)\s+(?=\S)", _I)
 _DENIED = re.compile(r"(?:\bnot|\bno|\binstead of|\brather than)\s+(?:the\s+|a\s+|an\s+)?"
                      r"([\w](?:[\w.\-/:@]*[\w])?)", _I)
 
@@ -194,8 +204,10 @@ def read_clause(text: str) -> Clause:
 
 
 def clauses(text: str) -> list[Clause]:
-    """The whole statement, then each of its clauses when it has more than one."""
-    parts = [part for part in _CLAUSE_BREAK.split(text.strip()) if part.strip()]
+    """The whole statement, then each of its clauses when it has more than one (the first
+    MAX_CLAUSES of the first RULES_READ_CHARS characters)."""
+    text = text[:RULES_READ_CHARS]
+    parts = [part for part in _CLAUSE_BREAK.split(text.strip()) if part.strip()][:MAX_CLAUSES]
     return [read_clause(text)] + ([read_clause(part) for part in parts] if len(parts) > 1
                                   else [])
 
@@ -295,6 +307,8 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
 
 
 def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
+    if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS:
+        return None
     matcher = difflib.SequenceMatcher(None, a.norms, b.norms, autojunk=False)
     ops = matcher.get_opcodes()
     changes = [op for op in ops if op[0] != "equal"]
@@ -322,12 +336,21 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
                           f"hold the same role", 0.8)
 
 
+def _preference_order(text: str) -> tuple[str, str] | None:
+    """(X, Y) of "prefers X over Y"."""
+    found = _PREFERENCE_ORDER.search(text)
+    if not found:
+        return None
+    rest = text[found.end():].rstrip()
+    return found.group(1), (rest[:-1] if rest[-1:] in ".!" else rest).rstrip()
+
+
 def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
-    found_a, found_b = _PREFERENCE_ORDER.search(a.text), _PREFERENCE_ORDER.search(b.text)
+    found_a, found_b = _preference_order(a.text), _preference_order(b.text)
     if not (found_a and found_b):
         return None
-    first_a, second_a = (read_clause(part).norms for part in found_a.groups())
-    first_b, second_b = (read_clause(part).norms for part in found_b.groups())
+    first_a, second_a = (read_clause(part).norms for part in found_a)
+    first_b, second_b = (read_clause(part).norms for part in found_b)
     if first_a == second_b and second_a == first_b and first_a != second_a:
         return _verdict(True, "the preference is reversed", 0.85)
     return None

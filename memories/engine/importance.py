@@ -49,7 +49,10 @@ KIND_OBSERVATION = {
 
 _CRITICAL = re.compile(r"\b(BREAKING|CRITICAL|SECURITY|CVE)\b")
 _UNFINISHED = re.compile(r"\b(TODO|FIXME|HACK)\b")
-_TEST_FAILED = re.compile(r"\btests?\b.*\bfail(ed|s|ing|ure)?\b|\bfail(ed|s|ing|ure)?\b.*\btests?\b")
+# A test and a failure named on one line. Searched for separately, line by line: one
+# pattern spanning both (test.*fail) read the rest of the line again from every "test".
+_TEST = re.compile(r"\btests?\b")
+_FAILED = re.compile(r"\bfail(ed|s|ing|ure)?\b")
 _PRODUCTION = re.compile(r"\b(prod|production|main branch)\b")
 
 
@@ -60,7 +63,7 @@ def base_importance(content: str, *, kind: str = "", observation_type: str = "")
     upper, lower = content.upper(), content.lower()
     if _CRITICAL.search(upper):
         score += 3
-    if _TEST_FAILED.search(lower):
+    if any(_TEST.search(line) and _FAILED.search(line) for line in lower.split("\n")):
         score += 2
     if _PRODUCTION.search(lower):
         score += 1

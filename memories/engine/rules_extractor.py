@@ -59,6 +59,8 @@ _KIND_TYPE = {
     "workflow": "procedural",
 }
 
+# A gap between two cues ("returned ... 404", "replace X with") is bounded: unbounded, it
+# was read again from every occurrence of the first cue.
 _I = re.IGNORECASE
 _ROLE_PREFIX = re.compile(r"^(user|human|assistant|ai|system|tool)\s*:\s*", _I)
 _ROLE_NAMES = {"human": "user", "ai": "assistant"}
@@ -93,7 +95,7 @@ _ERROR = re.compile(
     r"not found|(does not|doesn't|no longer) (exist|work)|flaky|breaks|bug|regression|"
     r"dies|died|hang(s|ing)?|leaks?|blocked|rejected)\b", _I)
 _ERROR_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception|Exit)\b|\b(got|gives|returns?|returned|"
-                         r"raises?|raised|throws?)\b[^.]*\b[45]\d\d\b")
+                         r"raises?|raised|throws?)\b[^.]{0,200}\b[45]\d\d\b")
 _FIX = re.compile(
     r"\b(fix(es|ed)? (it|this|that|the)|the (real )?fix|fixed|solved|solves|resolved|"
     r"resolves|workaround|root cause|caused by|because|turn(s|ed)? out|"
@@ -120,7 +122,7 @@ _DECISION = re.compile(
     r"do|make|store|put)|we('ll| will) (use|go with|stick with|keep|switch|move|cache|store|"
     r"run|ship|drop|replace|support)|(we're|we are|i'm|i am) (going with|using|keeping|"
     r"switching|moving|replacing|dropping|standardi[sz]ing)|going forward we|chose|"
-    r"opted (for|to)|settled on|switched to|replac(e|ed|ing) [\w\s,.-]+ with|"
+    r"opted (for|to)|settled on|switched to|replac(e|ed|ing) [\w\s,.-]{1,80} with|"
     r"(will|are going to) be|stick with|we keep|go with|^[\w\s.-]{1,30} it is|"
     r"(moved|migrated|switched|changed) [\w\s-]{0,40}?\bto)\b", _I)
 _FIRST_PERSON = re.compile(r"^(i|i'm|i've|i'll|i'd|let's|let me|we'll|we should)\b", _I)
@@ -149,7 +151,7 @@ _OBLIGATION = re.compile(
     r"|(?<!\bi )\b(don't|do not|never|always)\b", _I)  # not "I don't want ..."
 _WORKFLOW = re.compile(
     r"^to [\w\s/.-]{2,40}, |^(run|use|call|start|invoke)\b[^.]*`[^`]+`"
-    r"|\bthe command (to|for) [^.]+ is\b", _I)
+    r"|\bthe command (to|for) [^.]{1,80} is\b", _I)
 _FACT = re.compile(
     r"\b(uses|is using|are using|runs on|run on|runs|is running|deployed (on|to)|is deployed|"
     r"hosted on|is hosted|lives? in|is located|(is|are) stored|(is|are) kept|listens? on|"
@@ -180,7 +182,9 @@ _TECHNOLOGIES = {name.casefold(): name for name in _TECHNOLOGY_NAMES}
 _TECHNOLOGY = re.compile(
     r"(?<![\w.-])(" + "|".join(re.escape(n) for n in sorted(_TECHNOLOGIES, key=len, reverse=True))
     + r"|github actions)(?![\w-])", _I)
-_PATH = re.compile(r"(?<![\w@])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+|(?<![\w/.])[\w.-]+\.(?:py|js|"
+# A path starts where a run of path characters starts, never inside one ("----..."
+# would be read again from each character).
+_PATH = re.compile(r"(?<![\w@.-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+|(?<![\w/.-])[\w.-]+\.(?:py|js|"
                    r"ts|tsx|jsx|md|toml|yaml|yml|json|cfg|ini|txt|sh|sql|html|css|rs|go|env)\b")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,60})`")
 _IDENTIFIER = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
@@ -403,7 +407,7 @@ def _memory(kind: str, content: str) -> ExtractedMemory:
         kind=kind,
         importance=base_importance(content, kind=kind),
         tags=_tags(kind, content),
-        entities=_entities(content),
+        entities=named_entities(content),
     )
 
 
@@ -415,7 +419,7 @@ def _tags(kind: str, content: str) -> list[str]:
     return list(dict.fromkeys(tags))[:6]
 
 
-def _entities(content: str) -> list[ExtractedEntity]:
+def named_entities(content: str) -> list[ExtractedEntity]:
     found: dict[str, str] = {}
     for match in _TECHNOLOGY.findall(content):
         found.setdefault(_TECHNOLOGIES.get(match.casefold(), match), "technology")

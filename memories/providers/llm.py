@@ -32,6 +32,7 @@ from memories.engine.context import count_tokens
 from memories.engine.contradiction import JudgeVerdict, rules_verdict
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
+from memories.engine.redaction import redact
 from memories.engine.reflection import Insights, Questions, ReflectionMemory
 
 from .errors import ProviderError
@@ -334,36 +335,44 @@ class ChatModelProvider(LLMProvider):
         self.extract_model = extract_model or self.default_extract_model
         self.timeout = timeout
 
+    # Every text a request carries is redacted first: what is stored was redacted when
+    # written, but a memory stored before a pattern existed must not reach a vendor either.
+
     def gate(self, chunk_text):
-        return self._ask("gate", self.gate_model, gate_system_prompt(), gate_prompt(chunk_text),
-                         GateDecision, GATE_MAX_TOKENS)
+        return self._ask("gate", self.gate_model, gate_system_prompt(),
+                         gate_prompt(_redacted(chunk_text)), GateDecision, GATE_MAX_TOKENS)
 
     def extract(self, chunk_text, existing=()):
-        shown = [(str(memory_id), content) for memory_id, content in existing]
+        shown = [(str(memory_id), _redacted(content)) for memory_id, content in existing]
         judged = self._ask("extract", self.extract_model, extract_system_prompt(),
-                           extract_prompt(chunk_text, shown), Extraction, EXTRACT_MAX_TOKENS)
+                           extract_prompt(_redacted(chunk_text), shown), Extraction,
+                           EXTRACT_MAX_TOKENS)
         return replace(judged, value=_only_shown_ids(judged.value, {i for i, _ in shown}))
 
     def judge(self, a, b):
-        return self._ask("judge", self.gate_model, judge_system_prompt(), judge_prompt(a, b),
-                         JudgeVerdict, JUDGE_MAX_TOKENS)
+        return self._ask("judge", self.gate_model, judge_system_prompt(),
+                         judge_prompt(_redacted(a), _redacted(b)), JudgeVerdict,
+                         JUDGE_MAX_TOKENS)
 
     def reflection_questions(self, memories):
         system = reflection.QUESTIONS_SYSTEM.format(count=reflection.QUESTIONS,
                                                     schema=_schema(Questions))
         return self._ask("reflect_questions", self.extract_model, system,
-                         reflection.questions_prompt(memories), Questions, REFLECT_MAX_TOKENS)
+                         reflection.questions_prompt(_redacted_memories(memories)), Questions,
+                         REFLECT_MAX_TOKENS)
 
     def reflection_insights(self, question, memories):
         system = reflection.INSIGHTS_SYSTEM.format(count=reflection.MAX_INSIGHTS,
                                                    schema=_schema(Insights))
         return self._ask("reflect_insights", self.extract_model, system,
-                         reflection.insights_prompt(question, memories), Insights,
-                         REFLECT_MAX_TOKENS)
+                         reflection.insights_prompt(_redacted(question),
+                                                    _redacted_memories(memories)),
+                         Insights, REFLECT_MAX_TOKENS)
 
     def summarize(self, contents):
         return self._ask("summarize", self.extract_model, summarize_system_prompt(),
-                         summarize_prompt(contents), ClusterSummary, SUMMARIZE_MAX_TOKENS)
+                         summarize_prompt([_redacted(c) for c in contents]), ClusterSummary,
+                         SUMMARIZE_MAX_TOKENS)
 
     def _complete(self, model: str, system: str, conversation: list[dict],
                   max_tokens: int) -> Completion:
@@ -435,6 +444,14 @@ class ChatModelProvider(LLMProvider):
         if self._api_key:
             text = text.replace(self._api_key, "[key]")
         return _KEY_LIKE.sub("[key]", text)
+
+
+def _redacted(text: str) -> str:
+    return redact(text).text
+
+
+def _redacted_memories(memories: Sequence[ReflectionMemory]) -> list[ReflectionMemory]:
+    return [replace(memory, content=_redacted(memory.content)) for memory in memories]
 
 
 def _vendor_detail(body) -> str:

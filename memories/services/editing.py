@@ -2,6 +2,7 @@
 feedback from agents and people, and bulk changes with their undo."""
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -12,11 +13,18 @@ from django.utils import timezone
 
 from .. import queue, signals
 from ..engine.dedup import content_hash
+from ..engine.redaction import redact_value
 from ..models import Memory, MemoryVersion, Status, UsageEvent, UsageKind, VersionChange
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
 from .embeddings import embed_memories, embed_one
-from .validation import clean_tags, content_error, importance_error, tags_error
+from .validation import (
+    clean_tags,
+    content_error,
+    importance_error,
+    noting_redactions,
+    tags_error,
+)
 
 EDITABLE_FIELDS = ("content", "importance", "tags", "status", "pinned")
 
@@ -29,6 +37,9 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
     before and after, so any edit, deletion or restore can be read back and undone.
     New content is re-embedded (or queued when the provider is down).
     """
+    redacted = Counter()
+    if isinstance(changes.get("content"), str):  # secrets never reach the store
+        changes["content"], redacted = redact_value(changes["content"])
     unknown = set(changes) - set(EDITABLE_FIELDS)
     errors = {name: [f"{name} cannot be changed; editable: {', '.join(EDITABLE_FIELDS)}."]
               for name in unknown}
@@ -64,6 +75,9 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
             memory.content_hash = content_hash(memory.content)
             memory.embedding, memory.embedding_model = embed_one(memory.content)
             fields += ["content_hash", "embedding", "embedding_model"]
+            if redacted:
+                memory.metadata = noting_redactions(memory.metadata, redacted)
+                fields.append("metadata")
         memory.save(update_fields=[*fields, "updated_at"])
         MemoryVersion.objects.create(
             memory=memory, changed_by=by, agent_id=agent_id, changed_at=now,

@@ -9,7 +9,7 @@ The dedup decision is the engine's (engine/dedup.py); this module finds the cand
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +24,7 @@ from django.utils import timezone
 from .. import queue, selectors, signals
 from ..engine.dedup import content_hash, decide, first_duplicate_in_batch
 from ..engine.importance import base_importance, clamp_importance
+from ..engine.redaction import redact_value
 from ..models import (
     Kind,
     LinkRelation,
@@ -41,6 +42,7 @@ from .validation import (
     clean_tags,
     content_error,
     importance_error,
+    noting_redactions,
     tags_error,
     unstorable_text_error,
 )
@@ -107,6 +109,19 @@ def _validity_error(item: NewMemory, now: datetime) -> str | None:
         return (f"expires_at {item.expires_at.isoformat()} is not after valid_from "
                 f"{item.valid_from.isoformat()}.")
     return None
+
+
+def _without_secrets(item: NewMemory) -> NewMemory:
+    """The item with secrets redacted and private sections dropped from its content and
+    metadata, so no interface (the API, the dashboard, an import, a merge) stores them."""
+    if not isinstance(item.content, str) or not isinstance(item.metadata, dict):
+        return item  # refused by validation
+    content, in_content = redact_value(item.content)
+    metadata, in_metadata = redact_value(item.metadata)
+    found = in_content + in_metadata
+    if not found:
+        return item
+    return replace(item, content=content, metadata=noting_redactions(metadata, found))
 
 
 def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list[str]]:
@@ -194,7 +209,7 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
     nothing is written.
     """
     now = now or timezone.now()
-    items = list(items)
+    items = [_without_secrets(item) for item in items]
     provider = get_provider()
     errors = {}
     for i, item in enumerate(items):

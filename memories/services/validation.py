@@ -1,9 +1,25 @@
 """The checks every write of a memory's fields goes through, with the words a person
 reads when one fails."""
 
+from collections import Counter
+
 from ..models import MAX_CONTENT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS
 
 MAX_SCOPE_LENGTH = 200
+
+# The metadata key under which a memory keeps the tally of what redaction took out of it
+# ({kind: count}), as an observation keeps its own in its notes.
+REDACTIONS_KEY = "redactions"
+
+
+def noting_redactions(metadata: dict, found: Counter) -> dict:
+    """`metadata` with `found` added to the tally it holds."""
+    if not found:
+        return metadata
+    earlier = metadata.get(REDACTIONS_KEY)
+    tally = Counter({kind: n for kind, n in earlier.items() if isinstance(n, int)}
+                    if isinstance(earlier, dict) else {})
+    return {**metadata, REDACTIONS_KEY: dict(tally + found)}
 
 
 def unstorable_text_error(value) -> str | None:

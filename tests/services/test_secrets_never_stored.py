@@ -11,7 +11,7 @@ from memories.models import Contradiction, Memory, MemoryVersion
 from memories.services.api_keys import create_api_key
 from memories.services.editing import update_memory
 from memories.services.remembering import NewMemory, remember, remember_many
-from memories.services.transfer import import_memories, parse_jsonl
+from memories.services.transfer import import_jsonl
 
 pytestmark = pytest.mark.django_db
 
@@ -78,9 +78,8 @@ def test_a_batch_is_redacted_item_by_item(alice):
 def test_an_imported_line_is_redacted(alice):
     line = json.dumps({"content": f"Release with {GITHUB_TOKEN}",
                        "metadata": {"note": "Authorization: Bearer abcdef123456789"}})
-    parsed, report = parse_jsonl([line])
-    report = import_memories(alice, parsed, report)
-    assert report.created == 1
+    report = import_jsonl(alice, line.encode(), fmt="engram")
+    assert report.as_dict()["imported"]["memories"] == 1
     memory = Memory.objects.get(owner=alice)
     assert memory.content == "Release with [REDACTED:github_token]"
     assert memory.metadata["note"] == "Authorization: Bearer [REDACTED:bearer_token]"

@@ -3,8 +3,9 @@ standard library (which also lets it run from a plugin with any python3)."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_agent_side_clients_import_only_the_standard_library():

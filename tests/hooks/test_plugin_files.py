@@ -1,8 +1,9 @@
 """The repository is a Claude Code plugin and its own marketplace, in the documented shapes."""
 import json
 import os
+from pathlib import Path
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 EVENTS = {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact",
           "SessionEnd"}

@@ -479,7 +479,7 @@ class AnthropicProvider(ChatModelProvider):
                                            timeout=timeout, max_retries=0)
 
     def _complete(self, model, system, conversation, max_tokens):
-        # anthropic 2.x has no sampling parameters (temperature went with 2.0): the JSON
+        # The anthropic SDK (2.13) takes no temperature or other sampling parameter: the JSON
         # schema in the system prompt and the strict parse keep the answers in shape.
         message = self._client.messages.create(
             model=model, system=system, messages=conversation, max_tokens=max_tokens,

@@ -372,6 +372,8 @@ ENGRAM_FEEDBACK_INTERVAL = envint("ENGRAM_FEEDBACK_INTERVAL", 3600, 0, 10**7)
 
 # --- LLM providers for automatic capture (memories/providers/llm.py) ----------------------
 ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY")
+# Empty: Anthropic's own API. Else a proxy or gateway that speaks the Messages API.
+ANTHROPIC_BASE_URL = env("ANTHROPIC_BASE_URL")
 # Unset: anthropic when ANTHROPIC_API_KEY is set, else openai when OPENAI_API_KEY is set,
 # else the offline rules.
 ENGRAM_LLM_PROVIDER = env("ENGRAM_LLM_PROVIDER").strip().lower()

@@ -5,6 +5,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from huey.contrib.djhuey import HUEY
 
+from tests.helpers import ANTHROPIC_MESSAGES, OLLAMA_EMBED, FakeVendor
+
 
 def _is_local(host) -> bool:
     if host in (None, "localhost", ""):
@@ -33,6 +35,37 @@ def no_network():
     socket.socket.connect, socket.getaddrinfo = connect, getaddrinfo
     yield
     socket.socket.connect, socket.getaddrinfo = real_connect, real_getaddrinfo
+
+
+@pytest.fixture
+def fake_vendor():
+    """Start a FakeVendor (tests/helpers.py) for `path` on loopback; closed after the test,
+    which fails if one got a request it had no reply scripted for."""
+    started = []
+
+    def start(path: str = "") -> FakeVendor:
+        started.append(FakeVendor(path))
+        return started[-1]
+
+    yield start
+    for fake in started:
+        fake.close()
+
+
+@pytest.fixture
+def fake_anthropic(fake_vendor, settings):
+    """Anthropic's Messages API on loopback, where the anthropic provider sends its calls."""
+    fake = fake_vendor(ANTHROPIC_MESSAGES)
+    settings.ANTHROPIC_BASE_URL = fake.url
+    return fake
+
+
+@pytest.fixture
+def fake_ollama(fake_vendor, settings):
+    """Ollama's embedding API on loopback, where the ollama embedding provider sends its calls."""
+    fake = fake_vendor(OLLAMA_EMBED)
+    settings.ENGRAM_OLLAMA_URL = fake.url
+    return fake
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -1,5 +1,7 @@
 import json
 import socket
+import threading
+from dataclasses import dataclass, field
 
 
 def service_answers(port: int) -> bool:
@@ -11,20 +13,222 @@ def service_answers(port: int) -> bool:
         return False
 
 
-ANTHROPIC_MESSAGES = "https://api.anthropic.com/v1/messages"
+# --- A vendor's API on loopback ----------------------------------------------------------
+# The providers are tested through the vendors' real SDKs, over real HTTP, against a small
+# server on 127.0.0.1 that speaks the vendor's wire format and answers what each test
+# scripts. Nothing here depends on how an SDK sends its requests (httpx, httpx2 or
+# anything next), so a new SDK release is tested the day it comes out.
+
+ANTHROPIC_MESSAGES = "/v1/messages"
+OPENAI_CHAT = "/v1/chat/completions"
+OPENAI_EMBEDDINGS = "/v1/embeddings"
+OLLAMA_EMBED = "/api/embed"
 
 
-def anthropic_reply(payload, input_tokens: int = 120, output_tokens: int = 30):
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer: a status, a body (JSON unless bytes or str), headers, and how
+    long to wait before answering (past the client's timeout, a timeout)."""
+
+    status: int = 200
+    body: object = None
+    headers: dict = field(default_factory=dict)
+    delay: float = 0.0
+
+    def encoded(self) -> tuple[bytes, str]:
+        if isinstance(self.body, bytes):
+            return self.body, "application/octet-stream"
+        if isinstance(self.body, str):
+            return self.body.encode(), "text/plain; charset=utf-8"
+        if self.body is None:
+            return b"", ""
+        return json.dumps(self.body).encode(), "application/json"
+
+
+def slow(seconds: float) -> Reply:
+    """An answer that comes only after `seconds`: give the client a shorter timeout."""
+    return Reply(200, {}, delay=seconds)
+
+
+@dataclass(frozen=True)
+class Received:
+    """A request as the fake server received it."""
+
+    method: str
+    path: str
+    headers: dict  # names lower-cased
+    body: bytes
+
+    def json(self):
+        return json.loads(self.body)
+
+
+class UnscriptedRequest(AssertionError):
+    pass
+
+
+class FakeVendor:
+    """A vendor's HTTP API on an ephemeral loopback port, in a thread of its own.
+
+    `answer(*replies)` scripts the next answers, one per request, in order; `always(reply)`
+    answers every request alike. A reply may be a function of the Received request.
+    Requests are recorded in `requests`; one that is unscripted, or to another path than
+    `path`, gets a 599 and fails the test at `close()`. `stop()` closes the port (the
+    provider is down: connections are refused) and `start()` opens it again.
+    """
+
+    def __init__(self, path: str = ""):
+        self.path = path
+        self.requests: list[Received] = []
+        self.unexpected: list[str] = []
+        self._script: list = []
+        self._always = None
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._server = None
+        self.port = 0
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def call_count(self) -> int:
+        return len(self.requests)
+
+    @property
+    def last(self) -> Received:
+        return self.requests[-1]
+
+    def answer(self, *replies) -> "FakeVendor":
+        with self._lock:
+            self._script, self._always = list(replies), None
+        return self
+
+    def always(self, reply) -> "FakeVendor":
+        with self._lock:
+            self._script, self._always = [], reply
+        return self
+
+    def start(self) -> None:
+        from http.server import ThreadingHTTPServer
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            block_on_close = False  # a reply held back past a timeout does not hold us
+
+        self._server = Server(("127.0.0.1", self.port), _handler_for(self))
+        self.port = self._server.server_address[1]
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True,
+                         name=f"fake-vendor-{self.port}").start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def close(self) -> None:
+        self._closing.set()  # delayed replies stop waiting
+        self.stop()
+        if self.unexpected:
+            raise UnscriptedRequest("; ".join(self.unexpected))
+
+    def _next_reply(self, received: Received) -> Reply:
+        with self._lock:
+            self.requests.append(received)
+            if self.path and received.path != self.path:
+                problem = f"{received.method} {received.path}, expected {self.path}"
+            elif self._always is not None:
+                reply, problem = self._always, ""
+            elif self._script:
+                reply, problem = self._script.pop(0), ""
+            else:
+                problem = f"{received.method} {received.path} with no reply scripted"
+            if problem:
+                self.unexpected.append(problem)
+                return Reply(599, {"error": {"message": f"fake vendor: {problem}"}})
+        return reply(received) if callable(reply) else reply
+
+
+def _handler_for(fake: FakeVendor):
+    from http.server import BaseHTTPRequestHandler
+
+    class Handler(BaseHTTPRequestHandler):
+        # HTTP/1.0: one request per connection, so a stopped server refuses the next one.
+        protocol_version = "HTTP/1.0"
+
+        def do_POST(self):
+            length = int(self.headers.get("content-length") or 0)
+            received = Received(
+                method=self.command, path=self.path.split("?")[0],
+                headers={name.lower(): value for name, value in self.headers.items()},
+                body=self.rfile.read(length),
+            )
+            reply = fake._next_reply(received)
+            if reply.delay and fake._closing.wait(reply.delay):
+                return
+            body, content_type = reply.encoded()
+            try:
+                self.send_response(reply.status)
+                if content_type:
+                    self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(body)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+            except OSError:
+                pass  # the client gave up waiting (a timeout), as it should
+
+        do_GET = do_POST
+
+        def log_message(self, format, *args):
+            pass
+
+    return Handler
+
+
+def closed_port_url() -> str:
+    """A loopback URL nothing listens on: connections to it are refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def anthropic_reply(payload, input_tokens: int = 120, output_tokens: int = 30) -> Reply:
     """What Anthropic's Messages API answers with `payload` (JSON-encoded unless a string)
-    as the model's text, for respx to hand to the real SDK."""
-    import httpx
-
+    as the model's text."""
     text = payload if isinstance(payload, str) else json.dumps(payload)
-    return httpx.Response(200, json={
+    return Reply(200, {
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
         "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}},
+        headers={"request-id": "req_fake"})
+
+
+def anthropic_error(status: int, message: str, kind: str = "api_error", **headers) -> Reply:
+    """An Anthropic error answer: {"type": "error", "error": {"type", "message"}}."""
+    return Reply(status, {"type": "error", "error": {"type": kind, "message": message}},
+                 headers=headers)
+
+
+def chat_reply(text: str, input_tokens: int = 1000, output_tokens: int = 100) -> Reply:
+    """What an OpenAI-compatible Chat Completions API answers with `text` as the reply."""
+    return Reply(200, {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt",
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                     "message": {"role": "assistant", "content": text, "refusal": None}}],
+        "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                  "total_tokens": input_tokens + output_tokens}})
+
+
+def openai_error(status: int, message: str, kind: str = "api_error", **headers) -> Reply:
+    """An OpenAI error answer: {"error": {"message", "type", "code"}}."""
+    return Reply(status, {"error": {"message": message, "type": kind, "param": None,
+                                    "code": None}}, headers=headers)
 
 
 def htmx_settled(page) -> None:

@@ -135,7 +135,8 @@ class OpenAIProvider(EmbeddingProvider):
                 openai.InternalServerError) as exc:
             raise ProviderError(f"OpenAI embeddings: {exc}", retryable=True,
                                 provider=self.name) from exc
-        except openai.APIError as exc:
+        # A 200 whose body is not JSON, or holds no embeddings, escapes the SDK as a ValueError.
+        except (openai.APIError, ValueError) as exc:
             raise ProviderError(f"OpenAI embeddings: {exc}", retryable=False,
                                 provider=self.name) from exc
         rows = sorted(response.data, key=lambda item: item.index)

@@ -404,7 +404,8 @@ class ChatModelProvider(LLMProvider):
         started = time.monotonic()
         try:
             completion = self._complete(model, system, conversation, max_tokens)
-        except self._sdk.APIError as exc:
+        # The SDKs let a 200 whose body is not JSON escape as the json module's own error.
+        except (self._sdk.APIError, json.JSONDecodeError) as exc:
             message, retryable = self._describe_failure(purpose, model, exc)
             calls.append(self._record(purpose, model, started, None, ok=False, error=message))
             raise LLMCallError(message, retryable=retryable, provider=self.name,
@@ -495,12 +496,16 @@ class AnthropicProvider(ChatModelProvider):
                                            timeout=timeout, max_retries=0)
 
     def _complete(self, model, system, conversation, max_tokens):
+        # The anthropic SDK (2.13) takes no temperature or other sampling parameter: the JSON
+        # schema in the system prompt and the strict parse keep the answers in shape.
         message = self._client.messages.create(
             model=model, system=system, messages=conversation, max_tokens=max_tokens,
-            temperature=0,
         )
-        text = "".join(block.text for block in message.content if block.type == "text")
-        return Completion(text, message.usage.input_tokens, message.usage.output_tokens)
+        # A reply missing its fields comes back with them None, not as an error.
+        text = "".join(block.text for block in message.content or () if block.type == "text")
+        usage = message.usage
+        return Completion(text, usage.input_tokens if usage else None,
+                          usage.output_tokens if usage else None)
 
 
 class OpenAIProvider(ChatModelProvider):
@@ -598,11 +603,11 @@ class RulesProvider(LLMProvider):
 
 @functools.cache
 def _build_llm_provider(kind: str, gate_model: str, extract_model: str, anthropic_key: str,
-                        openai_key: str, openai_url: str, llm_url: str,
+                        anthropic_url: str, openai_key: str, openai_url: str, llm_url: str,
                         timeout: float) -> LLMProvider:
     models = {"gate_model": gate_model, "extract_model": extract_model, "timeout": timeout}
     if kind == "anthropic":
-        return AnthropicProvider(api_key=anthropic_key, **models)
+        return AnthropicProvider(api_key=anthropic_key, base_url=anthropic_url, **models)
     if kind == "openai":
         return OpenAIProvider(api_key=openai_key, base_url=openai_url, **models)
     if kind == "ollama":
@@ -633,6 +638,7 @@ def get_llm_provider() -> LLMProvider:
         settings.ENGRAM_LLM_GATE_MODEL,
         settings.ENGRAM_LLM_EXTRACT_MODEL,
         settings.ANTHROPIC_API_KEY,
+        settings.ANTHROPIC_BASE_URL,
         settings.OPENAI_API_KEY,
         settings.OPENAI_BASE_URL,
         settings.ENGRAM_LLM_BASE_URL,

@@ -1,18 +1,17 @@
-"""Capture through a real vendor SDK (HTTP mocked): failures keep the chunk, the breaker
-falls back to the rules, and every call is logged with tokens and cost."""
+"""Capture through a real vendor SDK, over HTTP to a fake vendor server on loopback: failures
+keep the chunk, the breaker falls back to the rules, and every call is logged with tokens
+and cost."""
 
 from datetime import timedelta
 
-import httpx
 import pytest
-import respx
 from django.utils import timezone
 
 from memories.capture.extraction import process_due_observations, process_observation
 from memories.llm_usage import llm_status
 from memories.capture import observe as observing
 from memories.models import ChunkStatus, Memory, ModelCall, ObservationStatus
-from tests.helpers import ANTHROPIC_MESSAGES
+from tests.helpers import anthropic_error, slow
 from tests.helpers import anthropic_reply as reply
 
 SESSION = {"session_id": "s-1", "project": "shop", "agent_id": "claude-code"}
@@ -25,13 +24,16 @@ EXTRACTION = {"memories": [{
     "relationships": [{"source": "orders service", "type": "uses", "target": "PostgreSQL"}]}]}
 
 
+TIMEOUT = 0.5  # seconds; the fake server holds a "slow" reply back longer than this
+
+
 @pytest.fixture
-def anthropic(settings):
+def anthropic(settings, fake_anthropic):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test-key"
     settings.ENGRAM_LLM_BREAKER_FAILURES = 3
-    with respx.mock(assert_all_called=False) as router:
-        yield router.post(ANTHROPIC_MESSAGES)
+    settings.ENGRAM_LLM_TIMEOUT = TIMEOUT
+    return fake_anthropic
 
 
 def observe(owner, messages=CHUNK, **extra):
@@ -43,7 +45,7 @@ def observe(owner, messages=CHUNK, **extra):
 
 
 def test_the_gate_then_the_extractor_store_memories_and_log_their_cost(alice, anthropic):
-    anthropic.side_effect = [reply(GATE_YES, 100, 10), reply(EXTRACTION, 400, 80)]
+    anthropic.answer(reply(GATE_YES, 100, 10), reply(EXTRACTION, 400, 80))
     observation = observe(alice)
     assert observation.status == ObservationStatus.DONE
     memory = Memory.objects.for_owner(alice).get()
@@ -58,21 +60,19 @@ def test_the_gate_then_the_extractor_store_memories_and_log_their_cost(alice, an
 
 
 def test_a_gate_that_says_no_stores_nothing(alice, anthropic):
-    anthropic.side_effect = [reply({"worth_remembering": False, "reason": "chatter"})]
+    anthropic.answer(reply({"worth_remembering": False, "reason": "chatter"}))
     observation = observe(alice)
     assert observation.chunks.get().status == ChunkStatus.SKIPPED
     assert not Memory.objects.exists()
 
 
 @pytest.mark.parametrize("failure", [
-    httpx.Response(500, json={"type": "error", "error": {"type": "api_error",
-                                                         "message": "boom"}}),
-    httpx.Response(429, json={"type": "error", "error": {"type": "rate_limit_error",
-                                                         "message": "slow down"}}),
-    httpx.ConnectTimeout("timed out"),
-])
+    anthropic_error(500, "boom"),
+    anthropic_error(429, "slow down", "rate_limit_error", **{"retry-after": "30"}),
+    slow(TIMEOUT * 4),
+], ids=["500", "429", "timeout"])
 def test_a_failing_model_keeps_the_chunk_raw_for_a_later_retry(alice, anthropic, failure):
-    anthropic.side_effect = [failure]
+    anthropic.answer(failure)
     observation = observe(alice)
     chunk = observation.chunks.get()
     assert chunk.status == ChunkStatus.RETRY and chunk.attempts == 1
@@ -82,7 +82,7 @@ def test_a_failing_model_keeps_the_chunk_raw_for_a_later_retry(alice, anthropic,
     assert not Memory.objects.exists()
     assert ModelCall.objects.filter(ok=False).count() == 1
     # the retry, once due, succeeds and finishes the observation
-    anthropic.side_effect = [reply(GATE_YES), reply(EXTRACTION)]
+    anthropic.answer(reply(GATE_YES), reply(EXTRACTION))
     later = timezone.now() + timedelta(hours=1)
     assert process_due_observations(now=later) == 1
     observation.refresh_from_db()
@@ -91,8 +91,8 @@ def test_a_failing_model_keeps_the_chunk_raw_for_a_later_retry(alice, anthropic,
 
 
 def test_malformed_json_twice_keeps_the_chunk_and_logs_both_calls(alice, anthropic):
-    anthropic.side_effect = [reply(GATE_YES), reply("Sure! Here are the memories: {oops"),
-                             reply("still {not json")]
+    anthropic.answer(reply(GATE_YES), reply("Sure! Here are the memories: {oops"),
+                     reply("still {not json"))
     observation = observe(alice)
     chunk = observation.chunks.get()
     assert chunk.status == ChunkStatus.RETRY
@@ -104,7 +104,7 @@ def test_after_the_last_attempt_the_rules_extract_the_chunk_so_nothing_is_lost(
         alice, anthropic, settings):
     settings.ENGRAM_CAPTURE_MAX_ATTEMPTS = 1
     settings.ENGRAM_LLM_BREAKER_FAILURES = 100
-    anthropic.side_effect = [httpx.Response(503, json={})]
+    anthropic.answer(anthropic_error(503, "unavailable"))
     observation = observe(alice)
     chunk = observation.chunks.get()
     assert chunk.status == ChunkStatus.EXTRACTED
@@ -113,8 +113,8 @@ def test_after_the_last_attempt_the_rules_extract_the_chunk_so_nothing_is_lost(
 
 
 def test_a_rejected_key_is_not_retried_and_the_rules_take_over(alice, anthropic):
-    anthropic.side_effect = [httpx.Response(401, json={"type": "error", "error": {
-        "type": "authentication_error", "message": "invalid x-api-key"}})]
+    anthropic.answer(anthropic_error(401, "invalid x-api-key sk-ant-test-key",
+                                     "authentication_error"))
     observation = observe(alice)
     chunk = observation.chunks.get()
     assert chunk.status == ChunkStatus.EXTRACTED and chunk.extracted_by.startswith("rules")
@@ -123,7 +123,7 @@ def test_a_rejected_key_is_not_retried_and_the_rules_take_over(alice, anthropic)
 
 def test_repeated_failures_open_the_breaker_and_the_rules_extract_meanwhile(
         alice, anthropic):
-    anthropic.side_effect = httpx.Response(500, json={})
+    anthropic.always(anthropic_error(500, "boom"))
     for session in ("a", "b", "c"):
         observe(alice, session_id=session)
     assert llm_status()["circuit"] == "open"
@@ -137,7 +137,7 @@ def test_repeated_failures_open_the_breaker_and_the_rules_extract_meanwhile(
 
 def test_a_spent_daily_budget_hands_the_project_to_the_rules(alice, anthropic, settings):
     settings.ENGRAM_LLM_DAILY_TOKENS = 500
-    anthropic.side_effect = [reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50)]
+    anthropic.answer(reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50))
     observe(alice)
     observation = observe(alice, messages=[{"role": "user", "text": "I prefer tabs over "
                                                                     "spaces in Makefiles."}])
@@ -148,7 +148,7 @@ def test_a_spent_daily_budget_hands_the_project_to_the_rules(alice, anthropic, s
 
 def test_a_new_project_name_buys_no_new_budget(alice, anthropic, settings):
     settings.ENGRAM_LLM_DAILY_TOKENS = 500
-    anthropic.side_effect = [reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50)]
+    anthropic.answer(reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50))
     observe(alice, project="one")
     observation = observe(alice, project="another", messages=[
         {"role": "user", "text": "I prefer tabs over spaces in Makefiles."}])
@@ -157,18 +157,18 @@ def test_a_new_project_name_buys_no_new_budget(alice, anthropic, settings):
 
 
 def test_one_owners_failures_leave_anothers_model_in_use(alice, bob, anthropic):
-    anthropic.side_effect = httpx.Response(500, json={})
+    anthropic.always(anthropic_error(500, "boom"))
     for session in ("a", "b", "c"):
         observe(alice, session_id=session)
     assert llm_status(owner=alice)["circuit"] == "open"
-    anthropic.side_effect = [reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50)]
+    anthropic.answer(reply(GATE_YES, 300, 10), reply(EXTRACTION, 300, 50))
     chunk = observe(bob).chunks.get()
     assert chunk.extracted_by == "anthropic"
     assert llm_status(owner=bob)["circuit"] == "closed"
 
 
 def test_healthz_reports_an_open_circuit(alice, anthropic, admin_client):
-    anthropic.side_effect = httpx.Response(500, json={})
+    anthropic.always(anthropic_error(500, "boom"))
     for session in ("a", "b", "c"):
         observe(alice, session_id=session)
     llm = admin_client.get("/healthz").json()["llm"]

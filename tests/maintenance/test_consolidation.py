@@ -3,9 +3,7 @@
 import json
 from datetime import timedelta
 
-import httpx
 import pytest
-import respx
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -23,7 +21,7 @@ from memories.models import (
     UsageEvent,
     UsageKind,
 )
-from tests.helpers import ANTHROPIC_MESSAGES, anthropic_reply
+from tests.helpers import anthropic_error, anthropic_reply
 
 NOW = timezone.now()
 REDIS_NOTES = [
@@ -187,27 +185,25 @@ def summary_reply(text):
 
 
 def test_a_configured_model_writes_the_summary_and_its_call_is_logged(alice, cluster,
-                                                                      settings):
+                                                                      settings, fake_anthropic):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
-    with respx.mock:
-        route = respx.post(ANTHROPIC_MESSAGES).mock(return_value=summary_reply(
-            "Sessions are cached in Redis 7 for one hour."))
-        consolidate(owner=alice, now=NOW)
-    assert route.call_count == 1
-    assert "Redis 7 holds the session cache" in route.calls[0].request.content.decode()
+    fake_anthropic.answer(summary_reply("Sessions are cached in Redis 7 for one hour."))
+    consolidate(owner=alice, now=NOW)
+    assert fake_anthropic.call_count == 1
+    assert "Redis 7 holds the session cache" in fake_anthropic.last.body.decode()
     summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
     assert summary.content == "Sessions are cached in Redis 7 for one hour."
     assert summary.metadata["summarised_by"] == "anthropic"
     assert ModelCall.objects.get().purpose == "summarize"
 
 
-def test_a_failing_model_leaves_the_summary_to_the_rules(alice, cluster, settings):
+def test_a_failing_model_leaves_the_summary_to_the_rules(alice, cluster, settings,
+                                                         fake_anthropic):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
-    with respx.mock:
-        respx.post(ANTHROPIC_MESSAGES).mock(return_value=httpx.Response(500, json={}))
-        report = consolidate(owner=alice, now=NOW)
+    fake_anthropic.always(anthropic_error(500, "Internal server error"))
+    report = consolidate(owner=alice, now=NOW)
     assert report["clusters"] == 1
     summary = Memory.objects.get(metadata__consolidated_from__isnull=False)
     assert summary.metadata["summarised_by"] == "rules" and "Redis 7" in summary.content

@@ -2,15 +2,13 @@
 
 import json
 
-import httpx
 import pytest
-import respx
 from django.core.management import call_command
 
 from memories.maintenance.contradictions import check_contradictions
 from memories.services import remembering
 from memories.models import Contradiction, ContradictionStatus, JudgedPair, ModelCall
-from tests.helpers import ANTHROPIC_MESSAGES, anthropic_reply
+from tests.helpers import anthropic_error, anthropic_reply
 
 
 @pytest.fixture
@@ -61,11 +59,11 @@ def judged(contradicts):
                             "confidence": 0.9}, 50, 12)
 
 
-@respx.mock
-def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, settings):
+def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, settings,
+                                                                        fake_anthropic):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
-    route = respx.post(ANTHROPIC_MESSAGES).mock(return_value=judged(True))
+    route = fake_anthropic.always(judged(True))
     a = remembering.remember(owner=alice, content="The orders API listens on port 8080").memory
     b = remembering.remember(owner=alice, content="The orders API listens on port 9090").memory
     check_contradictions([b.pk])
@@ -77,11 +75,10 @@ def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, s
     assert route.call_count == 1  # both directions hit the cached verdict
 
 
-@respx.mock
-def test_a_failing_model_falls_back_to_the_rules(alice, settings):
+def test_a_failing_model_falls_back_to_the_rules(alice, settings, fake_anthropic):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test"
-    respx.post(ANTHROPIC_MESSAGES).mock(return_value=httpx.Response(500, json={}))
+    fake_anthropic.always(anthropic_error(500, "Internal server error"))
     remembering.remember(owner=alice, content="The orders API listens on port 8080")
     b = remembering.remember(owner=alice, content="The orders API listens on port 9090").memory
     check_contradictions([b.pk])

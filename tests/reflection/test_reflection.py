@@ -5,9 +5,7 @@ changes, and each owner's own."""
 import json
 from datetime import timedelta
 
-import httpx
 import pytest
-import respx
 from django.utils import timezone
 
 from memories.jobs import create_job, run_job
@@ -30,7 +28,7 @@ from memories.models import (
 from memories.providers.llm import RulesProvider
 from reflection import services as reflection
 from reflection.models import Insight, InsightStatus, ReflectionState
-from tests.helpers import ANTHROPIC_MESSAGES
+from tests.helpers import anthropic_error
 from tests.helpers import anthropic_reply as reply
 
 NOW = timezone.now()
@@ -317,15 +315,14 @@ def test_rejecting_an_insight_archives_its_memory_and_approving_restores_it(insi
     assert Insight.objects.get(pk=insight.pk).status == InsightStatus.APPROVED
 
 
-# --- A model reflects (Anthropic's SDK, HTTP mocked with recorded replies) ---------------------
+# --- A model reflects (Anthropic's SDK, over HTTP to a fake server with recorded replies) ---------------------
 
 
 @pytest.fixture
-def anthropic(settings):
+def anthropic(settings, fake_anthropic):
     settings.ENGRAM_LLM_PROVIDER = "anthropic"
     settings.ANTHROPIC_API_KEY = "sk-ant-test-key"
-    with respx.mock(assert_all_called=False) as router:
-        yield router.post(ANTHROPIC_MESSAGES)
+    return fake_anthropic
 
 
 CI_MEMORIES = [
@@ -348,7 +345,7 @@ REFINEMENT = {"insights": [{"text": f"{REFINED} (because of 1, 2)", "importance"
 
 def test_a_model_reflects_with_citations_and_refines_what_matters(alice, anthropic):
     fix, error = store(alice, CI_MEMORIES)[::-1]  # numbered newest first: 1 is the fix
-    anthropic.side_effect = [reply(QUESTIONS), reply(INSIGHTS), reply(REFINEMENT)]
+    anthropic.answer(reply(QUESTIONS), reply(INSIGHTS), reply(REFINEMENT))
 
     result = reflection.reflect(owner=alice, now=NOW)
 
@@ -364,7 +361,7 @@ def test_a_model_reflects_with_citations_and_refines_what_matters(alice, anthrop
     assert partly.cited_ids == [error.pk]
     assert not Memory.objects.filter(content__icontains="Kubernetes").exists()
 
-    sent = [json.loads(call.request.content) for call in anthropic.calls]
+    sent = [request.json() for request in anthropic.requests]
     assert "because of 1, 3, 7" in sent[1]["system"]
     assert "Refine this insight" in sent[2]["messages"][0]["content"]
     assert "Pin psycopg in CI" in sent[2]["messages"][0]["content"]
@@ -374,8 +371,7 @@ def test_a_model_reflects_with_citations_and_refines_what_matters(alice, anthrop
 
 def test_a_failing_model_falls_back_to_the_rules(alice, anthropic):
     store(alice)
-    anthropic.side_effect = [httpx.Response(500, json={
-        "type": "error", "error": {"type": "api_error", "message": "overloaded"}})]
+    anthropic.answer(anthropic_error(500, "overloaded"))
 
     result = reflection.reflect(owner=alice, now=NOW)
 

@@ -1,37 +1,31 @@
 """Graceful degradation: a remote embedding provider that is down loses no memory."""
 
-import httpx
 import pytest
-import respx
 
 from memories.services.embeddings import embed_pending
 from memories.services.recall import recall
 from memories.services.remembering import remember
 from memories.models import Memory, PendingCheck
-
-OLLAMA = "http://ollama.test:11434/api/embed"
+from tests.helpers import Reply
 
 
 @pytest.fixture
-def ollama_settings(settings):
+def ollama(settings, fake_ollama):
+    """Ollama on loopback, stopped: its port refuses connections until `ollama.start()`."""
     settings.ENGRAM_EMBEDDING_PROVIDER = "ollama"
-    settings.ENGRAM_OLLAMA_URL = "http://ollama.test:11434"
     settings.ENGRAM_OLLAMA_EMBEDDING_MODEL = "nomic-embed-text"
-    return settings
+    fake_ollama.stop()
+    return fake_ollama
 
 
 def vectors_for(request):
-    import json
-
-    texts = json.loads(request.read())["input"]
-    return httpx.Response(200, json={"embeddings": [[1.0, float(i)] + [0.0] * 766
-                                                    for i in range(len(texts))]})
+    texts = request.json()["input"]
+    return Reply(200, {"embeddings": [[1.0, float(i)] + [0.0] * 766
+                                      for i in range(len(texts))]})
 
 
-@respx.mock
 def test_a_memory_is_stored_and_queued_while_the_provider_is_down(
-        alice, ollama_settings, django_capture_on_commit_callbacks):
-    respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+        alice, ollama, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as queued:
         result = remember(owner=alice, content="The VPN needs the split-tunnel profile")
     assert result.created
@@ -40,9 +34,7 @@ def test_a_memory_is_stored_and_queued_while_the_provider_is_down(
     assert len(queued) == 1
 
 
-@respx.mock
-def test_recall_falls_back_to_keywords_while_the_provider_is_down(alice, ollama_settings):
-    respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+def test_recall_falls_back_to_keywords_while_the_provider_is_down(alice, ollama):
     remember(owner=alice, content="The VPN needs the split-tunnel profile")
     remember(owner=alice, content="Lunch is at noon")
     hits = recall(owner=alice, query="which VPN profile?")
@@ -50,19 +42,16 @@ def test_recall_falls_back_to_keywords_while_the_provider_is_down(alice, ollama_
     assert hits[0].similarity is None and hits[0].keyword_rank == 1
 
 
-@respx.mock
-def test_exact_repeats_are_still_merged_while_the_provider_is_down(alice, ollama_settings):
-    respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+def test_exact_repeats_are_still_merged_while_the_provider_is_down(alice, ollama):
     remember(owner=alice, content="Lunch is at noon")
     assert not remember(owner=alice, content="lunch is at  noon").created
     assert Memory.objects.for_owner(alice).count() == 1
 
 
-@respx.mock
-def test_the_sweep_embeds_what_was_deferred_once_the_provider_is_back(alice, ollama_settings):
-    route = respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
+def test_the_sweep_embeds_what_was_deferred_once_the_provider_is_back(alice, ollama):
     memory = remember(owner=alice, content="The VPN needs the split-tunnel profile").memory
-    route.mock(side_effect=vectors_for)
+    ollama.start()
+    ollama.always(vectors_for)
     assert embed_pending() == 1
     memory.refresh_from_db()
     assert memory.embedding_model == "ollama:nomic-embed-text"
@@ -71,16 +60,15 @@ def test_the_sweep_embeds_what_was_deferred_once_the_provider_is_back(alice, oll
 
 
 @pytest.mark.django_db(transaction=True)
-@respx.mock
-def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ollama_settings,
+def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ollama,
                                                            stopped_worker):
     """The task waits in PostgreSQL until a worker runs it: nothing is lost."""
     owner = django_user_model.objects.create_user("alice")
-    route = respx.post(OLLAMA).mock(side_effect=httpx.ConnectError("refused"))
     memory = remember(owner=owner, content="Staging runs on Fridays").memory
     assert stopped_worker.pending_count() == 1  # no worker is running: it waits in the queue
 
-    route.mock(side_effect=vectors_for)  # provider back, worker starts
+    ollama.start()  # provider back, worker starts
+    ollama.always(vectors_for)
     stopped_worker.execute(stopped_worker.dequeue())
     memory.refresh_from_db()
     assert memory.embedding_model == "ollama:nomic-embed-text"

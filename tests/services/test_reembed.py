@@ -1,11 +1,7 @@
 """Moving to another embedding model keeps every memory and never mixes models."""
 
-import json
-
-import httpx
 import numpy as np
 import pytest
-import respx
 from django.core.management import call_command
 from django.db import connection
 
@@ -14,13 +10,13 @@ from memories.services.embeddings import count_to_reembed
 from memories.services.recall import recall
 from memories.services.remembering import remember
 from memories.models import Memory
+from tests.helpers import Reply
 
 
 def ollama_vectors(request):
-    texts = json.loads(request.read())["input"]
+    texts = request.json()["input"]
     rng = np.random.default_rng(0)
-    return httpx.Response(200, json={"embeddings": [rng.normal(size=768).tolist()
-                                                    for _ in texts]})
+    return Reply(200, {"embeddings": [rng.normal(size=768).tolist() for _ in texts]})
 
 
 @pytest.fixture
@@ -36,11 +32,10 @@ def mixed_store(alice):
 
 # Index creation must run outside a test transaction that holds deferred FK checks.
 @pytest.mark.django_db(transaction=True)
-@respx.mock
-def test_reembed_moves_every_memory_to_the_new_model(mixed_store, settings, capsys):
-    respx.post("http://ollama.test:11434/api/embed").mock(side_effect=ollama_vectors)
+def test_reembed_moves_every_memory_to_the_new_model(mixed_store, settings, capsys,
+                                                     fake_ollama):
+    fake_ollama.always(ollama_vectors)
     settings.ENGRAM_EMBEDDING_PROVIDER = "ollama"
-    settings.ENGRAM_OLLAMA_URL = "http://ollama.test:11434"
     assert count_to_reembed() == 4
 
     call_command("reembed", batch_size=3)
@@ -69,11 +64,9 @@ def test_recall_never_compares_vectors_of_another_model(mixed_store):
 
 
 @pytest.mark.django_db(transaction=True)
-@respx.mock
-def test_a_new_embedding_model_gets_its_index_on_first_use(alice, settings):
-    respx.post("http://ollama.test:11434/api/embed").mock(side_effect=ollama_vectors)
+def test_a_new_embedding_model_gets_its_index_on_first_use(alice, settings, fake_ollama):
+    fake_ollama.always(ollama_vectors)
     settings.ENGRAM_EMBEDDING_PROVIDER = "ollama"
-    settings.ENGRAM_OLLAMA_URL = "http://ollama.test:11434"
     settings.ENGRAM_OLLAMA_EMBEDDING_MODEL = "mxbai-embed-large"
     name = selectors.vector_index_name("ollama:mxbai-embed-large")
     with connection.cursor() as cursor:

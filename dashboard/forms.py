@@ -20,6 +20,7 @@ from memories.models import (
     Status,
     Validity,
 )
+from memories.services.api_keys import MAX_KEY_DAYS
 from memories.services.context import MAX_CONTEXT_TOKENS
 from memories.services.transfer import ENGRAM, MCP_MEMORY
 from memories.services.validation import MAX_SCOPE_LENGTH
@@ -211,6 +212,15 @@ class StartJobForm(forms.Form):
 class ApiKeyForm(forms.Form):
     name = forms.CharField(label="Name", max_length=100,
                            help_text="Which agent or machine will use it, e.g. “laptop claude”.")
+    expires_in_days = forms.IntegerField(
+        label="Expires after (days)", required=False, min_value=1, max_value=MAX_KEY_DAYS,
+        help_text="Leave empty for a key that does not expire.")
+    project = forms.CharField(
+        label="Project", required=False, max_length=MAX_SCOPE_LENGTH,
+        help_text="Only this project's memories, read and written; empty: every project.")
+
+    def clean_project(self):
+        return self.cleaned_data["project"].strip()
 
 
 IMPORT_FORMATS = [("", "Tell from the file"), (ENGRAM, "Engram JSONL (as exported)"),

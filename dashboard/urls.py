@@ -27,6 +27,7 @@ urlpatterns = [
     path("memories/<uuid:memory_id>/pin", memories.memory_pin, name="memory_pin"),
     path("memories/<uuid:memory_id>/archive", memories.memory_archive, name="memory_archive"),
     path("memories/<uuid:memory_id>/delete", memories.memory_delete, name="memory_delete"),
+    path("memories/<uuid:memory_id>/erase", memories.memory_erase, name="memory_erase"),
     path("memories/<uuid:memory_id>/restore", memories.memory_restore, name="memory_restore"),
     path("memories/<uuid:memory_id>/feedback", memories.memory_feedback,
          name="memory_feedback"),

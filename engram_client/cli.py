@@ -100,6 +100,28 @@ def forget(client, args, out):
     out.write(f"forgot {memory['id']} (PATCH status=active restores it)\n")
 
 
+def erase(client, args, out):
+    """Erase for good, after a yes: at a terminal it asks, elsewhere --yes is required."""
+    if not args.yes:
+        stdin = sys.stdin
+        if not stdin.isatty():
+            raise Refused(400, "erasing cannot be undone: add --yes to confirm")
+        out.write(f"Erase memory {args.id} and every copy of its text, for good? [y/N] ")
+        out.flush()
+        if stdin.readline().strip().lower() not in ("y", "yes"):
+            out.write("nothing erased\n")
+            return None
+    receipt = client.post(f"memories/{args.id}/erase", {})
+    if args.json:
+        return receipt
+    out.write(f"erased {receipt['memory_id']} (record {receipt['record']})\n")
+    for part in ("removed", "scrubbed", "flagged"):
+        counts = ", ".join(f"{name} {entry['count']}"
+                           for name, entry in receipt[part].items() if entry["count"])
+        out.write(f"{part + ':':<10} {counts or 'nothing'}\n")
+    return None
+
+
 def context(client, args, out):
     body = {"query": args.query, "max_tokens": args.tokens, "format": args.format}
     if args.project:
@@ -182,6 +204,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("id")
     sub = command("forget", forget, "Forget (soft-delete) a memory")
     sub.add_argument("id")
+    sub = command("erase", erase, "Erase a memory for good, with every copy of its text "
+                                  "(versions, its source observation, judged pairs, usage)")
+    sub.add_argument("id")
+    sub.add_argument("--yes", action="store_true", help="confirm: erasing cannot be undone")
     sub = command("context", context, "The context an agent would be handed for a query")
     sub.add_argument("query")
     sub.add_argument("--tokens", type=int, default=500)

@@ -295,13 +295,21 @@ class UsageEvent(models.Model):
 
 
 class ApiKeyQuerySet(models.QuerySet):
-    def usable(self):
-        return self.filter(revoked_at__isnull=True, owner__is_active=True)
+    def usable(self, now=None):
+        """Not revoked, not expired, and its owner still active."""
+        return self.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now or timezone.now()),
+                           revoked_at__isnull=True, owner__is_active=True)
 
     def matching(self, raw_key: str):
         """The usable key that `raw_key` is, or None."""
         return self.usable().select_related("owner").filter(
             key_hash=ApiKey.digest(raw_key)).first()
+
+    def expired_matching(self, raw_key: str):
+        """The key that `raw_key` is if it would be usable but for its expiry, or None:
+        so a refusal can say "expired" rather than "unknown"."""
+        return self.filter(key_hash=ApiKey.digest(raw_key), revoked_at__isnull=True,
+                           owner__is_active=True, expires_at__lte=timezone.now()).first()
 
 
 class ApiKey(models.Model):
@@ -317,8 +325,16 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Refused from this moment on, like a revoked key; none: it never expires.
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # Blank: every project of the owner. Otherwise the key reads only this project's
+    # memories and every write lands in it (memories/selectors.py, `Scope`).
+    project = models.CharField(max_length=200, blank=True, default="")
 
     objects = ApiKeyQuerySet.as_manager()
+
+    def is_expired(self, now=None) -> bool:
+        return self.expires_at is not None and self.expires_at <= (now or timezone.now())
 
     def __str__(self):
         return f"{self.name} ({self.key_prefix}…)"
@@ -698,7 +714,7 @@ class PurgeRecord(models.Model):
     owner_id = models.IntegerField()  # kept as a number: the owner may be gone too
     forgotten_at = models.DateTimeField(null=True)
     purged_at = models.DateTimeField(default=timezone.now)
-    reason = models.CharField(max_length=200)
+    reason = models.CharField(max_length=200)  # "erase" for an erase (services/erasing.py)
 
     class Meta:
         indexes = [models.Index(fields=["owner_id", "-purged_at"], name="purge_record_owner")]

@@ -6,7 +6,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -269,6 +269,67 @@ class RecallFilters:
         return " AND ".join(clauses), params
 
 
+class OutOfProject(Exception):
+    """A project-restricted key asked for another project (the API answers 403)."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a caller may reach of its owner's store: every project, or only one (an API
+    key restricted to a project). The one place reads are narrowed and writes forced:
+    the REST views and the MCP tools start every query and write from here.
+    """
+
+    project: str | None = None  # None: every project
+
+    @classmethod
+    def of_key(cls, key) -> "Scope":
+        """The scope of an API key (request.auth); a session or no key reaches all."""
+        project = getattr(key, "project", "") or ""
+        return cls(project) if project else EVERYWHERE
+
+    @property
+    def restricted(self) -> bool:
+        return self.project is not None
+
+    def project_for(self, asked: str | None) -> str | None:
+        """The project a read or write may name: what was asked, or, for a restricted
+        key, its own project (asked or not); another project raises OutOfProject."""
+        if self.project is None:
+            return asked
+        if asked not in (None, "", self.project):
+            raise OutOfProject(
+                f"This API key is restricted to project {self.project!r}; it cannot reach "
+                f"project {asked!r}. Leave project out or name {self.project!r}.")
+        return self.project
+
+    def refuse_unscoped(self, what: str) -> None:
+        """Refuse work that spans every project (reflection, consolidation)."""
+        if self.project is not None:
+            raise OutOfProject(f"This API key is restricted to project {self.project!r}, "
+                               f"and {what} spans every project: use an unrestricted key.")
+
+    def memories(self, memories):
+        """A memory queryset narrowed to the scope."""
+        return memories if self.project is None else memories.filter(project=self.project)
+
+    def recall(self, filters: "RecallFilters") -> "RecallFilters":
+        """Recall filters narrowed to the scope (and without general memories, which
+        belong to no project)."""
+        if self.project is None:
+            return filters
+        return replace(filters, project=self.project_for(filters.project), with_general=False)
+
+    def contradictions(self, contradictions):
+        if self.project is None:
+            return contradictions
+        return contradictions.filter(memory_a__project=self.project,
+                                     memory_b__project=self.project)
+
+
+EVERYWHERE = Scope()
+
+
 def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id: str,
                       dimensions: int, filters: RecallFilters = RecallFilters(),
                       exclude_ids: Sequence[uuid.UUID] = (), dense_k: int = 50,
@@ -427,7 +488,8 @@ def memories_in_order(ids: Sequence[uuid.UUID]) -> list[Memory]:
 
 
 def related_memories(memory: Memory, *, depth: int, include_superseded: bool = False,
-                     now: datetime | None = None) -> list[tuple[Memory, int, str]]:
+                     now: datetime | None = None, scope: "Scope | None" = None,
+                     ) -> list[tuple[Memory, int, str]]:
     """Memories linked to `memory` within `depth` hops, either direction, nearest first.
 
     Each comes with its hop count and the relation of the link that first reached it.
@@ -453,6 +515,8 @@ def related_memories(memory: Memory, *, depth: int, include_superseded: bool = F
                                   owner_id=memory.owner_id).defer("embedding", "search_vector")
     if not include_superseded:
         found = found.current(now or timezone.now())
+    if scope is not None:
+        found = scope.memories(found)
     return sorted(((m, *seen[m.pk]) for m in found), key=lambda row: (row[1], str(row[0].pk)))
 
 

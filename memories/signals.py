@@ -11,8 +11,9 @@ from django.dispatch import Signal
 # Arguments: owner, memories (the new Memory rows).
 memories_stored = Signal()
 
-# The evidence under these memories changed: superseded, edited, deleted or forgotten.
-# Arguments: memory_ids, reason (words for a person).
+# The evidence under these memories changed: superseded, edited, deleted, forgotten or
+# erased. Arguments: memory_ids, reason (words for a person). A receiver may answer with
+# a dict such as {"insights_flagged": [ids]}, which an erase lists in its receipt.
 evidence_changed = Signal()
 
 # An agent handed over an observation (a new one, not a repeat).

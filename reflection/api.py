@@ -11,9 +11,10 @@ from rest_framework.views import APIView
 
 from memories.api.errors import Conflict
 from memories.api.maintenance import JobOutput
-from memories.api.views import page_by_status
+from memories.api.views import ScopedView, page_by_status
 from memories.jobs import JobAlreadyActive, start_job
 from memories.models import JobKind, Memory
+from memories.selectors import EVERYWHERE
 
 from . import services
 from .models import Insight, InsightStatus
@@ -51,19 +52,27 @@ class InsightOutput(serializers.ModelSerializer):
                               many=True).data
 
 
-def _cited_memories(insights) -> dict:
-    """Every memory the insights cite, in one query (their owner's own, by construction)."""
+def _cited_memories(insights, scope=EVERYWHERE) -> dict:
+    """Every memory the insights cite, in one query (their owner's own, by construction),
+    within the key's scope."""
     ids = {i for insight in insights for i in insight.cited_ids}
-    return Memory.objects.only("id", "content", "status", "superseded_by").in_bulk(ids)
+    return scope.memories(Memory.objects.only("id", "content", "status", "superseded_by",
+                                              "project")).in_bulk(ids)
 
 
-class OwnedInsightView(APIView):
+class OwnedInsightView(ScopedView):
     throttle_scope = "memories"
 
     def get_queryset(self):
-        return (Insight.objects.for_owner(self.request.user)
-                .select_related("memory", "reviewed_by")
+        insights = Insight.objects.for_owner(self.request.user)
+        if self.scope.restricted:
+            insights = insights.filter(memory__project=self.scope.project)
+        return (insights.select_related("memory", "reviewed_by")
                 .defer("memory__embedding", "memory__search_vector"))
+
+    def output(self, insights, **kwargs):
+        return InsightOutput(insights, context={"cited": _cited_memories(
+            insights if kwargs.get("many") else [insights], self.scope)}, **kwargs).data
 
 
 class InsightList(OwnedInsightView):
@@ -73,8 +82,8 @@ class InsightList(OwnedInsightView):
     @extend_schema(parameters=[Filters], responses=InsightOutput(many=True),
                    summary="Insights reflection drew from memories, with what they cite")
     def get(self, request):
-        return page_by_status(self, self.get_queryset(), self.Filters, lambda page: InsightOutput(
-            page, many=True, context={"cited": _cited_memories(page)}).data)
+        return page_by_status(self, self.get_queryset(), self.Filters,
+                              lambda page: self.output(page, many=True))
 
 
 class InsightReview(OwnedInsightView):
@@ -89,10 +98,10 @@ class InsightReview(OwnedInsightView):
         data = self.ReviewInput(data=request.data)
         data.is_valid(raise_exception=True)
         services.review(insight, approve=data.validated_data["approve"], by=request.user)
-        return Response(InsightOutput(self.get_queryset().get(pk=insight.pk)).data)
+        return Response(self.output(self.get_queryset().get(pk=insight.pk)))
 
 
-class Reflect(APIView):
+class Reflect(ScopedView):
     throttle_scope = "memories"
 
     class ReflectInput(serializers.Serializer):
@@ -101,6 +110,7 @@ class Reflect(APIView):
     @extend_schema(request=ReflectInput, responses={202: JobOutput},
                    summary="Reflect on your memories now; returns the job to follow")
     def post(self, request):
+        self.scope.refuse_unscoped("reflection")
         data = self.ReflectInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:

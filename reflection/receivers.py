@@ -23,4 +23,5 @@ def count_observation(sender, *, owner, **kwargs):
 
 @receiver(evidence_changed, dispatch_uid="reflection.flag_insights")
 def flag_insights(sender, *, memory_ids, reason, **kwargs):
-    services.flag_insights_citing(memory_ids, reason)
+    """Answers with the ids it flagged, which an erase lists in its receipt."""
+    return {"insights_flagged": services.flagged_insights_citing(memory_ids, reason)}

@@ -355,15 +355,23 @@ def reflect(*, owner=None, dry_run: bool = False, job=None, now: datetime | None
 
 
 def flag_insights_citing(memory_ids, reason: str) -> int:
-    """Flag for review the insights that cite any of these memories (superseded, deleted
-    or edited): their evidence changed. Rejected and already flagged ones stay as they
-    are. Returns how many were flagged."""
+    """Flag for review the insights that cite any of these memories (superseded, deleted,
+    edited or erased): their evidence changed. Rejected and already flagged ones stay as
+    they are. Returns how many were flagged."""
+    return len(flagged_insights_citing(memory_ids, reason))
+
+
+def flagged_insights_citing(memory_ids, reason: str) -> list:
+    """flag_insights_citing, returning the ids of the insights it flagged."""
     ids = [i for i in memory_ids if i is not None]
     if not ids:
-        return 0
-    return (Insight.objects.citing(ids)
-            .exclude(status__in=[InsightStatus.FLAGGED, InsightStatus.REJECTED])
-            .update(status=InsightStatus.FLAGGED, flagged_reason=reason[:2000]))
+        return []
+    due = (Insight.objects.citing(ids)
+           .exclude(status__in=[InsightStatus.FLAGGED, InsightStatus.REJECTED]))
+    flagged = list(due.values_list("pk", flat=True))
+    Insight.objects.filter(pk__in=flagged).update(status=InsightStatus.FLAGGED,
+                                                  flagged_reason=reason[:2000])
+    return flagged
 
 
 def review(insight: Insight, *, approve: bool, by=None, now: datetime | None = None) -> Insight:

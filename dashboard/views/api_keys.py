@@ -3,6 +3,7 @@
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
@@ -22,12 +23,14 @@ def api_key_list(request):
     created = None
     if request.method == "POST" and form.is_valid():
         try:
-            key, raw = create_api_key(owner=request.user, name=form.cleaned_data["name"])
+            key, raw = create_api_key(owner=request.user, **form.cleaned_data)
         except ValidationError as exc:
-            form.add_error("name", exc.message_dict.get("name", exc.messages))
+            for name, messages in exc.message_dict.items():
+                form.add_error(name if name in form.fields else None, messages)
         else:
             created, form = {"key": key, "raw": raw}, ApiKeyForm()
-    context = {"form": form, "created": created, "keys": api_keys_of(request.user)}
+    context = {"form": form, "created": created, "keys": api_keys_of(request.user),
+               "now": timezone.now()}
     template = "dashboard/api_keys.html#keys" if request.htmx else "dashboard/api_keys.html"
     response = render(request, template, context)
     if created:
@@ -44,6 +47,7 @@ def api_key_revoke(request, key_id):
     if not request.htmx:
         return redirect("api_keys")
     response = render(request, "dashboard/api_keys.html#keys",
-                      {"form": ApiKeyForm(), "keys": api_keys_of(request.user)})
+                      {"form": ApiKeyForm(), "keys": api_keys_of(request.user),
+                       "now": timezone.now()})
     trigger_client_event(response, "apiKeyRevoked", {"id": key.pk})
     return response

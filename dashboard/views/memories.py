@@ -1,5 +1,6 @@
 """The memories screens: the list with search, a memory's page, and the actions on it."""
 
+from django.conf import settings as django_settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -22,6 +23,7 @@ from memories.services.editing import (
     restore_memory,
     update_memory,
 )
+from memories.services.erasing import erase_memory
 
 from ..forms import BulkForm, MemoryEditForm, MemoryFilterForm, SelectionForm
 from ..queries import (
@@ -169,6 +171,24 @@ def memory_delete(request, memory_id):
     memory = memory_for(request.user, memory_id)
     memory = delete_memory(memory, by=request.user)
     return _after_action(request, memory, "Deleted. Undo puts it back as it was.")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def memory_erase(request, memory_id):
+    """Erase for good: a confirmation step, then the receipt (ids, never content)."""
+    memory = memory_for(request.user, memory_id)
+    context = {"memory": memory, "purge_days": django_settings.ENGRAM_PURGE_AFTER_DAYS}
+    if request.method == "POST":
+        if request.POST.get("confirm") != "yes":
+            context["error"] = "Tick the box to confirm: erasing cannot be undone."
+            return render(request, "dashboard/memory_erase.html", context, status=400)
+        receipt = erase_memory(memory, by=request.user)
+        parts = [(part, [(name, entry) for name, entry in receipt[part].items()
+                         if entry["count"]]) for part in ("removed", "scrubbed", "flagged")]
+        return render(request, "dashboard/memory_erase.html",
+                      {"receipt": receipt, "parts": parts})
+    return render(request, "dashboard/memory_erase.html", context)
 
 
 @require_POST

@@ -10,15 +10,29 @@ from memories.models import ApiKey
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
+UNKNOWN_KEY = "Unknown or revoked API key."
+
+
 def usable_key(raw_key: str) -> ApiKey | None:
-    """The usable key that `raw_key` is (its owner loaded), or None; notes when it was
-    used. The REST API and the MCP server both check keys here."""
+    """The usable key that `raw_key` is (its owner loaded), or None when it is unknown,
+    revoked or expired; notes when it was used. The REST API and the MCP server both
+    check keys here, and both narrow what the key reaches by its project
+    (`selectors.Scope.of_key`)."""
     key = ApiKey.objects.matching(raw_key)
     if key is not None:
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at > LAST_USED_PRECISION:
             ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
     return key
+
+
+def refusal(raw_key: str) -> str:
+    """Why `raw_key` is not usable, in words for the 401: expired, or unknown/revoked."""
+    expired = ApiKey.objects.expired_matching(raw_key)
+    if expired is not None:
+        return (f"This API key expired on {expired.expires_at:%Y-%m-%d %H:%M} UTC: make a "
+                "new one on the dashboard's API keys screen.")
+    return UNKNOWN_KEY
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
@@ -34,7 +48,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Send the key as: Authorization: Bearer <key>.")
         key = usable_key(header[1].decode("latin-1"))
         if key is None:
-            raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
+            raise exceptions.AuthenticationFailed(refusal(header[1].decode("latin-1")))
         return key.owner, key
 
     def authenticate_header(self, request):

@@ -15,6 +15,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from memories.selectors import OutOfProject
 from memories.services.editing import FeedbackTooSoon
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,8 @@ def as_api_validation_error(exc: DjangoValidationError) -> exceptions.Validation
 def handle(exc, context):
     if isinstance(exc, DjangoValidationError):
         exc = as_api_validation_error(exc)
+    elif isinstance(exc, OutOfProject):
+        exc = exceptions.PermissionDenied(str(exc))
     elif isinstance(exc, FeedbackTooSoon):
         exc = exceptions.Throttled(wait=exc.retry_after, detail=str(exc))
     elif isinstance(exc, Http404):

@@ -4,7 +4,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from memories.engine.consolidation import STRATEGIES
 from memories.jobs import JobAlreadyActive, create_job, run_job, start_job
@@ -12,7 +11,7 @@ from memories.maintenance.contradictions import ResolutionError, resolve_contrad
 from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
 
 from .errors import Conflict
-from .views import MemoryOutput, page_by_status
+from .views import MemoryOutput, ScopedView, page_by_status
 
 
 class ContradictionOutput(serializers.ModelSerializer):
@@ -29,11 +28,11 @@ class ContradictionOutput(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class OwnedContradictionView(APIView):
+class OwnedContradictionView(ScopedView):
     throttle_scope = "memories"
 
     def get_queryset(self):
-        return (Contradiction.objects.for_owner(self.request.user)
+        return (self.scope.contradictions(Contradiction.objects.for_owner(self.request.user))
                 .select_related("memory_a", "memory_b", "resolved_by")
                 .defer("memory_a__embedding", "memory_a__search_vector",
                        "memory_b__embedding", "memory_b__search_vector"))
@@ -94,18 +93,21 @@ class JobOutput(serializers.ModelSerializer):
             job.progress_done / job.progress_total if job.progress_total else 0.0)
 
 
-class JobDetail(APIView):
+class JobDetail(ScopedView):
     throttle_scope = "memories"
 
     def get_queryset(self):
-        return Job.objects.for_owner(self.request.user).defer("params")
+        jobs = Job.objects.for_owner(self.request.user)
+        if self.scope.restricted:  # a job's result may name any project: only its imports
+            jobs = jobs.filter(kind=JobKind.IMPORT, params__project=self.scope.project)
+        return jobs.defer("params")
 
     @extend_schema(responses=JobOutput, summary="A maintenance job's status and progress")
     def get(self, request, job_id):
         return Response(JobOutput(get_object_or_404(self.get_queryset(), pk=job_id)).data)
 
 
-class Consolidate(APIView):
+class Consolidate(ScopedView):
     throttle_scope = "memories"
 
     class ConsolidateInput(serializers.Serializer):
@@ -116,6 +118,7 @@ class Consolidate(APIView):
                    summary="Consolidate memories: a dry run answers at once with what would "
                            "happen; a real run is queued as a job")
     def post(self, request):
+        self.scope.refuse_unscoped("consolidation")
         data = self.ConsolidateInput(data=request.data)
         data.is_valid(raise_exception=True)
         dry_run, strategy = data.validated_data["dry_run"], data.validated_data["strategy"]

@@ -5,12 +5,11 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from memories.capture.observe import observe
 from memories.models import ChunkStatus, Observation
 
-from .views import scope_field
+from .views import ScopedView, scope_field
 
 
 class MessageInput(serializers.Serializer):
@@ -56,7 +55,7 @@ class ObservedOutput(ObservationOutput):
         read_only_fields = fields
 
 
-class Observe(APIView):
+class Observe(ScopedView):
     throttle_scope = "observe"
 
     class ObserveInput(serializers.Serializer):
@@ -81,17 +80,22 @@ class Observe(APIView):
     def post(self, request):
         data = self.ObserveInput(data=request.data)
         data.is_valid(raise_exception=True)
-        observed = observe(owner=request.user, **data.validated_data)
+        given = dict(data.validated_data)
+        given["project"] = self.scope.project_for(given["project"]) or ""
+        observed = observe(owner=request.user, **given)
         observation = observed.observation
         observation.duplicate = not observed.created
         return Response(ObservedOutput(observation).data, status=202)
 
 
-class ObservationDetail(APIView):
+class ObservationDetail(ScopedView):
     throttle_scope = "observe"
 
     def get_queryset(self):
-        return Observation.objects.for_owner(self.request.user)
+        observations = Observation.objects.for_owner(self.request.user)
+        if self.scope.restricted:
+            observations = observations.filter(project=self.scope.project)
+        return observations
 
     @extend_schema(responses=ObservationOutput,
                    summary="The state of an observation's extraction job")

@@ -11,7 +11,6 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.parsers import BaseParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from memories.jobs import JobAlreadyActive
 from memories.services.transfer import (
@@ -23,6 +22,7 @@ from memories.services.transfer import (
 )
 
 from .errors import Conflict
+from .views import ScopedView
 
 
 class TooLarge(exceptions.APIException):
@@ -70,7 +70,7 @@ class ImportJobOutput(serializers.Serializer):
     url = serializers.CharField(help_text="Poll it for the job's progress and report")
 
 
-class Import(APIView):
+class Import(ScopedView):
     throttle_scope = "memories"
     parser_classes = (JsonLinesParser, JsonlParser, MultiPartParser)
 
@@ -101,7 +101,7 @@ class Import(APIView):
         options.is_valid(raise_exception=True)
         data = self._file(request)
         fmt, project = (options.validated_data.get("format"),
-                        options.validated_data.get("project") or None)
+                        self.scope.project_for(options.validated_data.get("project") or None))
         if runs_as_job(data):
             try:
                 job = start_import_job(request.user, data, fmt=fmt, project=project)
@@ -141,7 +141,7 @@ class JsonLinesRenderer(JSONRenderer):
         return super().render(data, accepted_media_type, renderer_context) + b"\n"
 
 
-class Export(APIView):
+class Export(ScopedView):
     throttle_scope = "memories"
     renderer_classes = (JSONRenderer, JsonLinesRenderer)
 
@@ -151,7 +151,8 @@ class Export(APIView):
                 "versions and links, relationships")
     def get(self, request):
         filename = f"engram-{request.user.get_username()}-{timezone.localdate():%Y-%m-%d}.jsonl"
-        response = StreamingHttpResponse(export_lines(request.user),
+        response = StreamingHttpResponse(export_lines(request.user,
+                                                      project=self.scope.project),
                                          content_type="application/x-ndjson; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response

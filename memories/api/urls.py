@@ -13,6 +13,8 @@ urlpatterns = [
          name="api-memory-history"),
     path("memories/<uuid:memory_id>/related", views.MemoryRelated.as_view(),
          name="api-memory-related"),
+    path("memories/<uuid:memory_id>/erase", views.MemoryErase.as_view(),
+         name="api-memory-erase"),
     path("memories/<uuid:memory_id>/feedback", views.MemoryFeedback.as_view(),
          name="api-memory-feedback"),
     path("observe", observe.Observe.as_view(), name="api-observe"),

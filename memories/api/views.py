@@ -1,7 +1,8 @@
 """The REST API agents call: one view per operation, small input and output serializers.
 
 Every query starts from the caller's own memories (`get_queryset`), so another owner's
-memory is a 404, never a leak.
+memory is a 404, never a leak; and from the key's scope (`ScopedView.scope`): a key
+restricted to a project reads only that project and writes only into it.
 """
 
 from django.shortcuts import get_object_or_404
@@ -15,6 +16,7 @@ from memories import selectors
 from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, UsageKind
 from memories.services.context import MAX_CONTEXT_TOKENS, assemble_context
 from memories.services.editing import delete_memory, give_feedback, update_memory
+from memories.services.erasing import erase_memory
 from memories.services.recall import MAX_RECALL_LIMIT, recall
 from memories.services.remembering import DuplicateMemory, remember
 
@@ -52,9 +54,17 @@ class MemoryOutput(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class OwnedMemoryView(APIView):
+class ScopedView(APIView):
+    @property
+    def scope(self) -> selectors.Scope:
+        """What the caller's key may reach (a session reaches every project)."""
+        return selectors.Scope.of_key(self.request.auth)
+
+
+class OwnedMemoryView(ScopedView):
     def get_queryset(self):
-        return Memory.objects.for_owner(self.request.user).defer("embedding", "search_vector")
+        return self.scope.memories(
+            Memory.objects.for_owner(self.request.user).defer("embedding", "search_vector"))
 
     def get_memory(self, memory_id) -> Memory:
         return get_object_or_404(self.get_queryset(), pk=memory_id)
@@ -121,6 +131,7 @@ class MemoryListCreate(OwnedMemoryView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         reject = fields.pop("on_duplicate") == "reject"
+        fields["project"] = self.scope.project_for(fields["project"]) or ""
         try:
             result = remember(owner=request.user, reject_duplicates=reject, **fields)
         except DuplicateMemory as duplicate:
@@ -138,7 +149,10 @@ class MemoryListCreate(OwnedMemoryView):
             if name in request.query_params
         })
         filters.is_valid(raise_exception=True)
-        memories = selectors.listed(self.get_queryset(), **filters.validated_data)
+        given = dict(filters.validated_data)
+        if self.scope.restricted:
+            given["project"] = self.scope.project_for(given.get("project"))
+        memories = selectors.listed(self.get_queryset(), **given)
         paginator = NewestFirstPages()
         page = paginator.paginate_queryset(memories, request, view=self)
         return paginator.get_paginated_response(MemoryOutput(page, many=True).data)
@@ -183,6 +197,39 @@ class MemoryDetail(OwnedMemoryView):
         return Response(MemoryOutput(memory).data)
 
 
+class IdsOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    ids = serializers.ListField(child=serializers.CharField())
+
+
+class ErasureOutput(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    erased_at = serializers.DateTimeField()
+    record = serializers.IntegerField(help_text="The PurgeRecord kept (reason erase): ids "
+                                                "and times only")
+    removed = serializers.DictField(child=IdsOutput(), help_text=(
+        "Rows deleted, per table: memories, versions, usage_events, links, entity_links, "
+        "entities, relationships, contradictions, judged_pairs, pending_checks, "
+        "observations, observation_chunks"))
+    scrubbed = serializers.DictField(child=IdsOutput(), help_text=(
+        "Rows kept whose copies of the text were replaced by [erased]: the source "
+        "observation's raw text and chunks when it gave other memories too, quotes in "
+        "other memories, versions, contradictions, job results"))
+    flagged = serializers.DictField(child=IdsOutput(), help_text=(
+        "What cites it and should be rewritten: insights, consolidation summaries"))
+
+
+class MemoryErase(OwnedMemoryView):
+    throttle_scope = "memories"
+
+    @extend_schema(request=None, responses=ErasureOutput, summary=(
+        "Erase a memory for good, with every copy of its text (versions, the observation "
+        "it came from, judged pairs, usage, links, embedding); answers a receipt of ids"))
+    def post(self, request, memory_id):
+        receipt = erase_memory(self.get_memory(memory_id), by=request.user)
+        return Response(ErasureOutput(receipt).data)
+
+
 class MemoryHistory(OwnedMemoryView):
     throttle_scope = "memories"
 
@@ -223,7 +270,7 @@ class MemoryRelated(OwnedMemoryView):
         memory = self.get_memory(memory_id)
         data = self.RelatedInput(data=request.query_params)
         data.is_valid(raise_exception=True)
-        rows = selectors.related_memories(memory, **data.validated_data)
+        rows = selectors.related_memories(memory, scope=self.scope, **data.validated_data)
         return Response(self.RelatedOutput(
             [{"memory": m, "hop": hop, "relation": relation} for m, hop, relation in rows],
             many=True).data)
@@ -291,7 +338,7 @@ class ScoreOutput(serializers.Serializer):
     graph_hop = serializers.IntegerField(allow_null=True)
 
 
-class MemorySearch(APIView):
+class MemorySearch(ScopedView):
     throttle_scope = "search"
 
     class SearchInput(serializers.Serializer):
@@ -312,7 +359,8 @@ class MemorySearch(APIView):
     def post(self, request):
         data = self.SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
-        filters = RecallFiltersInput.to_filters(data.validated_data.get("filters", {}))
+        filters = self.scope.recall(
+            RecallFiltersInput.to_filters(data.validated_data.get("filters", {})))
         hits = recall(owner=request.user, query=data.validated_data["query"],
                                limit=data.validated_data["limit"], filters=filters,
                                track=True, agent_id=data.validated_data["agent_id"],
@@ -320,7 +368,7 @@ class MemorySearch(APIView):
         return Response({"results": self.HitOutput(hits, many=True).data})
 
 
-class MemoryContext(APIView):
+class MemoryContext(ScopedView):
     throttle_scope = "context"
 
     class ContextInput(serializers.Serializer):
@@ -358,10 +406,10 @@ class MemoryContext(APIView):
         built = assemble_context(
             owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
             fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
-            filters=selectors.RecallFilters(project=given.get("project"),
-                                            with_general=given["with_general"],
-                                            valid_at=given.get("valid_at"),
-                                            include_superseded=given["include_superseded"]),
+            filters=self.scope.recall(selectors.RecallFilters(
+                project=given.get("project"), with_general=given["with_general"],
+                valid_at=given.get("valid_at"),
+                include_superseded=given["include_superseded"])),
             min_score=given.get("min_score"),
         )
         return Response(self.ContextOutput({

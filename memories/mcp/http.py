@@ -13,20 +13,26 @@ from django.http.request import split_domain_port, validate_host
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 
-from memories.api.authentication import usable_key
+from memories.api.authentication import refusal, usable_key
 from memories.api.errors import error_body
 
-from .server import OWNER_SCOPE_KEY, build_server, in_thread
+from .server import KEY_SCOPE_KEY, OWNER_SCOPE_KEY, build_server, in_thread
 
 PATH = "/mcp"
 
 
-def _owner_of_bearer(authorization: str):
+NO_KEY = "Send an Engram API key: Authorization: Bearer <key>."
+
+
+def _key_of_bearer(authorization: str):
+    """(the usable key, None), or (None, why it is refused)."""
     scheme, _, raw_key = authorization.partition(" ")
     if scheme.lower() != "bearer" or not raw_key.strip():
-        return None
+        return None, NO_KEY
     key = usable_key(raw_key.strip())
-    return key.owner if key else None
+    if key is None:
+        return None, refusal(raw_key.strip())
+    return key, None
 
 
 async def _answer(send, status: int, body: dict, headers: list[tuple[bytes, bytes]] = ()):
@@ -57,10 +63,10 @@ class McpEndpoint:
         if not validate_host(host, settings.ALLOWED_HOSTS):
             await _answer(send, 400, error_body(400, "This host is not in ALLOWED_HOSTS."))
             return
-        owner = await in_thread(_owner_of_bearer, headers.get("authorization", ""))
-        if owner is None:
-            await _answer(send, 401, error_body(
-                401, "Send an Engram API key: Authorization: Bearer <key>."),
-                [(b"www-authenticate", b"Bearer")])
+        key, refused = await in_thread(_key_of_bearer, headers.get("authorization", ""))
+        if key is None:
+            await _answer(send, 401, error_body(401, refused),
+                          [(b"www-authenticate", b"Bearer")])
             return
-        await self.sessions.handle_request({**scope, OWNER_SCOPE_KEY: owner}, receive, send)
+        await self.sessions.handle_request(
+            {**scope, OWNER_SCOPE_KEY: key.owner, KEY_SCOPE_KEY: key}, receive, send)

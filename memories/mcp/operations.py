@@ -27,7 +27,7 @@ from memories.capture.observe import observe as observe_service
 from memories.jobs import JobAlreadyActive, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
 from memories.models import ContradictionStatus, JobKind, Memory
-from memories.selectors import handle_of
+from memories.selectors import EVERYWHERE, OutOfProject, Scope, handle_of
 from memories.services.context import assemble_context
 from memories.services.editing import FeedbackTooSoon, delete_memory, give_feedback
 from memories.services.recall import recall
@@ -58,7 +58,8 @@ def refusals(work):
         raise Refused(_every_field(as_api_validation_error(exc).detail)) from None
     except serializers.ValidationError as exc:
         raise Refused(_every_field(exc.detail)) from None
-    except (DuplicateMemory, JobAlreadyActive, ResolutionError, FeedbackTooSoon) as exc:
+    except (DuplicateMemory, JobAlreadyActive, ResolutionError, FeedbackTooSoon,
+            OutOfProject) as exc:
         raise Refused(str(exc)) from None
     except (OperationalError, InterfaceError):
         raise Refused("The database is unavailable; retry shortly.") from None
@@ -80,9 +81,10 @@ def _one(rows, reference: str, what: str):
     return found[0]
 
 
-def _owned_memory(owner, reference: str) -> Memory:
+def _owned_memory(owner, reference: str, scope: Scope) -> Memory:
     # Deleted ones too, as in the REST API: deleting again or giving feedback is harmless.
-    return _one(Memory.objects.for_owner(owner).defer("embedding", "search_vector"),
+    return _one(scope.memories(Memory.objects.for_owner(owner).defer("embedding",
+                                                                     "search_vector")),
                 reference, "memory")
 
 
@@ -109,12 +111,13 @@ SEARCH_FILTERS = ("project", "tags", "kinds", "memory_types", "min_importance",
                   "include_superseded")
 
 
-def search(owner, arguments: dict) -> str:
+def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(MemorySearch.SearchInput, {
         **{k: v for k, v in arguments.items() if k not in SEARCH_FILTERS},
         "filters": {k: v for k, v in arguments.items() if k in SEARCH_FILTERS}})
     hits = recall(owner=owner, query=given["query"], limit=given["limit"],
-                  filters=RecallFiltersInput.to_filters(given.get("filters", {})), track=True,
+                  filters=scope.recall(RecallFiltersInput.to_filters(given.get("filters", {}))),
+                  track=True,
                   agent_id=given["agent_id"], session_id=given["session_id"])
     if not hits:
         return f"No memory matches {given['query']!r}."
@@ -122,23 +125,24 @@ def search(owner, arguments: dict) -> str:
         [describe(hit.memory, f"score {hit.score:.2f}") for hit in hits])
 
 
-def context(owner, arguments: dict) -> str:
+def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(MemoryContext.ContextInput, arguments)
     built = assemble_context(
         owner=owner, query=given["query"], max_tokens=given["max_tokens"], fmt=given["format"],
         session_id=given["session_id"], agent_id=given["agent_id"],
-        filters=selectors.RecallFilters(project=given.get("project"),
-                                        valid_at=given.get("valid_at"),
-                                        include_superseded=given["include_superseded"]),
+        filters=scope.recall(selectors.RecallFilters(
+            project=given.get("project"), valid_at=given.get("valid_at"),
+            include_superseded=given["include_superseded"])),
         min_score=given.get("min_score"))
     cited = ", ".join(f"[{handle_of(hit.memory.pk)}] {hit.memory.pk}" for hit in built.used)
     return (f"{built.context}\n\n({len(built.used)} memories, {built.tokens_used} tokens"
             f"{', truncated' if built.truncated else ''}; cite by handle: {cited or 'none'})")
 
 
-def remember_memory(owner, arguments: dict) -> str:
+def remember_memory(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(MemoryListCreate.CreateInput, arguments)
     reject = given.pop("on_duplicate") == "reject"
+    given["project"] = scope.project_for(given["project"]) or ""
     result = remember(owner=owner, reject_duplicates=reject, **given)
     if result.created:
         return "Remembered:\n" + describe(result.memory)
@@ -146,8 +150,9 @@ def remember_memory(owner, arguments: dict) -> str:
             "of storing a near-duplicate:\n" + describe(result.memory))
 
 
-def observe(owner, arguments: dict) -> str:
+def observe(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(Observe.ObserveInput, arguments)
+    given["project"] = scope.project_for(given["project"]) or ""
     observed = observe_service(owner=owner, **given)
     observation = observed.observation
     if not observed.created:
@@ -158,25 +163,25 @@ def observe(owner, arguments: dict) -> str:
             "background.")
 
 
-def feedback(owner, arguments: dict) -> str:
-    memory = _owned_memory(owner, arguments.pop("memory"))
+def feedback(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    memory = _owned_memory(owner, arguments.pop("memory"), scope)
     given = _validated(MemoryFeedback.FeedbackInput, arguments)
     memory = give_feedback(memory, **given)
     return (f"Noted {given['signal']} for [{handle_of(memory.pk)}] (helpful "
             f"{memory.helpful_count}, harmful {memory.harmful_count}).")
 
 
-def forget(owner, arguments: dict) -> str:
-    memory = delete_memory(_owned_memory(owner, arguments["memory"]), by=owner,
+def forget(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    memory = delete_memory(_owned_memory(owner, arguments["memory"], scope), by=owner,
                            agent_id=arguments.get("agent_id", ""))
     return (f"Deleted [{handle_of(memory.pk)}] {memory.pk}; it no longer comes up in "
             "recall and can be restored from the dashboard.")
 
 
-def related(owner, arguments: dict) -> str:
-    memory = _owned_memory(owner, arguments.pop("memory"))
-    rows = selectors.related_memories(memory, **_validated(MemoryRelated.RelatedInput,
-                                                           arguments))
+def related(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    memory = _owned_memory(owner, arguments.pop("memory"), scope)
+    rows = selectors.related_memories(memory, scope=scope, **_validated(
+        MemoryRelated.RelatedInput, arguments))
     if not rows:
         return f"Nothing is linked to [{handle_of(memory.pk)}]."
     return f"{len(rows)} memories linked to [{handle_of(memory.pk)}], nearest first:\n" + \
@@ -184,7 +189,8 @@ def related(owner, arguments: dict) -> str:
                             relation or "linked") for other, hop, relation in rows])
 
 
-def reflect(owner, arguments: dict) -> str:
+def reflect(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    scope.refuse_unscoped("reflection")
     given = _validated(Reflect.ReflectInput, arguments)
     job = start_job(JobKind.REFLECT, owner=owner, dry_run=given["dry_run"])
     return (f"Reflection job {job.pk} queued{' (dry run)' if job.dry_run else ''}: its "
@@ -198,8 +204,9 @@ def _describe_contradiction(contradiction) -> str:
             f"   B: {describe(contradiction.memory_b)}")
 
 
-def contradictions(owner, arguments: dict) -> str:
-    queue = selectors.contradiction_queue(owner, status=ContradictionStatus.OPEN)
+def contradictions(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    queue = scope.contradictions(
+        selectors.contradiction_queue(owner, status=ContradictionStatus.OPEN))
     shown = list(queue[:CONTRADICTIONS_SHOWN])
     if not shown:
         return "No open contradictions."
@@ -209,9 +216,9 @@ def contradictions(owner, arguments: dict) -> str:
             _numbered([_describe_contradiction(c) for c in shown]))
 
 
-def resolve(owner, arguments: dict) -> str:
-    contradiction = _one(selectors.contradictions_of(owner), arguments.pop("contradiction"),
-                         "contradiction")
+def resolve(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    contradiction = _one(scope.contradictions(selectors.contradictions_of(owner)),
+                         arguments.pop("contradiction"), "contradiction")
     resolved = resolve_contradiction(contradiction, by=owner,
                                      **_validated(ContradictionResolve.ResolveInput,
                                                   arguments))
@@ -220,8 +227,8 @@ def resolve(owner, arguments: dict) -> str:
     return f"Resolved [{handle_of(resolved.pk)}] as {resolved.resolution}{merged}."
 
 
-def index(owner, project: str) -> str:
-    memories = selectors.project_index(owner, project, limit=INDEX_SIZE)
+def index(owner, project: str, *, scope: Scope = EVERYWHERE) -> str:
+    memories = selectors.project_index(owner, scope.project_for(project), limit=INDEX_SIZE)
     if not memories:
         return f"No memories in project {project!r} yet."
     return (f"Project {project!r}: its {len(memories)} most important memories\n" +

@@ -19,11 +19,15 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from memories.selectors import Scope
+
 from . import operations
 from .operations import Refused, refusals
 
-# The scope key under which the HTTP endpoint hands the key's owner to the tools.
+# The scope keys under which the HTTP endpoint hands the key's owner, and the key itself
+# (its project restriction), to the tools.
 OWNER_SCOPE_KEY = "engram.owner"
+KEY_SCOPE_KEY = "engram.key"
 
 # ORM work runs here, never on the event loop. A fixed pool, unlike anyio's (whose idle
 # threads exit), so each thread keeps at most one database connection for its life,
@@ -74,11 +78,21 @@ def _owner(ctx: Context):
     return owner
 
 
+def _scope(ctx: Context) -> Scope:
+    """What the caller's key may reach: one project, or every one."""
+    request = ctx.request_context.request
+    key = (request.scope.get(KEY_SCOPE_KEY) if request is not None
+           else ctx.request_context.lifespan_context.get("key"))
+    return Scope.of_key(key)
+
+
 async def _run(ctx: Context, operation, **arguments) -> str:
-    """One operation for the caller's owner; None means "not given" (the API's default)."""
+    """One operation for the caller's owner, within its key's scope; None means "not
+    given" (the API's default)."""
     given = {name: value for name, value in arguments.items() if value is not None}
     try:
-        return await in_thread(refusals, partial(operation, _owner(ctx), given))
+        return await in_thread(refusals, partial(operation, _owner(ctx), given,
+                                                 scope=_scope(ctx)))
     except Refused as exc:
         raise ToolError(str(exc)) from None
 
@@ -236,7 +250,8 @@ async def memory_resolve(
 async def project_index(project: str, ctx: Context) -> str:
     """The project's most important memories that hold now, as a compact list."""
     try:
-        return await in_thread(refusals, partial(operations.index, _owner(ctx), project))
+        return await in_thread(refusals, partial(operations.index, _owner(ctx), project,
+                                                 scope=_scope(ctx)))
     except (Refused, ToolError) as exc:
         raise ResourceError(str(exc)) from None
 
@@ -252,12 +267,13 @@ TOOLS = [
 ]
 
 
-def build_server(*, owner=None) -> MCPServer:
+def build_server(*, owner=None, key=None) -> MCPServer:
     """A fresh server (each HTTP endpoint runs its own session manager, once). With
-    `owner`, every call is that owner's: the stdio case."""
+    `owner`, every call is that owner's, within `key`'s project if it has one: the stdio
+    case."""
     @asynccontextmanager
     async def lifespan(server):
-        yield {"owner": owner}
+        yield {"owner": owner, "key": key}
 
     server = MCPServer("engram", instructions=INSTRUCTIONS, lifespan=lifespan)
     for tool, annotations in TOOLS:

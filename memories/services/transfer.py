@@ -96,31 +96,39 @@ def _line(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def export_lines(owner) -> Iterator[str]:
+def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
     """The owner's entities, memories (deleted ones excepted; oldest first) and
-    relationships, one JSON line each.
+    relationships, one JSON line each. With `project` (a key restricted to it), only that
+    project's memories, their links among themselves, and the entities and relationships
+    they mention.
 
     Streams from server-side cursors, so 100,000 memories never sit in memory at once.
     """
-    for entity in Entity.objects.for_owner(owner).order_by("created_at", "id").iterator(
-            chunk_size=2000):
+    memories = Memory.objects.for_owner(owner).visible()
+    entities = Entity.objects.for_owner(owner)
+    edges = Relationship.objects.for_owner(owner)
+    links = MemoryLink.objects.exclude(to_memory__status=Status.DELETED)
+    if project is not None:
+        memories = memories.filter(project=project)
+        entities = entities.filter(memoryentity__memory__in=memories).distinct()
+        edges = edges.filter(source__in=entities, target__in=entities)
+        links = links.filter(to_memory__project=project)
+    for entity in entities.order_by("created_at", "id").iterator(chunk_size=2000):
         yield _line({"record": "entity", "id": str(entity.pk), "name": entity.name,
                      "entity_type": entity.entity_type, "properties": entity.properties,
                      "mention_count": entity.mention_count,
                      "created_at": _iso(entity.created_at),
                      "updated_at": _iso(entity.updated_at)})
-    memories = (Memory.objects.for_owner(owner).visible().order_by("created_at", "id")
+    memories = (memories.order_by("created_at", "id")
                 .defer("embedding", "search_vector")
                 .prefetch_related(
                     Prefetch("versions", queryset=MemoryVersion.objects
                              .select_related("changed_by").order_by("changed_at", "id")),
-                    Prefetch("links_out", queryset=MemoryLink.objects
-                             .exclude(to_memory__status=Status.DELETED).order_by("id")),
+                    Prefetch("links_out", queryset=links.order_by("id")),
                     Prefetch("memoryentity_set", queryset=MemoryEntity.objects.order_by("id"))))
     for memory in memories.iterator(chunk_size=500):
         yield _line(_memory_record(memory))
-    for edge in Relationship.objects.for_owner(owner).order_by("created_at", "id").iterator(
-            chunk_size=2000):
+    for edge in edges.order_by("created_at", "id").iterator(chunk_size=2000):
         yield _line({"record": "relationship", "id": str(edge.pk),
                      "source": str(edge.source_id), "target": str(edge.target_id),
                      "relationship_type": edge.relationship_type, "strength": edge.strength,

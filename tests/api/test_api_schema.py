@@ -7,6 +7,7 @@ def test_the_openapi_schema_validates_without_warnings(db, tmp_path):
     text = out.read_text()
     assert "/api/v1/memories/{memory_id}/feedback:" in text
     assert "/api/v1/import:" in text and "/api/v1/export:" in text
+    assert "/api/v1/memories/{memory_id}/erase:" in text and "ErasureOutput" in text
     assert "bearer" in text
 
 

@@ -124,3 +124,15 @@ def test_importing_the_mcp_memory_graph_reports_counts_and_bad_lines(engram, ali
 def test_importing_a_missing_file_exits_1(engram, capsys):
     code, _ = engram("import", "no/such/file.jsonl")
     assert code == cli.REFUSED and "Cannot read" in capsys.readouterr().err
+
+
+def test_erase_needs_yes_then_prints_the_receipt(engram, alice, capsys, monkeypatch):
+    memory = remember(owner=alice, content="The wifi password is kettle-77-lamp.").memory
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # not a terminal: --yes is required
+    code, _ = engram("erase", str(memory.pk))
+    assert code == cli.REFUSED and "--yes" in capsys.readouterr().err
+    assert Memory.objects.filter(pk=memory.pk).exists()
+    code, said = engram("erase", str(memory.pk), "--yes")
+    assert code == 0 and said.startswith(f"erased {memory.pk}")
+    assert "removed:" in said and "memories 1" in said and "kettle" not in said
+    assert not Memory.objects.filter(pk=memory.pk).exists()

@@ -93,3 +93,42 @@ def test_the_list_does_not_query_per_key(signed_in, alice, django_assert_max_num
         create_api_key(owner=alice, name=f"key {n}")
     with django_assert_max_num_queries(4):
         assert signed_in.get(KEYS).status_code == 200
+
+
+def test_a_key_can_carry_an_expiry_and_a_project_and_the_list_shows_them(signed_in, alice):
+    page = signed_in.post(KEYS, {"name": "shop ci", "expires_in_days": "30",
+                                 "project": " shop "}).content.decode()
+    key = ApiKey.objects.get(owner=alice)
+    assert key.project == "shop" and key.expires_at is not None
+    listed = signed_in.get(KEYS).content.decode()
+    assert "shop" in listed and key.expires_at.strftime("%Y-%m-%d") in listed
+    assert 'id="id_expires_in_days"' in page and 'id="id_project"' in page
+
+
+def test_without_expiry_or_project_a_key_reaches_everything_for_ever(signed_in, alice):
+    signed_in.post(KEYS, {"name": "laptop"})
+    key = ApiKey.objects.get(owner=alice)
+    assert key.project == "" and key.expires_at is None
+    assert "all projects" in signed_in.get(KEYS).content.decode()
+
+
+@pytest.mark.parametrize("days", ["0", "-3", "abc", "99999"])
+def test_a_bad_expiry_is_refused_next_to_its_field(signed_in, alice, days):
+    page = signed_in.post(KEYS, {"name": "ci", "expires_in_days": days}).content.decode()
+    assert not ApiKey.objects.filter(owner=alice).exists()
+    field = page[page.index('for="id_expires_in_days"'):]
+    assert "errorlist" in field[:1500]
+
+
+def test_a_too_long_project_is_refused(signed_in, alice):
+    signed_in.post(KEYS, {"name": "ci", "project": "p" * 201})
+    assert not ApiKey.objects.filter(owner=alice).exists()
+
+
+def test_an_expired_key_is_listed_as_expired(signed_in, alice):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    key, _ = create_api_key(owner=alice, name="old one", expires_in_days=1)
+    ApiKey.objects.filter(pk=key.pk).update(expires_at=timezone.now() - timedelta(days=2))
+    assert "expired " in signed_in.get(KEYS).content.decode()

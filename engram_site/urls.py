@@ -1,6 +1,8 @@
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
 from engram_site.health import healthz
@@ -14,7 +16,11 @@ urlpatterns = [
     # The schema and its docs hold no data, so they are open to read.
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]),
          name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema",
-                                                     permission_classes=[AllowAny]),
+    # Swagger UI under the site's Content-Security-Policy but for the page's own <style>
+    # and the data: images of swagger-ui.css; its start-up script is fetched from
+    # ?script (the split view), never inline, so scripts stay 'self' only.
+    path("api/docs/", csp_update({"style-src": [SELF, UNSAFE_INLINE],
+                                  "img-src": [SELF, "data:"]})(
+        SpectacularSwaggerSplitView.as_view(url_name="schema", permission_classes=[AllowAny])),
          name="api-docs"),
 ]

@@ -288,3 +288,18 @@ def finishes_within(seconds: float, work):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def settings_with(monkeypatch, **environment) -> dict:
+    """engram_site/settings.py evaluated afresh (the loaded settings stay as they are)
+    under this environment, without the deployment variables the caller does not give."""
+    import runpy
+    from pathlib import Path
+
+    for name in ("ENGRAM_HTTPS", "ENGRAM_HSTS_SECONDS", "ENGRAM_TRUSTED_PROXIES",
+                 "CACHE_REDIS_URL", "HUEY_REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(Path(__file__).resolve().parent.parent / "engram_site"
+                              / "settings.py"))

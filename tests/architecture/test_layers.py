@@ -17,7 +17,7 @@ LAYERS = [
     ("pure", ["memories.engine", "memories.providers", "engram_site.db",
               "engram_site.settings", "engram_site.huey_connection", "engram_client"]),
     ("models", ["memories.models", "reflection.models", "memories.migrations",
-                "reflection.migrations"]),
+                "reflection.migrations", "engram_site.migrations"]),
     ("core", ["memories.selectors", "memories.signals", "memories.queue",
               "memories.llm_usage", "memories.jobs"]),
     ("services", ["memories.services"]),

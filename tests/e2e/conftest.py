@@ -28,14 +28,28 @@ def browser():
         browser.close()
 
 
+def is_csp_violation(message) -> bool:
+    return "Content Security Policy" in message.text
+
+
 @pytest.fixture
-def page(browser, live_server, transactional_db):
+def csp_violations():
+    """What the browser refused under the Content-Security-Policy, from its console."""
+    return []
+
+
+@pytest.fixture
+def page(browser, live_server, transactional_db, csp_violations):
     context = browser.new_context(base_url=live_server.url,
                                   viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(20_000)
+    page.on("console", lambda message: is_csp_violation(message)
+            and csp_violations.append(f"{page.url}: {message.text}"))
     yield page
     context.close()
+    # Every browser test doubles as a check of the policy against what the page does.
+    assert not csp_violations, "\n".join(csp_violations)
 
 
 @pytest.fixture

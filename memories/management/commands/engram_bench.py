@@ -74,7 +74,9 @@ class Command(BaseCommand):
     help = ("Benchmarks: `store` remembers N memories in bulk and times in-process recall; "
             "`http` seeds stores of each --sizes and drives /context and /search over HTTP "
             "with concurrent clients; `hook` times engram-hook on UserPromptSubmit against "
-            "a served store of --count memories, and with Engram stopped.")
+            "a served store of --count memories, and with Engram stopped; `load` drives "
+            "a served store of --count memories at --rate requests/s for --minutes and "
+            "samples the server's resident memory (docs/RELIABILITY.md).")
 
     def add_arguments(self, parser):
         parser.add_argument("what", choices=["store", "http", "hook", "load"])

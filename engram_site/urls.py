@@ -24,3 +24,9 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="schema", permission_classes=[AllowAny])),
          name="api-docs"),
 ]
+
+# Under /api/ a URL that matches nothing, or an error before DRF's handler, answers in
+# the API's one JSON error shape; elsewhere Django's pages as usual.
+handler400 = "memories.api.errors.bad_request"
+handler404 = "memories.api.errors.page_not_found"
+handler500 = "memories.api.errors.server_error"

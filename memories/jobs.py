@@ -95,16 +95,55 @@ def progress_reporter(job: Job | None, total: int,
     return advance
 
 
+_JOB_LOCK = "SELECT {}(hashtext('engram.job'), hashtext(%s))"
+
+
+def _try_hold(job_id) -> bool:
+    """A session lock on the job for as long as this process runs it: PostgreSQL drops it
+    when the process dies (kill -9, OOM), which is how a sweep tells an orphan apart."""
+    with connection.cursor() as cursor:
+        cursor.execute(_JOB_LOCK.format("pg_try_advisory_lock"), [str(job_id)])
+        return cursor.fetchone()[0]
+
+
+def _release(job_id) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(_JOB_LOCK.format("pg_advisory_unlock"), [str(job_id)])
+
+
 def run_job(job_id, *, on_progress=None) -> Job:
-    """Run a queued job; a job already done is not run again."""
-    job = Job.objects.select_related("owner").get(pk=job_id)
-    if job.status == JobStatus.DONE:
+    """Run a queued job; a job already done, or being run by another process, is not
+    run again."""
+    if not _try_hold(job_id):
+        return Job.objects.get(pk=job_id)
+    try:
+        job = Job.objects.select_related("owner").get(pk=job_id)
+        if job.status == JobStatus.DONE:
+            return job
+        with running(job):
+            job.result = runner(job.kind)(owner=job.owner, dry_run=job.dry_run, job=job,
+                                          on_progress=on_progress, **job.params)
+        job.refresh_from_db()
         return job
-    with running(job):
-        job.result = runner(job.kind)(owner=job.owner, dry_run=job.dry_run, job=job,
-                                           on_progress=on_progress, **job.params)
-    job.refresh_from_db()
-    return job
+    finally:
+        _release(job_id)
+
+
+def requeue_orphaned_jobs() -> list:
+    """Jobs marked running whose process is gone (its lock went with it) are queued
+    again, once: the sweep holds the lock while it re-queues, and run_job takes it."""
+    requeued = []
+    for job_id in Job.objects.filter(status=JobStatus.RUNNING).values_list("pk", flat=True):
+        if not _try_hold(job_id):
+            continue  # a live worker runs it
+        try:
+            if Job.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
+                    status=JobStatus.QUEUED, started_at=None, progress_done=0):
+                queue.run_job(job_id)
+                requeued.append(job_id)
+        finally:
+            _release(job_id)
+    return requeued
 
 
 def latest_job(owner, kind: str) -> Job | None:

@@ -55,6 +55,11 @@ def run_job(job_id):
     jobs.run_job(job_id)
 
 
+@db_periodic_task(crontab(minute="*"))
+def requeue_orphaned_jobs():
+    jobs.requeue_orphaned_jobs()
+
+
 @db_periodic_task(crontab(hour="2", minute="15"))
 def nightly_consolidation():
     jobs.run_scheduled(JobKind.CONSOLIDATE)

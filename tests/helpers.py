@@ -303,3 +303,17 @@ def settings_with(monkeypatch, **environment) -> dict:
         monkeypatch.setenv(name, value)
     return runpy.run_path(str(Path(__file__).resolve().parent.parent / "engram_site"
                               / "settings.py"))
+
+
+def child_database_env(**extra) -> dict:
+    """The environment that points a child process at this test database (the embedded
+    server's socket: the child attaches to the running server instead of starting one)."""
+    import os
+    from urllib.parse import quote
+
+    from django.db import connection
+
+    params = connection.get_connection_params()
+    url = f"postgres://{params['user']}@{quote(params['host'], safe='')}/{params['dbname']}"
+    return {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "engram_site.settings",
+            **extra}

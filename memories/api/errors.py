@@ -10,7 +10,8 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -113,3 +114,30 @@ def handle(exc, context):
     log.exception("unhandled API error", exc_info=exc)
     return Response(error_body(500, "Something went wrong on our side; it has been logged."),
                     status=500)
+
+
+def _api_path(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def page_not_found(request, exception=None):
+    """Django's 404 for a URL no view matched (e.g. /api/v1/memories/not-a-uuid): JSON
+    in the one shape under /api/, the usual page elsewhere."""
+    if _api_path(request):
+        return JsonResponse(error_body(404, "No such API endpoint, or a malformed id in "
+                                            "the path."), status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request):
+    """An error outside DRF's handler (middleware, URL resolution) under /api/: still JSON."""
+    if _api_path(request):
+        return JsonResponse(error_body(500, "Something went wrong on our side; it has been "
+                                            "logged."), status=500)
+    return defaults.server_error(request)
+
+
+def bad_request(request, exception=None):
+    if _api_path(request):
+        return JsonResponse(error_body(400, "The request could not be read."), status=400)
+    return defaults.bad_request(request, exception)

@@ -38,7 +38,10 @@ def process_observation(observation_id, *, now: datetime | None = None) -> Obser
         if not observation.chunks.exists():
             cut_into_chunks(observation)
     due = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RETRY, next_attempt_at__lte=now)
-    for chunk_id in observation.chunks.filter(due).values_list("pk", flat=True):
+    # In conversation order, always: what a chunk yields depends on what is stored before
+    # it (restatements are dropped), so a sweep after a crash must take the same order.
+    for chunk_id in observation.chunks.filter(due).order_by("position").values_list(
+            "pk", flat=True):
         # One chunk, one transaction holding its row: the queued task and the sweep never
         # extract the same chunk twice, and a crash leaves it due, not half-stored.
         with transaction.atomic():

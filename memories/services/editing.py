@@ -60,9 +60,11 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
         changes["tags"] = clean_tags(changes["tags"])
     if "importance" in changes:
         changes["importance"] = float(changes["importance"])
-    now = now or timezone.now()
     with transaction.atomic():
         memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        # Taken once the row is ours: concurrent edits get their times in the order they
+        # were applied, which is the order the history is read in.
+        now = now or timezone.now()
         changed = {name: value for name, value in changes.items()
                    if getattr(memory, name) != value}
         if not changed:
@@ -151,7 +153,11 @@ def give_feedback(memory: Memory, *, signal: str, agent_id: str = "", session_id
 
 
 def add_tag(memory: Memory, tag: str, *, by) -> Memory:
-    return update_memory(memory, by=by, tags=[*memory.tags, tag])
+    """Add to the tags as stored now, not as `memory` was read: two people tagging at
+    once keep both tags."""
+    with transaction.atomic():
+        current = Memory.objects.select_for_update().only("tags").get(pk=memory.pk)
+        return update_memory(current, by=by, tags=[*current.tags, tag])
 
 
 @dataclass

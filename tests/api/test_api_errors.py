@@ -108,3 +108,17 @@ def test_create_api_key_prints_only_the_key_and_creates_the_user(capsys, db):
     key = ApiKey.objects.get()
     assert key.owner.username == "dora" and key.key_hash != raw and raw not in key.key_hash
     assert ApiKey.objects.matching(raw) == key
+
+
+@pytest.mark.parametrize("path", ["/api/v1/memories/not-a-uuid", "/api/v1/nothing-here",
+                                  "/api/v1/jobs/123/history"])
+def test_404_for_a_url_no_view_matches_is_in_the_error_shape(alice, api_client_for, path):
+    # Found by schemathesis: a malformed id in the path got Django's HTML page.
+    response = api_client_for(alice).get(path)
+    assert response["Content-Type"].startswith("application/json")
+    assert error_of(response, 404)["code"] == "not_found"
+
+
+def test_a_missing_page_outside_the_api_is_still_a_page(client, db):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404 and "application/json" not in response["Content-Type"]

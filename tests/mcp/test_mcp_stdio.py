@@ -2,14 +2,12 @@
 uses its tools, and its standard output carries nothing but the protocol."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
-from django.db import connection
+from helpers import child_database_env
 from mcp import Client, StdioServerParameters
 from mcp_helpers import call, handles_in, run_async
 
@@ -18,14 +16,6 @@ from memories.services.remembering import remember
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def child_database_env():
-    """The environment that points a child process at this test database (the embedded
-    server's socket; the child attaches to the running server instead of starting one)."""
-    params = connection.get_connection_params()
-    url = f"postgres://{params['user']}@{quote(params['host'], safe='')}/{params['dbname']}"
-    return {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "engram_site.settings"}
 
 
 def stdio_command(*args) -> list[str]:

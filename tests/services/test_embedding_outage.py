@@ -79,3 +79,23 @@ def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ol
     stopped_worker.execute(check)
     assert stopped_worker.pending_count() == 0
     assert not PendingCheck.objects.exists()
+
+
+@respx.mock
+@pytest.mark.parametrize("failure", [
+    httpx.Response(429, json={"error": "slow down"}),
+    httpx.Response(500, json={"error": "boom"}),
+    httpx.ReadTimeout("timed out"),
+])
+def test_a_provider_that_times_out_or_refuses_still_stores_the_raw_text(
+        alice, ollama_settings, api_client_for, failure):
+    respx.post(OLLAMA).mock(side_effect=[failure])
+    response = api_client_for(alice).post(
+        "/api/v1/memories", {"content": "Releases are cut from the release branch"},
+        format="json")
+    assert response.status_code == 201, response.content
+    memory = Memory.objects.get(owner=alice)
+    assert memory.content == "Releases are cut from the release branch"
+    assert memory.embedding is None  # waits for embed_pending, nothing lost
+    respx.post(OLLAMA).mock(side_effect=vectors_for)
+    assert embed_pending() == 1

@@ -74,10 +74,12 @@ class Command(BaseCommand):
     help = ("Benchmarks: `store` remembers N memories in bulk and times in-process recall; "
             "`http` seeds stores of each --sizes and drives /context and /search over HTTP "
             "with concurrent clients; `hook` times engram-hook on UserPromptSubmit against "
-            "a served store of --count memories, and with Engram stopped.")
+            "a served store of --count memories, and with Engram stopped; `load` drives "
+            "a served store of --count memories at --rate requests/s for --minutes and "
+            "samples the server's resident memory (docs/RELIABILITY.md).")
 
     def add_arguments(self, parser):
-        parser.add_argument("what", choices=["store", "http", "hook"])
+        parser.add_argument("what", choices=["store", "http", "hook", "load"])
         parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
                             help="http: store sizes to measure")
         parser.add_argument("--real", type=int, default=5_000,
@@ -96,11 +98,19 @@ class Command(BaseCommand):
                             help="also time this many single remember() calls")
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--keep", action="store_true", help="keep the bench owner's rows")
+        parser.add_argument("--minutes", type=float, default=10,
+                            help="load: how long to drive the server")
+        parser.add_argument("--rate", type=float, default=20,
+                            help="load: requests per second aimed at, over all clients")
 
     def handle(self, *args, what, count, batch_size, queries, one_by_one, seed, keep,
                **options):
         if count < 1 or batch_size < 1 or queries < 1:
             raise CommandError("--count, --batch-size and --queries must be positive.")
+        if what == "load":
+            return self.load(count, options["real"], options["concurrency"],
+                             options["minutes"], options["rate"], seed, options["reuse"],
+                             options["server"])
         if what == "hook":
             return self.hook(count, queries, seed, keep, options["reuse"], options["server"])
         if what == "http":
@@ -194,6 +204,46 @@ class Command(BaseCommand):
         if not keep:
             Memory.objects.filter(owner__in=owners).delete()
 
+    def load(self, size, real, concurrency, minutes, rate, seed, reuse, server):
+        """A steady mix (context, search, remember, list) at `rate` requests/s for
+        `minutes` against a served store of `size`: errors, latency, and the resident
+        memory of the server's processes sampled every 10 s (docs/RELIABILITY.md)."""
+        import psutil
+
+        owner, _ = get_user_model().objects.get_or_create(username=f"{BENCH_USER}-load")
+        _, key = create_api_key(owner=owner, name="bench")
+        if not (reuse and Memory.objects.filter(owner=owner).exists()):
+            Memory.objects.filter(owner=owner).delete()
+            started = time.perf_counter()
+            seed_store(owner, size, real=min(real, size), seed=seed)
+            self.stdout.write(f"seeded {size} memories in {time.perf_counter() - started:.0f}"
+                              f" s ({min(real, size)} embedded for real)")
+        stored = Memory.objects.filter(owner=owner).count()
+        with running_server(server, with_process=True) as (port, process):
+            result = drive_load(port, key, concurrency, minutes * 60, rate, seed, process,
+                                psutil, self.stdout.write)
+        self.stdout.write(f"load on {stored} memories, {server}, {concurrency} clients, "
+                          f"{rate:g} req/s aimed, {minutes:g} min: {result['sent']} requests,"
+                          f" {result['errors']} errors {result['error_kinds'] or ''}")
+        for kind, timings in sorted(result["timings"].items()):
+            self.stdout.write(f"  {kind:<10} n {len(timings):>6}  p50 "
+                              f"{statistics.median(timings):.1f} ms  p95 "
+                              f"{percentile(timings, 95):.1f} ms  p99 "
+                              f"{percentile(timings, 99):.1f} ms")
+        samples = result["rss"]
+        self.stdout.write("  server RSS (MiB, all processes) every 10 s: "
+                          + " ".join(f"{mib:.0f}" for _, mib in samples))
+        steady = [s for s in samples if s[0] >= 60]  # after the first minute's warm-up
+        if len(steady) >= 3:
+            third = max(1, len(steady) // 3)
+            first = statistics.mean(m for _, m in steady[:third])
+            last = statistics.mean(m for _, m in steady[-third:])
+            self.stdout.write(f"  RSS after warm-up: first third {first:.0f} MiB, last third "
+                              f"{last:.0f} MiB ({last - first:+.0f} MiB), max "
+                              f"{max(m for _, m in steady):.0f} MiB")
+        if not reuse:
+            self.stdout.write("  (the store is kept for --reuse; delete the owner to drop it)")
+
     def report(self, size, what, clients, timings, elapsed):
         self.stdout.write(f"{size:>7} memories  {what:<18} {clients}: "
                           f"p50 {statistics.median(timings):.1f} ms  "
@@ -277,9 +327,9 @@ def seed_store(owner, size: int, *, real: int, seed: int) -> None:
 
 
 @contextlib.contextmanager
-def running_server(kind: str):
+def running_server(kind: str, *, with_process: bool = False):
     """gunicorn as `make run` starts it (asgi) or as it did before /mcp (wsgi), on a free
-    loopback port, for this benchmark."""
+    loopback port, for this benchmark; the port (and the gunicorn process)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -304,10 +354,95 @@ def running_server(kind: str):
                 time.sleep(0.3)
         else:
             raise CommandError("the benchmark server did not start within 60 s")
-        yield port
+        yield (port, server) if with_process else port
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def drive_load(port, key, concurrency, seconds, rate, seed, process, psutil, say) -> dict:
+    """`concurrency` keep-alive clients sharing `rate` requests/s for `seconds`: 45%
+    /context, 35% /search, 15% remember (new notes, a few near-duplicates), 5% list.
+    Every non-2xx answer and every failed connection counts as an error."""
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    notes = synthetic_memories(200_000, seed + 11)
+    queries = synthetic_queries(200_000, seed + 12)
+    lock = threading.Lock()
+    timings: dict[str, list[float]] = {}
+    errors: dict[str, int] = {}
+    state = {"sent": 0}
+    deadline = time.monotonic() + seconds
+    interval = concurrency / rate
+
+    def one(conn, rng, n):
+        pick = rng.random()
+        if pick < 0.45:
+            kind, method, url = "context", "POST", "/api/v1/memories/context"
+            body = {"query": queries[n % len(queries)], "max_tokens": 500}
+        elif pick < 0.80:
+            kind, method, url = "search", "POST", "/api/v1/memories/search"
+            body = {"query": queries[n % len(queries)], "limit": 10}
+        elif pick < 0.95:
+            kind, method, url = "remember", "POST", "/api/v1/memories"
+            body = {"content": notes[n % len(notes)], "kind": "episode"}
+        else:
+            kind, method, url, body = "list", "GET", "/api/v1/memories?limit=20", None
+        started = time.perf_counter()
+        conn.request(method, url, None if body is None else json.dumps(body), headers)
+        response = conn.getresponse()
+        response.read()
+        return kind, response.status, (time.perf_counter() - started) * 1000
+
+    def client(index):
+        rng = random.Random(seed * 100 + index)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        n = index
+        next_at = time.monotonic() + rng.random() * interval
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return
+            if next_at > now:
+                time.sleep(next_at - now)
+            next_at += interval
+            try:
+                kind, status, ms = one(conn, rng, n)
+                failed = None if 200 <= status < 300 else f"{kind} {status}"
+            except (OSError, http.client.HTTPException) as exc:
+                kind, ms, failed = "failed", 0.0, type(exc).__name__
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            n += concurrency
+            with lock:
+                state["sent"] += 1
+                if failed:
+                    errors[failed] = errors.get(failed, 0) + 1
+                else:
+                    timings.setdefault(kind, []).append(ms)
+
+    def rss_mib() -> float:
+        parent = psutil.Process(process.pid)
+        total = 0
+        for proc in [parent, *parent.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                total += proc.memory_info().rss
+        return total / 2**20
+
+    threads = [threading.Thread(target=client, args=(i,), daemon=True)
+               for i in range(concurrency)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    samples = [(0.0, rss_mib())]
+    while any(thread.is_alive() for thread in threads):
+        time.sleep(min(10, max(0.1, deadline - time.monotonic())))
+        if time.monotonic() - started - samples[-1][0] >= 9.5:
+            samples.append((time.monotonic() - started, rss_mib()))
+            with lock:
+                say(f"  {samples[-1][0]:5.0f} s  {state['sent']} sent  "
+                    f"{sum(errors.values())} errors  RSS {samples[-1][1]:.0f} MiB")
+    return {"sent": state["sent"], "errors": sum(errors.values()), "error_kinds": errors,
+            "timings": timings, "rss": samples}
 
 
 def drive(port, key, path, body, requests, concurrency, queries):

@@ -8,7 +8,7 @@ silently dropped.
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -100,9 +100,7 @@ def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datet
         chunk.last_error = str(exc)[:2000]
         llm_usage.log_failed_call(observation.owner, observation.project, provider, exc, "extract")
         if exc.retryable and chunk.attempts < settings.ENGRAM_CAPTURE_MAX_ATTEMPTS:
-            chunk.status = ChunkStatus.RETRY
-            chunk.next_attempt_at = now + retry_delay(chunk.attempts)
-            chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
+            _retry_later(chunk, now)
             return
         provider, fallback_reason = RulesProvider(), f"{provider.name} failed: {exc}"
         extraction = _run(provider, observation, chunk)
@@ -111,11 +109,26 @@ def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datet
     if extraction is None:
         chunk.status = ChunkStatus.SKIPPED
     else:
+        try:
+            # A savepoint: a store that fails undoes its own writes only, so the model
+            # calls logged above still count what they cost (budget and breaker).
+            with transaction.atomic():
+                chunk.memory_ids = _store(observation, chunk, extraction.memories, now)
+        except DatabaseError as exc:
+            chunk.attempts += 1
+            chunk.last_error = f"storing failed: {exc}"[:2000]
+            _retry_later(chunk, now)
+            return
         chunk.status = ChunkStatus.EXTRACTED
-        chunk.memory_ids = _store(observation, chunk, extraction.memories, now)
     chunk.next_attempt_at = None
     chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at",
                               "extracted_by", "memory_ids"])
+
+
+def _retry_later(chunk: ObservationChunk, now) -> None:
+    chunk.status = ChunkStatus.RETRY
+    chunk.next_attempt_at = now + retry_delay(chunk.attempts)
+    chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
 
 
 def _store(observation, chunk, extracted: list[ExtractedMemory], now) -> list:

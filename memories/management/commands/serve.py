@@ -43,6 +43,7 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGHUP, stop)  # the terminal closed: stop, as on Ctrl-C
         # If either child dies, stop the other: a half-running Engram is worse than none.
         while all(child.poll() is None for child in children):
             time.sleep(0.5)

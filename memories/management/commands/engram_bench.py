@@ -89,6 +89,10 @@ class Command(BaseCommand):
         parser.add_argument("--server", choices=["asgi", "wsgi"], default="asgi",
                             help="http: the router `make run` serves (asgi, which also times "
                                  "the memory_search MCP tool), or plain gunicorn WSGI as before")
+        parser.add_argument("--restart-database-after", type=float, default=None,
+                            metavar="SECONDS",
+                            help="load: restart the embedded PostgreSQL (pg_ctl restart) "
+                                 "this long into the run")
         parser.add_argument("--reuse", action="store_true",
                             help="http: measure the store a --keep run left, without seeding")
         parser.add_argument("--count", type=int, default=10_000)
@@ -110,7 +114,7 @@ class Command(BaseCommand):
         if what == "load":
             return self.load(count, options["real"], options["concurrency"],
                              options["minutes"], options["rate"], seed, options["reuse"],
-                             options["server"])
+                             options["server"], options["restart_database_after"])
         if what == "hook":
             return self.hook(count, queries, seed, keep, options["reuse"], options["server"])
         if what == "http":
@@ -204,7 +208,8 @@ class Command(BaseCommand):
         if not keep:
             Memory.objects.filter(owner__in=owners).delete()
 
-    def load(self, size, real, concurrency, minutes, rate, seed, reuse, server):
+    def load(self, size, real, concurrency, minutes, rate, seed, reuse, server,
+             restart_after=None):
         """A steady mix (context, search, remember, list) at `rate` requests/s for
         `minutes` against a served store of `size`: errors, latency, and the resident
         memory of the server's processes sampled every 10 s (docs/RELIABILITY.md)."""
@@ -220,8 +225,17 @@ class Command(BaseCommand):
                               f" s ({min(real, size)} embedded for real)")
         stored = Memory.objects.filter(owner=owner).count()
         with running_server(server, with_process=True) as (port, process):
+            if restart_after is not None:
+                threading.Timer(restart_after, self.restart_database).start()
             result = drive_load(port, key, concurrency, minutes * 60, rate, seed, process,
                                 psutil, self.stdout.write)
+        if restart_after is not None:
+            connection.close()  # this process's connection did not survive the restart
+            kept = Memory.objects.filter(owner=owner).count() - stored
+            self.stdout.write(
+                f"database restarted at {restart_after:g} s: errors from "
+                f"{result['first_error_at']} s to {result['last_error_at']} s; "
+                f"{result['created']} memories answered 201, {kept} new rows stored")
         self.stdout.write(f"load on {stored} memories, {server}, {concurrency} clients, "
                           f"{rate:g} req/s aimed, {minutes:g} min: {result['sent']} requests,"
                           f" {result['errors']} errors {result['error_kinds'] or ''}")
@@ -243,6 +257,27 @@ class Command(BaseCommand):
                               f"{max(m for _, m in steady):.0f} MiB")
         if not reuse:
             self.stdout.write("  (the store is kept for --reuse; delete the owner to drop it)")
+
+    def restart_database(self):
+        """pg_ctl restart of the embedded server, as a crash-and-come-back would look to
+        the served Engram (its connections are cut; it must answer 503, then recover)."""
+        from engram_site.db import embedded
+
+        pgdata = settings.DATABASES["default"].get("EMBEDDED_PGDATA")
+        if not pgdata:
+            raise CommandError("--restart-database-after needs the embedded database.")
+        command = [str(embedded.bin_dir() / "pg_ctl"), "-D", pgdata, "-m", "fast", "-w",
+                   "restart"]
+        if os.geteuid() == 0:  # pg_ctl refuses root: run it as the data folder's owner
+            import pwd
+
+            owner = pwd.getpwuid(os.stat(pgdata).st_uid).pw_name
+            command = ["runuser", "-u", owner, "--", *command]
+        started = time.monotonic()
+        # No pipes: the new postmaster would hold them open and this call would never end.
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        self.stdout.write(f"  restarted PostgreSQL in {time.monotonic() - started:.1f} s")
 
     def report(self, size, what, clients, timings, elapsed):
         self.stdout.write(f"{size:>7} memories  {what:<18} {clients}: "
@@ -370,8 +405,9 @@ def drive_load(port, key, concurrency, seconds, rate, seed, process, psutil, say
     lock = threading.Lock()
     timings: dict[str, list[float]] = {}
     errors: dict[str, int] = {}
-    state = {"sent": 0}
-    deadline = time.monotonic() + seconds
+    state = {"sent": 0, "created": 0, "first_error_at": None, "last_error_at": None}
+    begun = time.monotonic()
+    deadline = begun + seconds
     interval = concurrency / rate
 
     def one(conn, rng, n):
@@ -409,14 +445,18 @@ def drive_load(port, key, concurrency, seconds, rate, seed, process, psutil, say
                 kind, status, ms = one(conn, rng, n)
                 failed = None if 200 <= status < 300 else f"{kind} {status}"
             except (OSError, http.client.HTTPException) as exc:
-                kind, ms, failed = "failed", 0.0, type(exc).__name__
+                kind, status, ms, failed = "failed", 0, 0.0, type(exc).__name__
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             n += concurrency
             with lock:
                 state["sent"] += 1
+                state["created"] += kind == "remember" and status == 201
                 if failed:
                     errors[failed] = errors.get(failed, 0) + 1
+                    at = round(time.monotonic() - begun, 1)
+                    state["first_error_at"] = state["first_error_at"] or at
+                    state["last_error_at"] = at
                 else:
                     timings.setdefault(kind, []).append(ms)
 
@@ -441,7 +481,7 @@ def drive_load(port, key, concurrency, seconds, rate, seed, process, psutil, say
             with lock:
                 say(f"  {samples[-1][0]:5.0f} s  {state['sent']} sent  "
                     f"{sum(errors.values())} errors  RSS {samples[-1][1]:.0f} MiB")
-    return {"sent": state["sent"], "errors": sum(errors.values()), "error_kinds": errors,
+    return {**state, "errors": sum(errors.values()), "error_kinds": errors,
             "timings": timings, "rss": samples}
 
 

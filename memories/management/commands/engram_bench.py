@@ -182,17 +182,9 @@ class Command(BaseCommand):
         for size in sizes:
             # One owner per size, so that --keep / --reuse keep each store and measuring
             # a small one does not first delete a large one (minutes at 100,000).
-            owner, _ = get_user_model().objects.get_or_create(
-                username=f"{BENCH_USER}-http-{size}")
+            owner, key = self.seeded_owner(f"{BENCH_USER}-http-{size}", size, real, seed,
+                                           reuse)
             owners.append(owner)
-            _, key = create_api_key(owner=owner, name="bench")
-            if not (reuse and Memory.objects.filter(owner=owner).exists()):
-                Memory.objects.filter(owner=owner).delete()
-                started = time.perf_counter()
-                seed_store(owner, size, real=min(real, size), seed=seed)
-                self.stdout.write(f"seeded {size} memories in "
-                                  f"{time.perf_counter() - started:.0f} s "
-                                  f"({min(real, size)} embedded for real)")
             size = Memory.objects.filter(owner=owner).count()
             with running_server(server) as port:
                 for path, body in (("context", {"max_tokens": 500}), ("search", {"limit": 10})):
@@ -215,14 +207,7 @@ class Command(BaseCommand):
         memory of the server's processes sampled every 10 s (docs/RELIABILITY.md)."""
         import psutil
 
-        owner, _ = get_user_model().objects.get_or_create(username=f"{BENCH_USER}-load")
-        _, key = create_api_key(owner=owner, name="bench")
-        if not (reuse and Memory.objects.filter(owner=owner).exists()):
-            Memory.objects.filter(owner=owner).delete()
-            started = time.perf_counter()
-            seed_store(owner, size, real=min(real, size), seed=seed)
-            self.stdout.write(f"seeded {size} memories in {time.perf_counter() - started:.0f}"
-                              f" s ({min(real, size)} embedded for real)")
+        owner, key = self.seeded_owner(f"{BENCH_USER}-load", size, real, seed, reuse)
         stored = Memory.objects.filter(owner=owner).count()
         with running_server(server, with_process=True) as (port, process):
             if restart_after is not None:
@@ -279,6 +264,19 @@ class Command(BaseCommand):
                        stderr=subprocess.DEVNULL)
         self.stdout.write(f"  restarted PostgreSQL in {time.monotonic() - started:.1f} s")
 
+    def seeded_owner(self, username, size, real, seed, reuse):
+        """The bench owner `username` with a new key and a store of `size` memories (`real`
+        of them embedded for real), kept as it is with --reuse when it has one."""
+        owner, _ = get_user_model().objects.get_or_create(username=username)
+        _, key = create_api_key(owner=owner, name="bench")
+        if not (reuse and Memory.objects.filter(owner=owner).exists()):
+            Memory.objects.filter(owner=owner).delete()
+            started = time.perf_counter()
+            seed_store(owner, size, real=min(real, size), seed=seed)
+            self.stdout.write(f"seeded {size} memories in {time.perf_counter() - started:.0f}"
+                              f" s ({min(real, size)} embedded for real)")
+        return owner, key
+
     def report(self, size, what, clients, timings, elapsed):
         self.stdout.write(f"{size:>7} memories  {what:<18} {clients}: "
                           f"p50 {statistics.median(timings):.1f} ms  "
@@ -288,14 +286,7 @@ class Command(BaseCommand):
 
 
     def hook(self, size, prompts, seed, keep, reuse, server):
-        owner, _ = get_user_model().objects.get_or_create(username=f"{BENCH_USER}-hook")
-        _, key = create_api_key(owner=owner, name="bench")
-        if not (reuse and Memory.objects.filter(owner=owner).exists()):
-            Memory.objects.filter(owner=owner).delete()
-            started = time.perf_counter()
-            seed_store(owner, size, real=size, seed=seed)
-            self.stdout.write(f"seeded {size} memories, all embedded for real, in "
-                              f"{time.perf_counter() - started:.0f} s")
+        owner, key = self.seeded_owner(f"{BENCH_USER}-hook", size, size, seed, reuse)
         asked = synthetic_queries(prompts, seed + 3)
         with running_server(server) as port:
             served = time_hook(f"http://127.0.0.1:{port}", key, asked)

@@ -454,7 +454,7 @@ if ENGRAM_LLM_PROVIDER in _LLM_KEY_SETTING and not env(_LLM_KEY_SETTING[ENGRAM_L
         f"ENGRAM_LLM_PROVIDER={ENGRAM_LLM_PROVIDER} needs "
         f"{_LLM_KEY_SETTING[ENGRAM_LLM_PROVIDER]}: set it, or use ollama or rules."
     )
-# Empty: the provider's own pair (claude-haiku-4-5 / claude-sonnet-4-5 for anthropic,
+# Empty: the provider's own pair (claude-haiku-5-5 / claude-sonnet-5-5 for anthropic,
 # gpt-4.1-mini / gpt-4.1 for openai, qwen2.5:3b / qwen2.5:7b for ollama).
 ENGRAM_LLM_GATE_MODEL = env("ENGRAM_LLM_GATE_MODEL")
 ENGRAM_LLM_EXTRACT_MODEL = env("ENGRAM_LLM_EXTRACT_MODEL")

@@ -55,6 +55,12 @@ MAX_ERROR_DETAIL = 200
 # here costs None, "unknown", never a made-up 0; local models have no table at all.
 PRICES_PER_MILLION_TOKENS = {
     "anthropic": {
+        # Haiku 5.5 costs more for prompts over 100,000 tokens; ours stay far below.
+        "claude-haiku-5-5": (0.10, 0.50),
+        "claude-sonnet-5-5": (2.00, 10.00),
+        "claude-sonnet-5": (2.00, 10.00),
+        "claude-opus-5-5": (4.00, 20.00),
+        "claude-sonnet-4-6": (3.00, 15.00),
         "claude-haiku-4-5": (1.00, 5.00),
         "claude-sonnet-4-5": (3.00, 15.00),
         "claude-sonnet-4": (3.00, 15.00),
@@ -72,6 +78,13 @@ PRICES_PER_MILLION_TOKENS = {
         "gpt-5-mini": (0.25, 2.00),
         "gpt-5-nano": (0.05, 0.40),
     },
+}
+# The models that think before answering unless told not to: thinking tokens count against
+# max_tokens, and a JSON verdict needs none. Each takes its own spelling of "off" (Sonnet
+# 5.5 refuses "disabled"); a model not listed is sent no thinking setting at all.
+NO_UPFRONT_THINKING = {
+    "claude-sonnet-5-5": {"type": "between_tools"},
+    "claude-haiku-5-5": {"type": "disabled"},
 }
 # claude-haiku-4-5-20251001, gpt-4.1-2025-04-14, claude-3-5-haiku-latest: one price each.
 _SNAPSHOT_SUFFIX = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
@@ -117,6 +130,10 @@ class LLMCallError(ProviderError):
                  calls: Sequence[ModelCall] = ()):
         super().__init__(message, retryable=retryable, provider=provider)
         self.calls = list(calls)
+
+
+class ModelDeclined(Exception):
+    """The model refused to answer (a safety classifier): asking again gets the same."""
 
 
 class MalformedReply(LLMCallError):
@@ -404,6 +421,10 @@ class ChatModelProvider(LLMProvider):
         started = time.monotonic()
         try:
             completion = self._complete(model, system, conversation, max_tokens)
+        except ModelDeclined as exc:
+            calls.append(self._record(purpose, model, started, None, ok=False, error=str(exc)))
+            raise LLMCallError(f"{self.label} {purpose}: {exc}", retryable=False,
+                               provider=self.name, calls=calls) from exc
         # The SDKs let a 200 whose body is not JSON escape as the json module's own error.
         except (self._sdk.APIError, json.JSONDecodeError) as exc:
             message, retryable = self._describe_failure(purpose, model, exc)
@@ -482,8 +503,8 @@ class AnthropicProvider(ChatModelProvider):
     name = "anthropic"
     label = "Anthropic"
     key_setting = "ANTHROPIC_API_KEY"
-    default_gate_model = "claude-haiku-4-5"
-    default_extract_model = "claude-sonnet-4-5"
+    default_gate_model = "claude-haiku-5-5"
+    default_extract_model = "claude-sonnet-5-5"
 
     def __init__(self, *, api_key: str, gate_model: str = "", extract_model: str = "",
                  timeout: float = 30.0, base_url: str = ""):
@@ -496,11 +517,15 @@ class AnthropicProvider(ChatModelProvider):
                                            timeout=timeout, max_retries=0)
 
     def _complete(self, model, system, conversation, max_tokens):
-        # The anthropic SDK (2.13) takes no temperature or other sampling parameter: the JSON
-        # schema in the system prompt and the strict parse keep the answers in shape.
+        # No temperature or other sampling parameter (the 5.x models refuse them with a 400):
+        # the JSON schema in the system prompt and the strict parse keep the answers in shape.
+        thinking = NO_UPFRONT_THINKING.get(_SNAPSHOT_SUFFIX.sub("", model))
         message = self._client.messages.create(
             model=model, system=system, messages=conversation, max_tokens=max_tokens,
+            **({"thinking": thinking} if thinking else {}),
         )
+        if message.stop_reason == "refusal":
+            raise ModelDeclined(f"{model} declined the request (stop_reason refusal)")
         # A reply missing its fields comes back with them None, not as an error.
         text = "".join(block.text for block in message.content or () if block.type == "text")
         usage = message.usage

@@ -59,7 +59,7 @@ VENDORS = {
     "anthropic": Vendor(
         "anthropic", ANTHROPIC_MESSAGES,
         lambda url: AnthropicProvider(api_key=SECRET_KEY, base_url=url, timeout=TIMEOUT),
-        anthropic_reply, anthropic_error, gate_cost=(1000 * 1.00 + 100 * 5.00) / 1e6,
+        anthropic_reply, anthropic_error, gate_cost=(1000 * 0.10 + 100 * 0.50) / 1e6,
     ),
     "openai": Vendor(
         "openai", OPENAI_CHAT,
@@ -312,8 +312,8 @@ def test_anthropic_gets_the_system_prompt_apart_from_the_conversation(fake_vendo
     assert headers["authorization"] == f"Bearer {SECRET_KEY}"
     assert headers["anthropic-version"]
     assert provider._client.max_retries == 0 and provider.timeout == 30.0
-    assert (provider.gate_model, provider.extract_model) == ("claude-haiku-4-5",
-                                                             "claude-sonnet-4-5")
+    assert (provider.gate_model, provider.extract_model) == ("claude-haiku-5-5",
+                                                             "claude-sonnet-5-5")
 
 
 def test_openai_is_asked_for_a_json_object(fake_vendor):
@@ -462,5 +462,5 @@ def test_ollama_takes_its_url_models_and_timeout_from_settings(no_llm_settings):
 def test_unset_model_names_fall_back_to_the_providers_own(no_llm_settings):
     no_llm_settings.ANTHROPIC_API_KEY = "sk-ant-a"
     assert get_llm_provider().describe() == {
-        "provider": "anthropic", "gate_model": "claude-haiku-4-5",
-        "extract_model": "claude-sonnet-4-5"}
+        "provider": "anthropic", "gate_model": "claude-haiku-5-5",
+        "extract_model": "claude-sonnet-5-5"}

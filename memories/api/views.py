@@ -393,6 +393,7 @@ class MemoryContext(ScopedView):
         truncated = serializers.BooleanField()
         tiers = serializers.DictField(child=serializers.IntegerField())
         memories = inline_serializer("ContextMemory", {
+            "ref": serializers.IntegerField(help_text="The memory's [ref] in the context text"),
             "id": serializers.UUIDField(), "kind": serializers.CharField(),
             "content": serializers.CharField(),
             "score": serializers.FloatField(), "match": serializers.FloatField()}, many=True)
@@ -416,8 +417,8 @@ class MemoryContext(ScopedView):
             "context": built.context, "memories_used": len(built.used),
             "tokens_used": built.tokens_used, "truncated": built.truncated,
             "tiers": built.tiers,
-            "memories": [{"id": hit.memory.pk, "kind": hit.memory.kind,
+            "memories": [{"ref": ref, "id": hit.memory.pk, "kind": hit.memory.kind,
                           "content": hit.memory.content,
                           "score": round(hit.score, 4), "match": round(hit.breakdown.match, 4)}
-                         for hit in built.used],
+                         for ref, hit in enumerate(built.used, 1)],
         }).data)

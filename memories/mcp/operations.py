@@ -134,9 +134,11 @@ def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
             project=given.get("project"), valid_at=given.get("valid_at"),
             include_superseded=given["include_superseded"])),
         min_score=given.get("min_score"))
-    cited = ", ".join(f"[{handle_of(hit.memory.pk)}] {hit.memory.pk}" for hit in built.used)
+    # The text names memories by reference; the tools take a handle or an id.
+    cited = ", ".join(f"[{ref}] = {handle_of(hit.memory.pk)}"
+                      for ref, hit in enumerate(built.used, 1))
     return (f"{built.context}\n\n({len(built.used)} memories, {built.tokens_used} tokens"
-            f"{', truncated' if built.truncated else ''}; cite by handle: {cited or 'none'})")
+            f"{', truncated' if built.truncated else ''}; handles: {cited or 'none'})")
 
 
 def remember_memory(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:

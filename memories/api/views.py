@@ -352,6 +352,11 @@ class MemorySearch(ScopedView):
     class HitOutput(serializers.Serializer):
         memory = MemoryOutput()
         score = ScoreOutput(source="breakdown")
+        unreviewed = serializers.SerializerMethodField(
+            help_text="An insight reflection wrote that no person has approved yet")
+
+        def get_unreviewed(self, hit) -> bool:
+            return hit.memory.pk in self.context["unreviewed"]
 
     @extend_schema(request=SearchInput, responses=inline_serializer(
         "SearchOutput", {"results": HitOutput(many=True)}),
@@ -365,7 +370,8 @@ class MemorySearch(ScopedView):
                                limit=data.validated_data["limit"], filters=filters,
                                track=True, agent_id=data.validated_data["agent_id"],
                                session_id=data.validated_data["session_id"])
-        return Response({"results": self.HitOutput(hits, many=True).data})
+        return Response({"results": self.HitOutput(hits, many=True, context={
+            "unreviewed": selectors.unreviewed_insights(hit.memory for hit in hits)}).data})
 
 
 class MemoryContext(ScopedView):

@@ -36,10 +36,14 @@ class AssembledContext:
     tiers: dict[str, int]
 
 
-def _annotated(memory: Memory, contradiction, now: datetime) -> str:
+UNREVIEWED = "Unreviewed insight: machine-written, not yet approved by a person."
+
+
+def _annotated(memory: Memory, contradiction, now: datetime, unreviewed: bool) -> str:
     """The memory's text, with what an agent must know before trusting it: an open
-    dispute, or (only when history was asked for) that it no longer holds."""
-    notes = []
+    dispute, an insight no person has approved, or (only when history was asked for)
+    that it no longer holds."""
+    notes = [UNREVIEWED] if unreviewed else []
     if contradiction is not None:
         other = (contradiction.memory_b_id if contradiction.memory_a_id == memory.pk
                  else contradiction.memory_a_id)
@@ -88,8 +92,9 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     min_score (an unrelated prompt gets an empty context, not filler); fences the
     result as data. Large budgets are split into the critical / relevant / background /
     index tiers; a memory in an open contradiction is marked as disputed and, with
-    tiers, goes to the critical tier. What is injected counts as retrieved for the
-    session, unless `track` is off (a person previewing what an agent would see).
+    tiers, goes to the critical tier. An insight no person has approved is labelled as
+    unreviewed, or left out with ENGRAM_INSIGHTS_NEED_APPROVAL. What is injected counts
+    as retrieved for the session, unless `track` is off (a person previewing what an agent would see).
     """
     errors = {}
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
@@ -107,13 +112,17 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     hits = [hit for hit in recall(owner=owner, query=query, limit=limit, filters=filters,
                                   exclude_ids=selectors.surfaced_in_session(owner, session_id), now=now)
             if hit.breakdown.match >= min_score]
+    unreviewed = selectors.unreviewed_insights(hit.memory for hit in hits)
+    if settings.ENGRAM_INSIGHTS_NEED_APPROVAL:
+        hits = [hit for hit in hits if hit.memory.pk not in unreviewed]
     tiered = max_tokens >= settings.ENGRAM_TIER_THRESHOLD
     shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
     disputes = selectors.open_contradictions_for(owner, [hit.memory.pk for hit in hits])
     built = build_context(
         [ContextMemory(id=str(hit.memory.pk),
                        date=hit.memory.created_at if _dated(hit.memory) else None,
-                       content=_annotated(hit.memory, disputes.get(hit.memory.pk), now),
+                       content=_annotated(hit.memory, disputes.get(hit.memory.pk), now,
+                                          hit.memory.pk in unreviewed),
                        score=round(hit.score, 4),
                        tier=_tier(hit, i, shown, now, hit.memory.pk in disputes)
                        if tiered else None)

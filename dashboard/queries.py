@@ -275,6 +275,7 @@ THRESHOLDS = [
     ("Context", [
         ("ENGRAM_CONTEXT_MIN_SCORE", "least match a memory needs to enter a context"),
         ("ENGRAM_TIER_THRESHOLD", "budget (tokens) from which the four tiers are used"),
+        ("ENGRAM_INSIGHTS_NEED_APPROVAL", "insights enter contexts only once approved"),
         ("ENGRAM_FEEDBACK_INTERVAL", "seconds between two votes of one agent on one memory"),
     ]),
     ("Capture", [

@@ -428,6 +428,9 @@ ENGRAM_RANK_WEIGHTS = _weights(env("ENGRAM_RANK_WEIGHTS", "0.25,0.25,1"))
 # be injected, and the budget from which the four tiers are used.
 ENGRAM_CONTEXT_MIN_SCORE = envfloat("ENGRAM_CONTEXT_MIN_SCORE", 0.1, 0.0, 1.0)
 ENGRAM_TIER_THRESHOLD = envint("ENGRAM_TIER_THRESHOLD", 2000, 1, 10**6)
+# Insights reflection wrote reach contexts only once a person approved them (else they
+# come labelled as unreviewed).
+ENGRAM_INSIGHTS_NEED_APPROVAL = envbool("ENGRAM_INSIGHTS_NEED_APPROVAL", False)
 # Imports (JSONL, Engram's own or the MCP memory server's graph): the largest file taken,
 # and the size up to which one is imported within the request; a larger one runs as a job.
 ENGRAM_IMPORT_MAX_BYTES = envint("ENGRAM_IMPORT_MAX_BYTES", 50 * 2**20, 1, 2**31)

@@ -15,10 +15,13 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from reflection.models import InsightStatus
+
 from .models import (
     Contradiction,
     ContradictionStatus,
     KeywordStats,
+    Kind,
     Memory,
     MemoryLink,
     MemoryTerm,
@@ -605,6 +608,18 @@ def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
         found.setdefault(c.memory_a_id, c)
         found.setdefault(c.memory_b_id, c)
     return found
+
+
+def unreviewed_insights(memories: Iterable[Memory]) -> set:
+    """The ids of those memories that are insights reflection wrote and no person has
+    approved yet: an agent handed one must be told. A query only when an insight is
+    among them."""
+    ids = [m.pk for m in memories if m.kind == Kind.INSIGHT]
+    if not ids:
+        return set()
+    return set(Memory.objects.filter(pk__in=ids, insight__isnull=False)
+               .exclude(insight__status=InsightStatus.APPROVED)
+               .values_list("pk", flat=True))
 
 
 def count_open_contradictions(owner) -> int:

@@ -352,6 +352,11 @@ class MemorySearch(ScopedView):
     class HitOutput(serializers.Serializer):
         memory = MemoryOutput()
         score = ScoreOutput(source="breakdown")
+        unreviewed = serializers.SerializerMethodField(
+            help_text="An insight reflection wrote that no person has approved yet")
+
+        def get_unreviewed(self, hit) -> bool:
+            return hit.memory.pk in self.context["unreviewed"]
 
     @extend_schema(request=SearchInput, responses=inline_serializer(
         "SearchOutput", {"results": HitOutput(many=True)}),
@@ -365,7 +370,8 @@ class MemorySearch(ScopedView):
                                limit=data.validated_data["limit"], filters=filters,
                                track=True, agent_id=data.validated_data["agent_id"],
                                session_id=data.validated_data["session_id"])
-        return Response({"results": self.HitOutput(hits, many=True).data})
+        return Response({"results": self.HitOutput(hits, many=True, context={
+            "unreviewed": selectors.unreviewed_insights(hit.memory for hit in hits)}).data})
 
 
 class MemoryContext(ScopedView):
@@ -393,6 +399,7 @@ class MemoryContext(ScopedView):
         truncated = serializers.BooleanField()
         tiers = serializers.DictField(child=serializers.IntegerField())
         memories = inline_serializer("ContextMemory", {
+            "ref": serializers.IntegerField(help_text="The memory's [ref] in the context text"),
             "id": serializers.UUIDField(), "kind": serializers.CharField(),
             "content": serializers.CharField(),
             "score": serializers.FloatField(), "match": serializers.FloatField()}, many=True)
@@ -416,8 +423,8 @@ class MemoryContext(ScopedView):
             "context": built.context, "memories_used": len(built.used),
             "tokens_used": built.tokens_used, "truncated": built.truncated,
             "tiers": built.tiers,
-            "memories": [{"id": hit.memory.pk, "kind": hit.memory.kind,
+            "memories": [{"ref": ref, "id": hit.memory.pk, "kind": hit.memory.kind,
                           "content": hit.memory.content,
                           "score": round(hit.score, 4), "match": round(hit.breakdown.match, 4)}
-                         for hit in built.used],
+                         for ref, hit in enumerate(built.used, 1)],
         }).data)

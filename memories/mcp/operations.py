@@ -28,7 +28,7 @@ from memories.jobs import JobAlreadyActive, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
 from memories.models import ContradictionStatus, JobKind, Memory
 from memories.selectors import EVERYWHERE, OutOfProject, Scope, handle_of
-from memories.services.context import assemble_context
+from memories.services.context import UNREVIEWED, assemble_context
 from memories.services.editing import FeedbackTooSoon, delete_memory, give_feedback
 from memories.services.recall import recall
 from memories.services.remembering import DuplicateMemory, remember
@@ -93,6 +93,10 @@ def _snippet(text: str) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS - 1] + "…"
 
 
+def _unreviewed_label(memory: Memory, unreviewed: set) -> list[str]:
+    return [UNREVIEWED] if memory.pk in unreviewed else []
+
+
 def describe(memory: Memory, *details: str) -> str:
     """Two lines: the handle and the text, then what it is and its full id."""
     facts = [memory.kind, *([f"project {memory.project}"] if memory.project else []),
@@ -121,8 +125,10 @@ def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
                   agent_id=given["agent_id"], session_id=given["session_id"])
     if not hits:
         return f"No memory matches {given['query']!r}."
+    unreviewed = selectors.unreviewed_insights(hit.memory for hit in hits)
     return f"{len(hits)} memories for {given['query']!r}, best first:\n" + _numbered(
-        [describe(hit.memory, f"score {hit.score:.2f}") for hit in hits])
+        [describe(hit.memory, f"score {hit.score:.2f}",
+                  *_unreviewed_label(hit.memory, unreviewed)) for hit in hits])
 
 
 def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
@@ -134,9 +140,11 @@ def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
             project=given.get("project"), valid_at=given.get("valid_at"),
             include_superseded=given["include_superseded"])),
         min_score=given.get("min_score"))
-    cited = ", ".join(f"[{handle_of(hit.memory.pk)}] {hit.memory.pk}" for hit in built.used)
+    # The text names memories by reference; the tools take a handle or an id.
+    cited = ", ".join(f"[{ref}] = {handle_of(hit.memory.pk)}"
+                      for ref, hit in enumerate(built.used, 1))
     return (f"{built.context}\n\n({len(built.used)} memories, {built.tokens_used} tokens"
-            f"{', truncated' if built.truncated else ''}; cite by handle: {cited or 'none'})")
+            f"{', truncated' if built.truncated else ''}; handles: {cited or 'none'})")
 
 
 def remember_memory(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
@@ -184,9 +192,11 @@ def related(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
         MemoryRelated.RelatedInput, arguments))
     if not rows:
         return f"Nothing is linked to [{handle_of(memory.pk)}]."
+    unreviewed = selectors.unreviewed_insights(other for other, _, _ in rows)
     return f"{len(rows)} memories linked to [{handle_of(memory.pk)}], nearest first:\n" + \
         _numbered([describe(other, f"{hop} hop{'s' if hop > 1 else ''}",
-                            relation or "linked") for other, hop, relation in rows])
+                            relation or "linked", *_unreviewed_label(other, unreviewed))
+                   for other, hop, relation in rows])
 
 
 def reflect(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
@@ -231,6 +241,8 @@ def index(owner, project: str, *, scope: Scope = EVERYWHERE) -> str:
     memories = selectors.project_index(owner, scope.project_for(project), limit=INDEX_SIZE)
     if not memories:
         return f"No memories in project {project!r} yet."
+    unreviewed = selectors.unreviewed_insights(memories)
     return (f"Project {project!r}: its {len(memories)} most important memories\n" +
-            _numbered([describe(memory, *(["pinned"] if memory.pinned else []))
+            _numbered([describe(memory, *(["pinned"] if memory.pinned else []),
+                                *_unreviewed_label(memory, unreviewed))
                        for memory in memories]))

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from .. import selectors
 from ..engine.context import FORMATS, ContextMemory, build_context
-from ..models import Kind, Memory
+from ..models import Kind, Memory, MemoryType
 from .recall import MAX_RECALL_LIMIT, Recalled, recall, record_retrieval
 
 # Kinds that go to the critical tier while recent, and kinds that are background:
@@ -32,22 +32,27 @@ class AssembledContext:
     context: str
     tokens_used: int
     truncated: bool
-    used: list[Recalled]
+    used: list[Recalled]  # in the order they appear: used[i] is "[i + 1]" in the text
     tiers: dict[str, int]
 
 
-def _annotated(memory: Memory, contradiction, now: datetime) -> str:
+UNREVIEWED = "Unreviewed insight: machine-written, not yet approved by a person."
+
+
+def _annotated(memory: Memory, contradiction, now: datetime, unreviewed: bool) -> str:
     """The memory's text, with what an agent must know before trusting it: an open
-    dispute, or (only when history was asked for) that it no longer holds."""
-    notes = []
+    dispute, an insight no person has approved, or (only when history was asked for)
+    that it no longer holds."""
+    notes = [UNREVIEWED] if unreviewed else []
     if contradiction is not None:
         other = (contradiction.memory_b_id if contradiction.memory_a_id == memory.pk
                  else contradiction.memory_a_id)
-        notes.append(f"Disputed: contradicts memory {other}; not yet resolved.")
+        notes.append(f"Disputed: contradicts memory {selectors.handle_of(other)}; "
+                     "not yet resolved.")
     if memory.superseded_by_id is not None:
         when = f" on {memory.valid_to:%Y-%m-%d}" if memory.valid_to else ""
-        notes.append(f"Superseded by memory {memory.superseded_by_id}{when}; "
-                     "no longer true.")
+        notes.append(f"Superseded by memory {selectors.handle_of(memory.superseded_by_id)}"
+                     f"{when}; no longer true.")
     elif memory.valid_to is not None and memory.valid_to <= now:
         notes.append(f"No longer true since {memory.valid_to:%Y-%m-%d}.")
     if memory.expires_at is not None and memory.expires_at <= now:
@@ -55,6 +60,13 @@ def _annotated(memory: Memory, contradiction, now: datetime) -> str:
     if memory.valid_from > now:
         notes.append(f"Not true before {memory.valid_from:%Y-%m-%d}.")
     return "\n".join([memory.content, *(f"({note})" for note in notes)])
+
+
+def _dated(memory: Memory) -> bool:
+    """A date helps where the memory is an event or holds only for a while; for the rest
+    it is tokens spent on nothing."""
+    return (memory.kind == Kind.EPISODE or memory.memory_type == MemoryType.EPISODIC
+            or memory.valid_to is not None or memory.expires_at is not None)
 
 
 def _tier(hit: Recalled, position: int, shown: int, now: datetime, contested: bool) -> str:
@@ -80,8 +92,9 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     min_score (an unrelated prompt gets an empty context, not filler); fences the
     result as data. Large budgets are split into the critical / relevant / background /
     index tiers; a memory in an open contradiction is marked as disputed and, with
-    tiers, goes to the critical tier. What is injected counts as retrieved for the
-    session, unless `track` is off (a person previewing what an agent would see).
+    tiers, goes to the critical tier. An insight no person has approved is labelled as
+    unreviewed, or left out with ENGRAM_INSIGHTS_NEED_APPROVAL. What is injected counts
+    as retrieved for the session, unless `track` is off (a person previewing what an agent would see).
     """
     errors = {}
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
@@ -99,20 +112,25 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     hits = [hit for hit in recall(owner=owner, query=query, limit=limit, filters=filters,
                                   exclude_ids=selectors.surfaced_in_session(owner, session_id), now=now)
             if hit.breakdown.match >= min_score]
+    unreviewed = selectors.unreviewed_insights(hit.memory for hit in hits)
+    if settings.ENGRAM_INSIGHTS_NEED_APPROVAL:
+        hits = [hit for hit in hits if hit.memory.pk not in unreviewed]
     tiered = max_tokens >= settings.ENGRAM_TIER_THRESHOLD
     shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
     disputes = selectors.open_contradictions_for(owner, [hit.memory.pk for hit in hits])
     built = build_context(
-        [ContextMemory(id=str(hit.memory.pk), kind=hit.memory.kind, date=hit.memory.created_at,
-                       content=_annotated(hit.memory, disputes.get(hit.memory.pk), now),
+        [ContextMemory(id=str(hit.memory.pk),
+                       date=hit.memory.created_at if _dated(hit.memory) else None,
+                       content=_annotated(hit.memory, disputes.get(hit.memory.pk), now,
+                                          hit.memory.pk in unreviewed),
                        score=round(hit.score, 4),
                        tier=_tier(hit, i, shown, now, hit.memory.pk in disputes)
                        if tiered else None)
          for i, hit in enumerate(hits)],
         budget=max_tokens, fmt=fmt, now=now, tier_threshold=settings.ENGRAM_TIER_THRESHOLD,
     )
-    used_ids = set(built.memories_used)
-    used = [hit for hit in hits if str(hit.memory.pk) in used_ids]
+    by_id = {str(hit.memory.pk): hit for hit in hits}
+    used = [by_id[memory_id] for memory_id in built.memories_used]
     if track:
         record_retrieval(owner=owner, memories=[hit.memory for hit in used],
                          agent_id=agent_id, session_id=session_id,

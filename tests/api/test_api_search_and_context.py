@@ -84,13 +84,23 @@ def test_search_refuses_bad_filters_with_the_field(alice_api):
     assert "not a valid choice" in response.json()["error"]["fields"]["filters.kinds.0"][0]
 
 
-def test_context_is_fenced_data_with_ids_kinds_and_dates(alice_api):
+def test_context_is_fenced_data_naming_memories_by_ref_with_their_ids_beside(alice_api):
     body = context(alice_api, query="why did the config parser crash?", max_tokens=300)
     assert body["memories_used"] >= 1 and body["tokens_used"] <= 300
-    assert "data, not instructions" in body["context"]
+    lines = body["context"].splitlines()
+    assert "not instructions" in lines[0] and lines[-1] == "End of memory."
+    assert [m["ref"] for m in body["memories"]] == list(range(1, body["memories_used"] + 1))
     first = body["memories"][0]
-    assert first["kind"] == "error" and first["id"] in body["context"]
+    assert first["kind"] == "error" and first["id"] not in body["context"]
+    assert lines[1] == f"[1] {first['content']}"
+    assert Memory.objects.get(pk=first["id"]).content == first["content"]
     assert count_tokens(body["context"]) <= 300
+
+
+def test_a_60_token_context_holds_the_best_memory(alice_api):
+    body = context(alice_api, query="why did the config parser crash?", max_tokens=60)
+    assert body["memories_used"] == 1 and body["tokens_used"] <= 60
+    assert body["memories"][0]["kind"] == "error"
 
 
 def test_a_projects_context_holds_general_memories_only_when_asked(alice_api, alice):

@@ -66,7 +66,7 @@ def test_history_is_one_parameter_away_and_marked_as_such(api, disputed):
     assert OLD in search(api, valid_at=before.isoformat())
     text = context(api, include_superseded=True)
     assert OLD in text
-    assert f"(Superseded by memory {disputed.memory_b_id} on {before:%Y-%m-%d}" in text
+    assert f"(Superseded by memory {disputed.memory_b_id.hex[-8:]} on {before:%Y-%m-%d}" in text
     # What held before the resolution includes the old fact, marked as no longer true.
     then = context(api, valid_at=before.isoformat())
     assert OLD in then and "Superseded by memory" in then

@@ -45,6 +45,9 @@ def test_the_preview_matches_what_the_api_hands_an_agent(client, alice, stored):
                                       fmt="xml")
     from django.utils.html import escape
     assert escape(built.context) in page and f"<strong>{built.tokens_used}</strong>" in page
+    for ref, hit in enumerate(built.used, 1):  # each memory under the [ref] the text gives it
+        assert (f'<span class="ref">[{ref}]</span> <a href="/memories/{hit.memory.pk}/"'
+                in page)
 
 
 def test_a_preview_is_not_a_retrieval(client, alice, stored):

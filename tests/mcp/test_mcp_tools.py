@@ -34,7 +34,7 @@ def test_a_remembered_memory_is_found_by_search_and_context_under_its_handle(ali
     assert handles_in(stored) == [handle] and str(memory.pk) in stored
     assert memory.project == "engram" and memory.tags == ["ops"]
     assert not found_failed and handles_in(found) == [handle] and str(memory.pk) in found
-    assert not context_failed and "ops/deploy.sh" in context and f"[{handle}]" in context
+    assert not context_failed and "ops/deploy.sh" in context and f"[1] = {handle}" in context
 
 
 def test_feedback_related_and_forget_take_a_handle(alice_calls, alice):

@@ -21,11 +21,12 @@ def test_a_disputed_memory_goes_to_the_critical_tier_with_a_note(alice):
     contradiction = disputed(alice)
     built = assemble_context(owner=alice, query="which port does the orders API use?",
                                       max_tokens=4000, fmt="json", track=False)
-    by_id = {r["id"]: r for r in json.loads(built.context)["memories"]}
-    a, b = str(contradiction.memory_a_id), str(contradiction.memory_b_id)
-    assert by_id[a]["tier"] == by_id[b]["tier"] == "critical"
-    assert f"contradicts memory {b}" in by_id[a]["content"]
-    assert f"contradicts memory {a}" in by_id[b]["content"]
+    shown = json.loads(built.context)["memories"]
+    by_id = {str(hit.memory.pk): shown[ref - 1] for ref, hit in enumerate(built.used, 1)}
+    a, b = contradiction.memory_a_id, contradiction.memory_b_id
+    assert by_id[str(a)]["tier"] == by_id[str(b)]["tier"] == "critical"
+    assert f"contradicts memory {b.hex[-8:]}" in by_id[str(a)]["content"]
+    assert f"contradicts memory {a.hex[-8:]}" in by_id[str(b)]["content"]
 
 
 def test_a_resolved_contradiction_is_no_longer_flagged(alice):

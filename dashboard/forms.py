@@ -6,6 +6,7 @@ import uuid
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.forms.renderers import TemplatesSetting
 from django.utils import timezone
 
 from memories.engine.context import FORMATS
@@ -26,6 +27,13 @@ from memories.services.transfer import ENGRAM, MCP_MEMORY
 from memories.services.validation import MAX_SCOPE_LENGTH
 
 ANY = [("", "any")]
+
+
+class FieldRenderer(TemplatesSetting):
+    """Forms render through the project's templates, each field by one template: its
+    label, the input, its hint and its error (`dashboard/field.html`)."""
+
+    field_template_name = "dashboard/field.html"
 
 
 class MemoryFilterForm(forms.Form):

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "django.forms",  # the widgets' own templates, for FORM_RENDERER below
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -110,6 +111,8 @@ MIDDLEWARE = [
 ROOT_URLCONF = "engram_site.urls"
 WSGI_APPLICATION = "engram_site.wsgi.application"
 
+# Every form field renders through one template (`{{ field.as_field_group }}`).
+FORM_RENDERER = "dashboard.forms.FieldRenderer"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",

@@ -38,7 +38,9 @@ def test_the_new_key_works_against_the_api(signed_in, alice):
 def test_a_key_needs_a_name_and_says_so_next_to_the_field(signed_in):
     page = signed_in.post(KEYS, {"name": "   "}).content.decode()
     field = page[page.index('for="id_name"'):]
-    assert "This field is required." in field[:field.index('name="name"') + 200]
+    field = field[:field.index("</p>")]
+    assert 'id="id_name_error" role="alert">This field is required.' in field
+    assert 'aria-describedby="id_name_helptext id_name_error"' in field
     assert not ApiKey.objects.exists()
 
 
@@ -117,7 +119,7 @@ def test_a_bad_expiry_is_refused_next_to_its_field(signed_in, alice, days):
     page = signed_in.post(KEYS, {"name": "ci", "expires_in_days": days}).content.decode()
     assert not ApiKey.objects.filter(owner=alice).exists()
     field = page[page.index('for="id_expires_in_days"'):]
-    assert "errorlist" in field[:1500]
+    assert 'id="id_expires_in_days_error" role="alert">' in field[:field.index("</p>")]
 
 
 def test_a_too_long_project_is_refused(signed_in, alice):

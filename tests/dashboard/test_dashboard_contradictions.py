@@ -117,7 +117,7 @@ def test_a_merge_without_text_shows_the_error_next_to_the_editor_and_keeps_the_n
     page = response.content.decode()
     assert response.status_code == 200
     editor = page[page.index('class="merge-editor"'):]
-    assert "A merge needs the merged text." in editor[:editor.index("</textarea>")]
+    assert "A merge needs the merged text." in editor[:editor.index("</p>")]
     assert "careful wording</textarea>" in page
     merged_choice = page[page.index('value="merged"'):]
     assert "checked" in merged_choice[:merged_choice.index(">")]

@@ -94,7 +94,7 @@ def test_a_bad_filter_shows_its_error_next_to_the_field_and_keeps_the_rest(clien
                                                                           stored):
     client.force_login(alice)
     page = client.get("/", {"kind": "workflow", "created_after": "2026-02-31"}).content.decode()
-    assert 'id="created_after-error"' in page and "Enter a valid date." in page
+    assert 'id="id_created_after_error"' in page and "Enter a valid date." in page
     assert "make release" in page and "DHCP" not in page
     backwards = client.get("/", {"created_after": "2026-05-02",
                                  "created_before": "2026-05-01"}).content.decode()

@@ -23,16 +23,18 @@ their role and of leading fillers ("So,", "Ok,", "FYI"):
 - facts about the project and its environment, when they name something technical (a
   version, path, port, known technology or identifier) and either have a fact shape ("X
   runs on / uses / lives in / listens on / is stored in / defaults to / is pinned to",
-  "N by default", "at most N", "we're on ...") or are a user's own plain statement; a short or "It ..."
-  answer to a technical question is kept with its question: semantic / fact.
+  "N by default", "at most N", "we're on ...") or are a user's own plain statement; a
+  user's statement that sets one thing against another ("X, not Y", "rather than")
+  needs nothing technical; a short or "It ..." answer to a technical question is kept
+  with its question: semantic / fact.
 
 It drops questions, greetings, thanks, hedged sentences ("maybe", "might", "I wonder",
 "not sure"), the assistant's narration and filler ("Sure, I can help", "Let me look",
 "I'll add ..."), system prompts, tool output, fenced code, sentences of fewer than four
 words and memories of fewer than three content words.
 
-What it misses: statements with no cue it knows ("Hotfixes branch off the release tag"),
-an assistant's explanations of the project in free wording ("Logs are JSON lines on
+What it misses: statements with no cue it knows ("Reviews need two approvals"), an
+assistant's explanations of the project in free wording ("Logs are JSON lines on
 stdout"), decisions made by a bare choice ("B.", "No, REST only."), pronouns it cannot
 resolve, and which of two statements wins when they conflict. It keeps sentences whole,
 so a memory can carry a clause that did not matter, and a user's opinion that names a
@@ -147,6 +149,8 @@ _DECISION = re.compile(
     r"opted (for|to)|settled on|switched to|replac(e|ed|ing) [\w\s,.-]{1,80} with|"
     r"(will|are going to) be|stick with|we keep|go with|^[\w\s.-]{1,30} it is|"
     r"(moved|migrated|switched|changed) [\w\s-]{0,40}?\bto)\b", _I)
+# One thing set against another: "off the release tag, not main", "X rather than Y".
+_CONTRAST = re.compile(r", not (?!sure|yet|now|really|quite)\w|\b(rather than|instead of)\b", _I)
 _FIRST_PERSON = re.compile(r"^(i|i'm|i've|i'll|i'd|let's|let me|we'll|we should)\b", _I)
 _PRONOUN_START = re.compile(r"^(it|this|that|there|these|those|they)\b", _I)
 _INSTRUCTION_START = re.compile(
@@ -385,11 +389,13 @@ def _kind(sentence: _Sentence) -> str | None:
 
 
 def _is_user_statement(text: str) -> bool:
-    """A user's own plain statement naming something specific is told to be kept; an
-    assistant's is more often explanation, so those need one of the cues above."""
+    """A user's own plain statement naming something specific, or setting one thing
+    against another ("X, not Y"), is told to be kept; an assistant's is more often
+    explanation, so those need one of the cues above."""
     return (len(text.split()) >= USER_STATEMENT_WORDS and not _FIRST_PERSON.match(text)
-            and any(p.search(text) for p in (_TECHNOLOGY, _PATH, _CODE_SPAN, _IDENTIFIER,
-                                               _DOTTED_OR_ASSIGNED)))
+            and (any(p.search(text) for p in (_TECHNOLOGY, _PATH, _CODE_SPAN, _IDENTIFIER,
+                                                _DOTTED_OR_ASSIGNED))
+                 or bool(_CONTRAST.search(text))))
 
 
 def _is_rule(text: str) -> bool:

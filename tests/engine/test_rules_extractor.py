@@ -193,3 +193,12 @@ def test_an_action_told_as_the_subject_of_what_it_did_is_a_fix():
 def test_an_imperative_after_a_leading_adverbial_is_a_standing_instruction():
     memory = _only("user: Before merging, rebase the branch on main and rerun the suite.")
     assert (memory.memory_type, memory.kind) == ("procedural", "instruction")
+
+
+def test_a_users_statement_setting_one_thing_against_another_is_kept():
+    memory = _only("user: Staging data comes from a masked dump, not a copy of production.")
+    assert (memory.memory_type, memory.kind) == ("semantic", "fact")
+
+
+def test_a_users_plain_statement_with_nothing_specific_or_set_against_is_not_kept():
+    assert _contents("user: The meeting went long and everyone was tired afterwards.") == []

@@ -119,17 +119,17 @@ def test_the_shipped_set_loads_with_enough_chunks_and_noise_in_both_splits():
 
 
 def test_the_rules_extractor_holds_its_measured_figures_on_the_held_out_split():
-    """Floors just under the held-out figures (0.756 recall, 34 of 45; 0.705 precision,
-    31 of 44): losing two annotated memories, or three correct ones, fails."""
+    """Floors just under the held-out figures (recall 0.778, 35 of 45; precision 0.711, 32
+    of 45 kept): losing two annotated memories, or two correct ones, fails."""
     heldout = extraction.evaluate(extraction.DEFAULT_PATH, rules_extractor)["splits"]["heldout"]
-    assert heldout["recall"] >= 0.73
+    assert heldout["recall"] >= 0.75
     assert heldout["precision"] >= 0.68
 
 
 def test_the_rules_extractor_holds_its_figures_on_the_dev_split_it_was_tuned_on():
     dev = extraction.evaluate(extraction.DEFAULT_PATH, rules_extractor)["splits"]["dev"]
-    assert dev["recall"] >= 0.94
-    assert dev["precision"] >= 0.94
+    assert dev["recall"] >= 0.95  # 0.977, 85 of 87
+    assert dev["precision"] >= 0.94  # 0.963, 78 of 81
 
 
 def test_engram_eval_extraction_prints_a_table(tmp_path):

@@ -23,10 +23,10 @@ their role and of leading fillers ("So,", "Ok,", "FYI"):
 - facts about the project and its environment, when they name something technical (a
   version, path, port, known technology or identifier) and either have a fact shape ("X
   runs on / uses / lives in / listens on / is stored in / defaults to / is pinned to",
-  "N by default", "at most N", "we're on ...") or are a user's own plain statement; a
-  user's statement that sets one thing against another ("X, not Y", "rather than")
-  needs nothing technical; a short or "It ..." answer to a technical question is kept
-  with its question: semantic / fact.
+  "is <done> under / by / as ...", "N by default", "at most N", "we're on ...") or are a
+  user's own plain statement; a user's statement that sets one thing against another
+  ("X, not Y", "rather than") needs nothing technical; a short or "It ..." answer to a
+  technical question is kept with its question: semantic / fact.
 
 It drops questions, greetings, thanks, hedged sentences ("maybe", "might", "I wonder",
 "not sure"), the assistant's narration and filler ("Sure, I can help", "Let me look",
@@ -184,9 +184,12 @@ _FACT = re.compile(
     r"hosted on|is hosted|lives? in|is located|(is|are) stored|(is|are) kept|listens? on|"
     r"(i'm|we're|i am|we are|is|are) (still )?on|(is|are) pinned|pinned to|(is|are) written in|"
     r"(is|are) built (with|on)|depends on|requires|(is|are) configured|(is|are) set to|"
-    r"defaults? to|the default is|by default|at most|capped at|limited to|points? to|(is|are) versioned|authenticates? with|"
-    r"(is|are) served|stays?|only exists?|(is|are) only available|comes? from|"
+    r"defaults? to|the default is|by default|at most|capped at|limited to|points? to|"
+    r"(is|are) served|stays?|(is|are) only available|comes? from|"
     r"(is|are) (read|loaded|generated|handled|owned|filtered|served) (from|by|in)|"
+    # the passive of how a thing is set up: "is versioned under", "are injected as"
+    r"(is|are)\s+(\w+ly\s+)?\w+(ed|en)\s+(under|in|on|by|with|from|at|to|as|through|via|"
+    r"behind)|"
     r"(is|are) now|(is|are) [^.,;]{1,30} now|we (use|run|deploy|host|build))\b", _I)
 
 _TECHNOLOGY_NAMES = (

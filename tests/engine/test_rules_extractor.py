@@ -202,3 +202,9 @@ def test_a_users_statement_setting_one_thing_against_another_is_kept():
 
 def test_a_users_plain_statement_with_nothing_specific_or_set_against_is_not_kept():
     assert _contents("user: The meeting went long and everyone was tired afterwards.") == []
+
+
+def test_a_passive_statement_of_how_a_thing_is_set_up_is_a_fact():
+    memory = _only("assistant: Webhooks are signed with HMAC-SHA256 and retried by the "
+                   "`deliveries` worker.")
+    assert (memory.memory_type, memory.kind) == ("semantic", "fact")

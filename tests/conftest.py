@@ -1,11 +1,49 @@
+import importlib.util
 import ipaddress
+import os
 import socket
+import sys
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
+from django.test import override_settings
 from huey.contrib.djhuey import HUEY
 
 from tests.helpers import ANTHROPIC_MESSAGES, OLLAMA_EMBED, FakeVendor
+
+# What the suite tests never depends on the developer's shell: no LLM vendor key or URL,
+# the offline rules as the LLM, the local embedding model, every ENGRAM_ knob at its
+# default. Kept: where the database server, its files and the model files are, and the
+# test-only knobs.
+PINNED_ENVIRONMENT = {"ENGRAM_LLM_PROVIDER": "rules", "ENGRAM_EMBEDDING_PROVIDER": "local"}
+UNPINNED_PREFIXES = ("ENGRAM_", "ANTHROPIC_", "OPENAI_", "OLLAMA_")
+KEPT_ENVIRONMENT = {"ENGRAM_HOME", "ENGRAM_TEST_DATABASE", "ENGRAM_MODEL_CACHE",
+                    "ENGRAM_SCREENSHOTS", "ENGRAM_FUZZ_EXAMPLES", "ENGRAM_FUZZ_RANDOM"}
+NOT_RECOMPUTED = {"DATABASES", "SECRET_KEY"}  # the server the developer points at, kept
+
+
+def _pin_environment() -> None:
+    """Runs when pytest loads this file: after Django read its settings from the shell
+    (pytest-django sets Django up first), so the settings are read again from the pinned
+    environment and whatever differs is overridden for the whole run. Subprocesses
+    inherit the pinned environment."""
+    for name in [n for n in os.environ if n.startswith(UNPINNED_PREFIXES)]:
+        if name not in KEPT_ENVIRONMENT:
+            del os.environ[name]
+    os.environ.update(PINNED_ENVIRONMENT)
+    source = sys.modules[django_settings.SETTINGS_MODULE].__file__
+    spec = importlib.util.spec_from_file_location("pinned_settings", source)
+    pinned = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pinned)
+    changed = {name: getattr(pinned, name) for name in dir(pinned)
+               if name.isupper() and name not in NOT_RECOMPUTED
+               and getattr(django_settings, name, None) != getattr(pinned, name)}
+    if changed:
+        override_settings(**changed).enable()
+
+
+_pin_environment()
 
 
 def _is_local(host) -> bool:

@@ -5,31 +5,36 @@ and keeps the sentences a coding agent would want next session, whole and cleane
 their role and of leading fillers ("So,", "Ok,", "FYI"):
 
 - errors, merged with the cause and fix that follow within three sentences into ONE
-  memory ("X fails with Y; the root cause is Z; pinning W fixed it"), and a fix reported
-  with no error sentence ("... made the duplicates go away") merged with the problem
-  stated just before it: episodic / error;
+  memory ("X fails with Y; the root cause is Z; pinning W fixed it": a fix is a fix cue,
+  a change verb, or the speaker's own past-tense change, "We raised ..."), and a fix
+  reported with no error sentence, an action as the subject of what it did ("Filtering
+  by X made the duplicates disappear"), merged with the problem stated just before it:
+  episodic / error. Error words naming a setting ("a 30 minute timeout", "error
+  tracking") do not make an error;
 - decisions ("let's go with", "we'll use", "we're keeping", "replacing X with Y",
   "switched from X to Y", "X will be Y", "X it is"): semantic / decision;
 - preferences ("I prefer / like / don't like / 'd rather", "please always / don't"):
   semantic / preference;
 - instructions from the user: obligations ("must", "should stay", "needs to", "we
   never") and imperatives that read as standing rules rather than one-off tasks ("Never
-  force-push", "For reviews, point out problems first ..."; not "run it"): procedural /
+  force-push", "Before merging, rebase on main"; not "run it"): procedural /
   instruction;
 - workflows ("To deploy, we ...", "Run the suite with `make test`"): procedural / workflow;
 - facts about the project and its environment, when they name something technical (a
   version, path, port, known technology or identifier) and either have a fact shape ("X
   runs on / uses / lives in / listens on / is stored in / defaults to / is pinned to",
-  "the X is ...", "we're on ...") or are a user's own plain statement; a short or "It ..."
-  answer to a technical question is kept with its question: semantic / fact.
+  "is <done> under / by / as ...", "N by default", "at most N", "we're on ...") or are a
+  user's own plain statement; a user's statement that sets one thing against another
+  ("X, not Y", "rather than") needs nothing technical; a short or "It ..." answer to a
+  technical question is kept with its question: semantic / fact.
 
 It drops questions, greetings, thanks, hedged sentences ("maybe", "might", "I wonder",
 "not sure"), the assistant's narration and filler ("Sure, I can help", "Let me look",
 "I'll add ..."), system prompts, tool output, fenced code, sentences of fewer than four
 words and memories of fewer than three content words.
 
-What it misses: statements with no cue it knows ("Hotfixes branch off the release tag"),
-an assistant's explanations of the project in free wording ("Logs are JSON lines on
+What it misses: statements with no cue it knows ("Reviews need two approvals"), an
+assistant's explanations of the project in free wording ("Logs are JSON lines on
 stdout"), decisions made by a bare choice ("B.", "No, REST only."), pronouns it cannot
 resolve, and which of two statements wins when they conflict. It keeps sentences whole,
 so a memory can carry a clause that did not matter, and a user's opinion that names a
@@ -96,22 +101,41 @@ _ERROR = re.compile(
     r"dies|died|hang(s|ing)?|leaks?|blocked|rejected)\b", _I)
 _ERROR_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception|Exit)\b|\b(got|gives|returns?|returned|"
                          r"raises?|raised|throws?)\b[^.]{0,200}\b[45]\d\d\b")
+# Error words naming a setting, not an event: "a 30 minute timeout", "timeout of 10 s",
+# "error tracking", "exception handler". A sentence is an error report only for what
+# is left once these are taken out.
+_SETTING_NOUN = re.compile(
+    r"\b\d+(\.\d+)?\s*-?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?|"
+    r"days?)[- ]?(time ?outs?|limits?)\b"
+    r"|\b(time ?outs?|retries)\s*(of|is|are|=|:|to|at)\s*\d"
+    r"|\b(time ?out|errors?|exceptions?|crash|failures?|bugs?)[- ](handling|handlers?|tracking|"
+    r"trackers?|reporting|reports?|rates?|budgets?|pages?|messages?|codes?|logging|logs?|"
+    r"monitoring|settings?|values?|classes|types?|hierarch\w+)\b", _I)
 _FIX = re.compile(
     r"\b(fix(es|ed)? (it|this|that|the)|the (real )?fix|fixed|solved|solves|resolved|"
     r"resolves|workaround|root cause|caused by|because|turn(s|ed)? out|"
-    r"the (problem|issue|cause) (is|was)|means|gets? past|instead|(go|goes|went) away|avoids?|"
-    r"works now|now works|and it works|is gone|stopped the|go(es)? through|went through)\b",
+    r"the (problem|issue|cause) (is|was)|means|instead|avoids?|"
+    r"works now|now works|is gone)\b",
     _I)
 # Cues that a sentence reports a fix even when no error sentence came before it.
 _STRONG_FIX = re.compile(
-    r"\b(fixed|solved|resolved|root cause|workaround|the (real )?fix|(go|goes|went) away|"
-    r"works now|now works|and it works|turn(s|ed)? out|stopped the|go(es)? through|"
-    r"went through)\b", _I)
+    r"\b(fixed|solved|resolved|root cause|workaround|the (real )?fix|"
+    r"works now|now works|turn(s|ed)? out)\b", _I)
+# What an action did, said with the action as the subject ("Pinning X stopped the crashes",
+# "Filtering by Y makes the duplicates disappear"): a fix whatever words follow the verb.
+_ACTION_RESULT = re.compile(
+    r"^(?!(?:during|according|including|regarding|nothing|something|everything|morning|"
+    r"evening|string|spring)\b)[a-z]+ing\b[^.;?]{0,120}?\b(makes?|made|stops?|stopped|"
+    r"fix(es|ed)?|solves?|solved|prevents?|prevented|removes?|removed|keeps?|kept|gets?|got|"
+    r"lets?)\b", _I)
+# A change the speaker made, told in the past tense ("We raised the limit", "I moved ..."):
+# after an error, the likeliest report of its fix.
+_CHANGE_MADE = re.compile(r"^(i|we)\s+(\w+ly\s+)?\w+ed\b", _I)
 _FIX_ACTION = re.compile(
     r"\b(upgrad\w+|downgrad\w+|pin(ned|ning)?|install\w*|import|set(ting)?|add(ed|ing)?|"
-    r"remov\w+|renam\w+|restart\w*|rais(e|ed|ing)|increas\w+|lift(ed|ing)?|switch\w*|"
+    r"remov\w+|renam\w+|restart\w*|rais(e|ed|ing)|increas\w+|switch\w*|"
     r"point(ed|ing)?|recreat\w+|clear(ed|ing)?|delet\w+|revert\w*|bump\w*|mock\w*|"
-    r"chang(e|ed|ing)|cast\w*|filter\w*)\b", _I)
+    r"chang(e|ed|ing)|filter\w*)\b", _I)
 
 _PREFERENCE = re.compile(
     r"\b(i (really |much |strongly )?(prefer|like|love|hate|dislike|don't like|do not like|"
@@ -125,6 +149,8 @@ _DECISION = re.compile(
     r"opted (for|to)|settled on|switched to|replac(e|ed|ing) [\w\s,.-]{1,80} with|"
     r"(will|are going to) be|stick with|we keep|go with|^[\w\s.-]{1,30} it is|"
     r"(moved|migrated|switched|changed) [\w\s-]{0,40}?\bto)\b", _I)
+# One thing set against another: "off the release tag, not main", "X rather than Y".
+_CONTRAST = re.compile(r", not (?!sure|yet|now|really|quite)\w|\b(rather than|instead of)\b", _I)
 _FIRST_PERSON = re.compile(r"^(i|i'm|i've|i'll|i'd|let's|let me|we'll|we should)\b", _I)
 _PRONOUN_START = re.compile(r"^(it|this|that|there|these|those|they)\b", _I)
 _INSTRUCTION_START = re.compile(
@@ -136,8 +162,9 @@ _INSTRUCTION_START = re.compile(
     r"encrypt|hash|compress|paginate|batch|stream|default|fall back|fail|warn|print|"
     r"comment|review|read|load|save|serve|deploy|release|publish|ship|build|install|"
     r"upgrade|update|bump|lock|require|reply|answer|respond|start|finish|end)\b", _I)
-# "For the OpenAI calls: retry twice" is an imperative after its topic.
-_TOPIC = re.compile(r"^(for|in|on|with|when) [^:,]{1,40}[:,]\s*", _I)
+# An imperative may follow a leading adverbial: "Before merging, rebase on main".
+_LEAD_IN = re.compile(
+    r"^(for|in|on|with|when|whenever|if|before|after|once|during) [^:,]{1,60}[:,]\s*", _I)
 _PRONOUN_OBJECT = re.compile(r"^(please\s+)?\w+ (it|that|this|them|those)\b", _I)
 _GENERALITY = re.compile(
     r"\b(always|never|every|each|all|any|whenever|unless|otherwise|instead|by default|"
@@ -157,12 +184,13 @@ _FACT = re.compile(
     r"hosted on|is hosted|lives? in|is located|(is|are) stored|(is|are) kept|listens? on|"
     r"(i'm|we're|i am|we are|is|are) (still )?on|(is|are) pinned|pinned to|(is|are) written in|"
     r"(is|are) built (with|on)|depends on|requires|(is|are) configured|(is|are) set to|"
-    r"defaults? to|the default is|points? to|(is|are) versioned|authenticates? with|"
-    r"(is|are) served|stays?|only exists?|(is|are) only available|comes? from|"
-    r"(is|are) (read|loaded|generated|handled|owned|filtered|served) (from|by|in)|belongs? to|"
+    r"defaults? to|the default is|by default|at most|capped at|limited to|points? to|"
+    r"(is|are) served|stays?|(is|are) only available|comes? from|"
+    r"(is|are) (read|loaded|generated|handled|owned|filtered|served) (from|by|in)|"
+    # the passive of how a thing is set up: "is versioned under", "are injected as"
+    r"(is|are)\s+(\w+ly\s+)?\w+(ed|en)\s+(under|in|on|by|with|from|at|to|as|through|via|"
+    r"behind)|"
     r"(is|are) now|(is|are) [^.,;]{1,30} now|we (use|run|deploy|host|build))\b", _I)
-# A statement whose subject is a thing of this project: "The list endpoint pages with ..."
-_DEFINING_FACT = re.compile(r"^(the|our|every|each|all) [\w\s.-]{1,40}? (is|are|\w+s) ", _I)
 
 _TECHNOLOGY_NAMES = (
     "Postgres", "PostgreSQL", "pgvector", "SQLite", "MySQL", "MariaDB", "Redis", "MongoDB",
@@ -261,6 +289,7 @@ def _is_noise(sentence: _Sentence) -> bool:
 
 
 def _is_error(text: str) -> bool:
+    text = _SETTING_NOUN.sub(" ", text)
     return bool(_ERROR.search(text) or _ERROR_NAME.search(text))
 
 
@@ -282,8 +311,10 @@ def _classified(sentences: Sequence[_Sentence]) -> list[tuple[str, str]]:
             continue
         if _is_noise(sentence):
             continue
-        is_error, has_fix = _is_error(sentence.text), bool(_FIX.search(sentence.text))
-        strong_fix = has_fix and bool(_STRONG_FIX.search(sentence.text))
+        result = bool(_ACTION_RESULT.search(sentence.text))
+        is_error = _is_error(sentence.text)
+        has_fix = result or bool(_FIX.search(sentence.text))
+        strong_fix = result or (has_fix and bool(_STRONG_FIX.search(sentence.text)))
         if (is_error and not has_fix) or strong_fix:
             start = index if is_error else _problem_start(sentences, informative, found, index)
             stop = _fix_end(sentences, informative, index)
@@ -330,7 +361,8 @@ def _fix_end(sentences: Sequence[_Sentence], informative: Sequence[int], error: 
     end = error + 1
     for index in [i for i in informative if i > error][:FIX_LOOKAHEAD]:
         text = sentences[index].text
-        if _FIX.search(text) or (_FIX_ACTION.search(text) and not _is_error(text)):
+        if _FIX.search(text) or _ACTION_RESULT.search(text) or (
+                (_FIX_ACTION.search(text) or _CHANGE_MADE.search(text)) and not _is_error(text)):
             end = index + 1
         elif _is_error(text):
             break
@@ -352,7 +384,7 @@ def _kind(sentence: _Sentence) -> str | None:
         return "workflow" if _WORKFLOW.search(text) else "instruction"
     if _WORKFLOW.search(text):
         return "workflow"
-    if (_FACT.search(text) or _DEFINING_FACT.search(text)) and _is_technical(text):
+    if _FACT.search(text) and _is_technical(text):
         return "fact"
     if role == "user" and _is_user_statement(text):
         return "fact"
@@ -360,18 +392,20 @@ def _kind(sentence: _Sentence) -> str | None:
 
 
 def _is_user_statement(text: str) -> bool:
-    """A user's own plain statement naming something specific is told to be kept; an
-    assistant's is more often explanation, so those need one of the cues above."""
+    """A user's own plain statement naming something specific, or setting one thing
+    against another ("X, not Y"), is told to be kept; an assistant's is more often
+    explanation, so those need one of the cues above."""
     return (len(text.split()) >= USER_STATEMENT_WORDS and not _FIRST_PERSON.match(text)
-            and any(p.search(text) for p in (_TECHNOLOGY, _PATH, _CODE_SPAN, _IDENTIFIER,
-                                               _DOTTED_OR_ASSIGNED)))
+            and (any(p.search(text) for p in (_TECHNOLOGY, _PATH, _CODE_SPAN, _IDENTIFIER,
+                                                _DOTTED_OR_ASSIGNED))
+                 or bool(_CONTRAST.search(text))))
 
 
 def _is_rule(text: str) -> bool:
     """An instruction meant to hold beyond this moment, not a one-off task ("run it")."""
     if _OBLIGATION.search(text):
         return True
-    imperative = _INSTRUCTION_START.match(_TOPIC.sub("", text))
+    imperative = _INSTRUCTION_START.match(_LEAD_IN.sub("", text))
     return bool(imperative) and not _PRONOUN_OBJECT.match(imperative.string) and (
         bool(_GENERALITY.search(text)) or len(text.split()) >= 8)
 

@@ -46,12 +46,31 @@ def test_lists_only_show_the_callers_own_memories(alices_memory, bob, api_client
     assert Memory.objects.count() == 2
 
 
+def _owner_sees(method, path, reply, memory):
+    """What the owner's call must answer and leave behind, endpoint by endpoint."""
+    memory.refresh_from_db()
+    if path.endswith("/history"):
+        assert reply[0]["change"] == "created"
+        assert reply[0]["after"]["content"] == "alice's deploy key is in 1Password"
+    elif path.endswith("/related"):
+        assert reply == []  # her only memory has nothing related
+    elif path.endswith("/feedback"):
+        assert reply == {"helpful_count": 1, "harmful_count": 0} and memory.helpful_count == 1
+    else:
+        assert reply["id"] == str(memory.pk)
+        assert reply["content"] == memory.content == {
+            "get": "alice's deploy key is in 1Password", "patch": "hijacked",
+            "delete": "alice's deploy key is in 1Password"}[method]
+        assert (memory.status == "active") == (method != "delete")
+
+
 @pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS)
 def test_the_owner_reaches_every_endpoint(alices_memory, alice, api_client_for, method,
                                           path, body):
     response = getattr(api_client_for(alice), method)(path.format(id=alices_memory.pk), body,
                                                       format="json")
     assert response.status_code == 200
+    _owner_sees(method, path, response.json(), alices_memory)
 
 
 @pytest.mark.parametrize("path", ["/api/v1/memories/search", "/api/v1/memories/context"])

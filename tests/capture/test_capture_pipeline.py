@@ -95,12 +95,17 @@ def test_a_failed_tool_call_becomes_an_error_memory(alice, observe):
 
 def test_observations_of_one_owner_never_feed_another(alice, bob, observe):
     observe(alice)
+    assert Memory.objects.for_owner(alice).exists()  # the control: alice's were extracted
+    assert Observation.objects.for_owner(alice).count() == 1
     assert not Memory.objects.for_owner(bob).exists()
     assert not Observation.objects.for_owner(bob).exists()
 
 
 @pytest.mark.parametrize("role", ["system", "tool"])
-def test_system_prompts_and_tool_output_are_not_extracted_from(alice, role, observe):
-    observe(alice, messages=[{"role": role, "text": "We decided to always deploy on "
-                                                    "Fridays with the canary flag."}])
+def test_system_prompts_and_tool_output_are_not_extracted_from(alice, bob, role, observe):
+    said = "We decided to always deploy on Fridays with the canary flag."
+    observe(alice, messages=[{"role": role, "text": said}])
+    observe(bob, messages=[{"role": "user", "text": said}])
     assert not Memory.objects.for_owner(alice).exists()
+    # the control: the same words from the user are kept
+    assert Memory.objects.for_owner(bob).filter(content__icontains="canary flag").exists()

@@ -5,21 +5,31 @@ from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
 
-SCREENS = ["contradictions", "jobs", "api_keys", "transfer", "export_memories",
-           "settings_page", "stats"]
+# Each screen and what only that screen shows: its title, or the export's media type.
+SCREENS = {"contradictions": "<title>Contradictions", "jobs": "<title>Jobs",
+           "api_keys": "<title>API keys", "transfer": "<title>Import and export",
+           "export_memories": "application/x-ndjson", "settings_page": "<title>Settings",
+           "stats": "<title>Stats"}
 
 
 @pytest.mark.parametrize("name", SCREENS)
 def test_it_asks_for_a_sign_in_first(client, name):
     response = client.get(reverse(name))
     assert response.status_code == 302
-    assert "next=" in response["Location"]
+    assert response["Location"] == f"{reverse('login')}?next={reverse(name)}"
 
 
-@pytest.mark.parametrize("name", SCREENS)
-def test_it_opens_for_a_signed_in_person(client, alice, name):
+@pytest.mark.parametrize(("name", "shown"), SCREENS.items())
+def test_it_opens_for_a_signed_in_person(client, alice, name, shown):
     client.force_login(alice)
-    assert client.get(reverse(name)).status_code == 200
+    response = client.get(reverse(name))
+    assert response.status_code == 200
+    if shown.startswith("<title>"):
+        page = response.content.decode()
+        assert shown in page
+        assert "alice" in page  # signed in as alice, not shown a sign-in form
+    else:
+        assert response["Content-Type"].startswith(shown)
 
 
 @pytest.mark.parametrize("name", ["contradictions", "jobs", "api_keys", "transfer",

@@ -1,3 +1,5 @@
+import pytest
+
 from memories.engine.chunking import render_messages
 from memories.engine.rules_extractor import extract, gate
 
@@ -147,3 +149,62 @@ def test_it_finds_file_paths_and_identifiers_as_entities():
 def test_empty_text_gives_no_memories():
     assert extract("").memories == []
     assert not gate("   ").worth_remembering
+
+
+@pytest.mark.parametrize("statement", [
+    "The CI runs on GitHub Actions with a 30 minute timeout.",
+    "Gunicorn workers have a 120 second timeout.",
+    "Sentry does the error tracking for the frontend and the backend.",
+])
+def test_a_configuration_fact_naming_a_timeout_or_errors_is_a_fact_not_an_error(statement):
+    memory = _only(f"user: {statement}")
+    assert (memory.memory_type, memory.kind) == ("semantic", "fact")
+    assert memory.importance == 5
+
+
+@pytest.mark.parametrize("report", [
+    "The deploy job timed out after 30 minutes.",
+    "The worker crashes with a timeout after 30 seconds.",
+])
+def test_an_error_that_happened_is_still_an_error_when_it_names_a_duration(report):
+    memory = _only(f"user: {report}")
+    assert (memory.kind, memory.importance) == ("error", 9)
+
+
+def test_the_speakers_own_past_tense_change_after_an_error_is_its_fix():
+    text = ("user: The importer fails with 413 on large CSV files.\n"
+            "assistant: The proxy in front of it caps request bodies at 1 MB.\n"
+            "user: We routed uploads through their own proxy rule with a 50 MB cap.")
+    memory = _only(text)
+    assert memory.kind == "error"
+    assert memory.content.endswith("we routed uploads through their own proxy rule with a "
+                                   "50 MB cap.")
+
+
+def test_an_action_told_as_the_subject_of_what_it_did_is_a_fix():
+    text = ("user: The CSV export lists some orders twice.\n"
+            "assistant: Deduplicating on the order id keeps the export clean.")
+    memory = _only(text)
+    assert memory.kind == "error"
+    assert memory.content == ("The CSV export lists some orders twice; deduplicating on the "
+                              "order id keeps the export clean.")
+
+
+def test_an_imperative_after_a_leading_adverbial_is_a_standing_instruction():
+    memory = _only("user: Before merging, rebase the branch on main and rerun the suite.")
+    assert (memory.memory_type, memory.kind) == ("procedural", "instruction")
+
+
+def test_a_users_statement_setting_one_thing_against_another_is_kept():
+    memory = _only("user: Staging data comes from a masked dump, not a copy of production.")
+    assert (memory.memory_type, memory.kind) == ("semantic", "fact")
+
+
+def test_a_users_plain_statement_with_nothing_specific_or_set_against_is_not_kept():
+    assert _contents("user: The meeting went long and everyone was tired afterwards.") == []
+
+
+def test_a_passive_statement_of_how_a_thing_is_set_up_is_a_fact():
+    memory = _only("assistant: Webhooks are signed with HMAC-SHA256 and retried by the "
+                   "`deliveries` worker.")
+    assert (memory.memory_type, memory.kind) == ("semantic", "fact")

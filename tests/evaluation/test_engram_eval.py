@@ -164,9 +164,10 @@ def test_locomo_end_to_end_on_the_fixture(db):
         assert {name: g["n"] for name, g in groups.items()} == {
             "1": 3, "2": 2, "3": 0, "4": 4, "all": 9}
         assert groups["3"]["r@10"] is None
-        # at most 15 memories per owner: the top 20 holds every one of them
-        assert all(groups[name]["r@20"] == 1.0 for name in ("1", "2", "4", "all"))
-        assert 0 < groups["all"]["fit@500"] <= 1
+        # 15 memories per owner at most, so r@20 is 1.0 by construction; in a random order
+        # the top 5 would hold a third of the evidence, a working ranking holds most of it
+        assert groups["all"]["r@5"] >= 0.6
+        assert groups["all"]["fit@500"] >= 0.6
     assert 0.5 <= report["methods"]["recall"]["all"]["r@5"] <= 1
     assert report["methods"]["bm25"]["4"]["r@20"] == 1.0
     assert report["timing"]["recall_mean_ms"] > 0 and report["timing"]["load_seconds"] > 0
@@ -221,8 +222,9 @@ def test_paraphrase_end_to_end_on_a_small_set(db, tmp_path):
     assert (report["pairs"], report["distractors"], report["memories"]) == (3, 2, 5)
     assert report["problems"] == [] and report["merged"] == []
     for method in ("recall", "dense", "rrf"):
-        assert report["methods"][method]["hit@5"] == 1.0  # 5 memories in all
-        assert report["methods"][method]["hit@1"] <= report["methods"][method]["mrr@10"]
+        # 5 memories in all, so hit@5 is 1.0 by construction; a random order puts the
+        # right one first a fifth of the time, a working ranking for 2 queries of 3
+        assert report["methods"][method]["hit@1"] >= 2 / 3
     assert report["methods"]["recall"] == report["methods"]["dense"]
     table = _run("paraphrase", str(path))[0]
     assert "3 pairs + 2 distractors -> 5 memories" in table

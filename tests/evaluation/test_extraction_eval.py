@@ -67,6 +67,26 @@ def test_it_scores_recall_precision_and_the_gate_as_computed_by_hand(tmp_path):
     assert rows["hello"]["gate"] is False and rows["hello"]["precision"] is None
 
 
+def test_each_split_is_scored_on_its_own_chunks(tmp_path):
+    chunks = [{**TINY[0], "split": "dev"}, {**TINY[1], "split": "heldout"}, TINY[2]]
+    extractor = CannedExtractor({"DB chunk": ["Postgres 16 on 5433."],
+                                 "QUEUE chunk": ["Celery was dropped."]})
+    report = extraction.evaluate(_write(tmp_path, chunks), extractor)
+    dev, heldout = report["splits"]["dev"], report["splits"]["heldout"]
+    # dev: "db" (both found, 1 of 1 right) and "chatter" (no split given: dev, gate let it by)
+    assert (dev["chunks"], dev["recall"], dev["precision"]) == (2, 1.0, 1.0)
+    assert dev["gate_noise_accuracy"] == 0.0
+    # held-out: "Huey" missed, the one memory kept is wrong
+    assert (heldout["chunks"], heldout["recall"], heldout["precision"]) == (1, 0.0, 0.0)
+    assert report["recall"] == pytest.approx(2 / 3)
+    assert [row["split"] for row in report["per_chunk"]] == ["dev", "heldout", "dev"]
+
+
+def test_a_split_outside_dev_and_heldout_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="set.jsonl:1"):
+        extraction.load(_write(tmp_path, [{**TINY[0], "split": "train"}]))
+
+
 def test_memories_are_not_extracted_when_the_gate_says_no(tmp_path):
     extractor = CannedExtractor({"DB chunk": ["Postgres 16 on 5433."]}, rejects="DB chunk")
     report = extraction.evaluate(_write(tmp_path, TINY[:1]), extractor)
@@ -85,10 +105,12 @@ def test_a_malformed_line_is_reported_with_its_number(tmp_path):
         extraction.load(path)
 
 
-def test_the_shipped_set_loads_with_enough_chunks_and_noise():
+def test_the_shipped_set_loads_with_enough_chunks_and_noise_in_both_splits():
     chunks = extraction.load()
-    assert len(chunks) >= 45
-    assert sum(1 for c in chunks if c.is_noise) >= 10
+    for split, least in (("dev", 100), ("heldout", 50)):
+        in_split = [c for c in chunks if c.split == split]
+        assert len(in_split) >= least
+        assert sum(1 for c in in_split if c.is_noise) >= 10
     assert len({c.id for c in chunks}) == len(chunks)
     for chunk in chunks:
         assert chunk.messages and all(role in {"user", "assistant", "system", "tool"}
@@ -96,22 +118,35 @@ def test_the_shipped_set_loads_with_enough_chunks_and_noise():
         assert all(keywords for keywords in chunk.must_remember + chunk.must_not)
 
 
-def test_the_rules_extractor_meets_its_target_on_the_shipped_set():
-    report = extraction.evaluate(extraction.DEFAULT_PATH, rules_extractor)
-    assert report["recall"] >= 0.80
-    assert report["precision"] >= 0.70
+def test_the_rules_extractor_holds_its_measured_figures_on_the_held_out_split():
+    """Floors just under the held-out figures (recall 0.778, 35 of 45; precision 0.711, 32
+    of 45 kept): losing two annotated memories, or two correct ones, fails."""
+    heldout = extraction.evaluate(extraction.DEFAULT_PATH, rules_extractor)["splits"]["heldout"]
+    assert heldout["recall"] >= 0.75
+    assert heldout["precision"] >= 0.68
+
+
+def test_the_rules_extractor_holds_its_figures_on_the_dev_split_it_was_tuned_on():
+    dev = extraction.evaluate(extraction.DEFAULT_PATH, rules_extractor)["splits"]["dev"]
+    assert dev["recall"] >= 0.95  # 0.977, 85 of 87
+    assert dev["precision"] >= 0.94  # 0.963, 78 of 81
 
 
 def test_engram_eval_extraction_prints_a_table(tmp_path):
     out = StringIO()
-    call_command("engram_eval", "extraction", str(_write(tmp_path, TINY)), stdout=out)
+    chunks = [*TINY[:3], {**TINY[3], "split": "heldout"}]
+    call_command("engram_eval", "extraction", str(_write(tmp_path, chunks)), stdout=out)
     text = out.getvalue()
     assert "Extraction: 4 chunks (2 with nothing to keep), 3 annotated memories" in text
     assert "recall precision" in text
+    rows = [line.split() for line in text.splitlines() if line[:1] not in ("", " ")]
+    chunks_by_split = {row[0]: row[1] for row in rows if row[0] in ("dev", "heldout", "all")}
+    assert chunks_by_split == {"dev": "3", "heldout": "1", "all": "4"}
 
 
 def test_engram_eval_extraction_prints_json_on_request():
     out = StringIO()
     call_command("engram_eval", "extraction", "--json", stdout=out)
     report = json.loads(out.getvalue())
-    assert report["extractor"] == "rules" and report["chunks"] >= 45
+    assert report["extractor"] == "rules" and report["chunks"] >= 150
+    assert set(report["splits"]) == {"dev", "heldout"}

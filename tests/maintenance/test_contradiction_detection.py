@@ -40,6 +40,9 @@ def test_memories_of_other_owners_are_never_compared(alice, bob, remember):
     remember(alice, "The orders API listens on port 8080")
     remember(bob, "The orders API listens on port 9090")
     assert not Contradiction.objects.exists()
+    # the control: the same statement from alice herself is flagged
+    remember(alice, "The orders API listens on port 9090")
+    assert Contradiction.objects.get().owner == alice
 
 
 def test_a_full_scan_finds_each_pair_once_and_a_rerun_adds_nothing(alice, remember, capsys):

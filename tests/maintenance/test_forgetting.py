@@ -133,12 +133,18 @@ def test_a_forgetting_job_records_its_progress_and_result(alice):
 
 
 def test_the_command_has_a_dry_run_that_changes_nothing(alice, capsys):
-    stored(alice, "Ran the linter on the old branch")
+    faded = stored(alice, "Ran the linter on the old branch")
     call_command("forget", "--dry-run", "--owner", "alice")
     report = json.loads(capsys.readouterr().out)
     assert report["dry_run"] is True and report["forgotten"] == 1
-    assert Memory.objects.get().status == Status.ACTIVE
+    after_dry_run = Memory.objects.get()
+    assert (after_dry_run.status, after_dry_run.updated_at) == (Status.ACTIVE, faded.updated_at)
+    assert not after_dry_run.versions.filter(change="status").exists()
     assert Job.objects.get().dry_run
+    # the same call for real forgets it: the dry run changed nothing only because it was dry
+    call_command("forget", "--owner", "alice")
+    assert json.loads(capsys.readouterr().out)["forgotten"] == 1
+    assert Memory.objects.get().status == Status.DELETED
 
 
 def test_the_jobs_api_reports_a_job_to_its_owner_only(alice, bob, api_client_for):

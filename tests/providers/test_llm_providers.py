@@ -401,11 +401,13 @@ def test_the_rules_provider_costs_nothing_and_passes_the_stored_contents(fake_ru
 
 
 def test_the_rules_provider_runs_the_real_rules_extractor():
-    pytest.importorskip("memories.engine.rules_extractor")
+    decision = "We decided to always run migrations before deploys."
 
-    judged = RulesProvider().extract("We decided to always run migrations before deploys.")
+    judged = RulesProvider().extract(f"user: {decision}")
+    again = RulesProvider().extract(f"user: {decision}", [("0192-mig", decision)])
 
-    assert isinstance(judged.value, Extraction)
+    assert [(m.content, m.kind) for m in judged.value.memories] == [(decision, "decision")]
+    assert again.value.memories == []  # the stored contents reach the real extractor
     assert judged.calls[0].input_tokens == 0
 
 

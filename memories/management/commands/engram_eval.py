@@ -54,7 +54,8 @@ class Command(BaseCommand):
             "questions whose evidence fits a 500-token context, for recall and BM25 / dense "
             "/ RRF baselines. `paraphrase [PATH]`: hit@1, hit@5, MRR@10 on queries worded "
             "unlike their memory. `extraction [PATH]`: recall, precision and gate accuracy "
-            "of the rules extractor on annotated conversation chunks. `contradictions "
+            "of the rules extractor on annotated conversation chunks, per split (dev, heldout). "
+            "`contradictions "
             "[PATH]`: precision and recall of a contradiction judge on labelled pairs. `usage "
             "[PATH]`: agreement of the usage tracker with hand-labelled turns.")
 
@@ -186,20 +187,23 @@ class Command(BaseCommand):
             f"to keep), {report['annotations']} annotated memories; extractor "
             f"{report['extractor']}")
         out("")
-        out(f"{'recall':>7} {'precision':>9} {'extracted':>9} {'gate':>6} "
-            f"{'gate/noise':>10} {'gate/content':>12}")
-        out(f"{_f(report['recall']):>7} {_f(report['precision']):>9} "
-            f"{report['extracted']:>9} {_f(report['gate_accuracy'])} "
-            f"{_f(report['gate_noise_accuracy']):>10} {_f(report['gate_content_accuracy']):>12}")
+        out("Tune on dev only; quote held-out figures (dev was tuned on).")
+        out("")
+        out(f"{'split':<8} {'chunks':>6} {'recall':>7} {'precision':>9} {'extracted':>9} "
+            f"{'gate':>6} {'gate/noise':>10} {'gate/content':>12}")
+        for split, s in [*report["splits"].items(), ("all", report)]:
+            out(f"{split:<8} {s['chunks']:>6} {_f(s['recall']):>7} {_f(s['precision']):>9} "
+                f"{s['extracted']:>9} {_f(s['gate_accuracy'])} "
+                f"{_f(s['gate_noise_accuracy']):>10} {_f(s['gate_content_accuracy']):>12}")
         misses = [row for row in report["per_chunk"] if row["missed"] or row["false_positives"]]
         if misses:
             out("")
             out("misses and false positives:")
         for row in misses:
             for keywords in row["missed"]:
-                out(f"  {row['id']}: missed {keywords}")
+                out(f"  {row['split']} {row['id']}: missed {keywords}")
             for content in row["false_positives"]:
-                out(f"  {row['id']}: kept {content!r}")
+                out(f"  {row['split']} {row['id']}: kept {content!r}")
 
     def _usage(self, path, as_json):
         try:

@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "memories",
     "reflection",
     "dashboard",
+    "codegraph",
 ]
 
 MIDDLEWARE = [

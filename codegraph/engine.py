@@ -13,7 +13,8 @@ Linking is by name, within the project, and approximate by design:
 - calls, inherits and references: a definition of that name (class for inherits and
   references), preferring, in order, `Class.name` when the call is `self.name()` or
   `Class.name()`, the same file, the files it imports; linked only when one candidate
-  is best. Anything else (a library's names, two equally good candidates) stays as
+  is best; a call that names a type (`Vec::new()`, `Path.join()`) links only to that
+  type's definition. Anything else (a library's names, two equally good candidates) stays as
   written, unresolved. No types are inferred: `obj.save()` links only when one `save`
   is the best guess.
 """
@@ -272,6 +273,8 @@ def _best(use: Use, by_name, kinds, imported: set[str], by_package: bool) -> Def
                 d.path == use.path, here in imported or (by_package and here == posixpath.dirname(use.path)))
 
     ranked = sorted(candidates, key=score, reverse=True)
+    if wanted and qualifier not in _SELF and qualifier[:1].isupper() and not score(ranked[0])[0]:
+        return None  # `Vec::new()` names its type: another type's `new` is not it
     if len(ranked) > 1 and score(ranked[0]) == score(ranked[1]):
         return None  # two equally good candidates: left unresolved rather than guessed
     return ranked[0]

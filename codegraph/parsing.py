@@ -221,8 +221,12 @@ class _Extractor:
                 name = _text(name_node)
                 qualified = (own_prefix or outer) + name
                 owner = self._symbol_of_scope(parent)
-                if own_prefix:  # a Go method belongs to its type when the file declares it
+                # A Go method, or a method in a Rust impl, belongs to its type when the
+                # file declares the type.
+                if own_prefix:
                     owner = self._class_named(own_prefix[:-1], owner)
+                elif parent is not None and self.scopes[parent][2] is None:
+                    owner = self._class_named(outer[:-1], owner)
                 self.graph.symbols.append(Symbol(
                     kind, name, qualified, self._signature(node) if kind == FUNCTION else "",
                     node.start_point[0] + 1, node.end_point[0] + 1, owner))
@@ -356,7 +360,7 @@ class _Extractor:
             if start in callees or start in definitions or start in self.inherited:
                 continue
             name = _text(node)
-            if not _is_type_like(name):
+            if not _is_type_like(name) or name == "Self":  # Self: the impl's own type
                 continue
             at = bisect_right(import_starts, start) - 1
             if at >= 0 and imports[at][1] > start:

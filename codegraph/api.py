@@ -149,13 +149,7 @@ class CodeCallers(CodeView):
     def get(self, request):
         given = self.validated(SymbolInput, request.query_params)
         found = selectors.callers(request.user, given["project"], given["symbol"])
-        return Response(CallerOutput(
-            [_with_resolved(edge) for edge in found[:given["limit"]]], many=True).data)
-
-
-def _with_resolved(edge):
-    edge.resolved = edge.target_id is not None
-    return edge
+        return Response(CallerOutput(found[:given["limit"]], many=True).data)
 
 
 class CodeDependencies(CodeView):

@@ -24,9 +24,9 @@ import os
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 EXTENSIONS = {
     ".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",

@@ -1,9 +1,11 @@
 """The code graph's tables. Every row carries its owner and project, like memories.
 
-Links between the graph's own rows are DO_NOTHING foreign keys (PostgreSQL still checks
-them, deferred to commit): re-indexing deletes a file's rows in a fixed order
-(`services._drop_files`) with one statement per table, which Django's cascade collector
-would turn into a query per related row.
+Links between the graph's own rows are foreign keys without database constraints
+(`GRAPH_LINK`): the graph is derived data, rebuilt from the source at any time, and
+`services` keeps it whole by deleting a file's rows in a fixed order
+(`services._drop_files`), one statement per table. Checking five constraints per edge at
+commit tripled the time of a full build of Django's source (docs/BENCHMARKS.md), and
+Django's cascade collector would turn each delete into a query per related row.
 """
 
 from django.conf import settings
@@ -12,6 +14,9 @@ from django.utils import timezone
 
 from memories.engine.ids import uuid7
 from memories.models import OwnedQuerySet
+
+
+GRAPH_LINK = {"on_delete": models.DO_NOTHING, "db_constraint": False}
 
 
 def new_id():
@@ -57,15 +62,15 @@ class CodeSymbol(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     project = models.CharField(max_length=200)
-    file = models.ForeignKey(CodeFile, on_delete=models.DO_NOTHING, related_name="symbols")
+    file = models.ForeignKey(CodeFile, related_name="symbols", **GRAPH_LINK)
     kind = models.CharField(max_length=16, choices=SymbolKind.choices)
     name = models.CharField(max_length=200)
     qualified_name = models.CharField(max_length=400)
     signature = models.CharField(max_length=400, blank=True, default="")
     line = models.PositiveIntegerField()
     end_line = models.PositiveIntegerField()
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.DO_NOTHING,
-                               related_name="+")
+    parent = models.ForeignKey("self", null=True, blank=True, related_name="+",
+                               db_index=False, **GRAPH_LINK)
 
     objects = OwnedQuerySet.as_manager()
 
@@ -81,15 +86,15 @@ class CodeEdge(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     project = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=EdgeKind.choices)
-    file = models.ForeignKey(CodeFile, on_delete=models.DO_NOTHING, related_name="edges")
-    source = models.ForeignKey(CodeSymbol, null=True, blank=True, on_delete=models.DO_NOTHING,
-                               related_name="outgoing")
+    file = models.ForeignKey(CodeFile, related_name="edges", **GRAPH_LINK)
+    source = models.ForeignKey(CodeSymbol, null=True, blank=True, related_name="outgoing",
+                               db_index=False, **GRAPH_LINK)
     target_text = models.CharField(max_length=200)  # as written: models.Model, ./util
     target_name = models.CharField(max_length=200)  # its last name: Model, util
-    target_file = models.ForeignKey(CodeFile, null=True, blank=True,
-                                    on_delete=models.DO_NOTHING, related_name="incoming")
-    target = models.ForeignKey(CodeSymbol, null=True, blank=True,
-                               on_delete=models.DO_NOTHING, related_name="incoming")
+    target_file = models.ForeignKey(CodeFile, null=True, blank=True, related_name="incoming",
+                                    **GRAPH_LINK)
+    target = models.ForeignKey(CodeSymbol, null=True, blank=True, related_name="incoming",
+                               **GRAPH_LINK)
     line = models.PositiveIntegerField()
 
     objects = OwnedQuerySet.as_manager()

@@ -112,7 +112,10 @@ def _query(language: str) -> tuple:
 
 
 def _text(node: Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
+    """A node's source as text PostgreSQL can store (no NUL, invalid UTF-8 replaced)."""
+    if node is None:
+        return ""
+    return node.text.decode("utf-8", "replace").replace("\0", "\ufffd")
 
 
 def _squeeze(text: str, limit: int) -> str:
@@ -178,6 +181,7 @@ class _Extractor:
             body = value.child_by_field_name("body") if value is not None else None
         end = body.start_byte if body is not None else node.end_byte
         text = self.tree.root_node.text[node.start_byte:end].decode("utf-8", "replace")
+        text = text.replace("\0", "\ufffd")
         return _squeeze(text.rstrip().removesuffix(":").removesuffix("=>").rstrip(), SIGNATURE_CHARS)
 
     def _enclosing(self, position: int) -> int | None:

@@ -110,8 +110,8 @@ def _write(owner, project: str, graphs: list[tuple[parsing.FileGraph, bytes, str
         ids = [new_id() for _ in graph.symbols]
         for symbol, symbol_id in zip(graph.symbols, ids):
             parent = ids[symbol.parent] if symbol.parent is not None else None
-            symbols.append((symbol_id, owner.pk, project, file_id, symbol.kind, symbol.name,
-                            symbol.qualified_name[:400], symbol.signature, symbol.line,
+            symbols.append((symbol_id, owner.pk, project, file_id, symbol.kind, symbol.name[:200],
+                            symbol.qualified_name[:400], symbol.signature[:400], symbol.line,
                             symbol.end_line, parent))
             edges.append((owner.pk, project, EdgeKind.CONTAINS.value, file_id, parent,
                           symbol.qualified_name[:200], symbol.name[:200], symbol_id, symbol.line))

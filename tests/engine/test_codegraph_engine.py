@@ -108,3 +108,10 @@ def test_a_broken_or_empty_file_yields_what_can_be_read():
     assert parsing.parse("e.py", "python", b"").symbols == []
     unicode = parsing.parse("u.py", "python", "def café(ü):\n    pass\n".encode())
     assert [(s.name, s.signature) for s in unicode.symbols] == [("café", "def café(ü)")]
+
+
+
+def test_nul_and_invalid_utf8_in_a_source_never_reach_a_name_or_signature():
+    graph = parsing.parse("x.py", "python", b"def ff(a='\0'):\n    pass\ndef g(b='\xff'):\n    pass\n")
+    assert [(s.name, s.signature) for s in graph.symbols] == [
+        ("ff", "def ff(a='\ufffd')"), ("g", "def g(b='\ufffd')")]

@@ -6,7 +6,9 @@ changes what others resolve to (a new definition, a deleted module); it reads an
 rewrites targets only, so it costs seconds on Django's source (docs/BENCHMARKS.md).
 """
 
+import hashlib
 from collections.abc import Callable, Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
@@ -50,6 +52,26 @@ def index_sources(owner, project: str, sources: Iterable[SourceFile], *, complet
     sources are the whole project, and indexed files missing from them are deleted;
     otherwise only the files named change. Paths must already be clean
     (`engine.clean_path`)."""
+    with _one_index_at_a_time(owner, project):
+        return _index(owner, project, sources, complete=complete, progress=progress)
+
+
+@contextmanager
+def _one_index_at_a_time(owner, project: str):
+    """A session advisory lock per owner and project: two re-indexes of one project at
+    once (an agent's edits in quick succession) would both insert the same new path."""
+    digest = hashlib.sha256(f"codegraph:{owner.pk}:{project}".encode()).digest()
+    key = int.from_bytes(digest[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+
+def _index(owner, project, sources, *, complete, progress) -> IndexReport:
     report = IndexReport()
     known = dict(CodeFile.objects.for_owner(owner).filter(project=project)
                  .values_list("path", "content_hash"))

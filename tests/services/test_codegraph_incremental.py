@@ -90,3 +90,26 @@ def test_the_command_refuses_an_unknown_owner_or_a_missing_directory(alice, tmp_
     with pytest.raises(CommandError, match="is not a directory"):
         call_command("index_code", str(tmp_path / "nope"), project="p", owner="alice")
     assert not CodeEdge.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_reindexes_of_one_project_at_once_both_succeed(alice):
+    """Each thread has its own connection; the second waits for the first's lock."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from codegraph import services
+
+    def reindex(text):
+        try:
+            return services.index_sources(alice, "p", [services.SourceFile(
+                "new.py", text.encode())], complete=False).parsed
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        parsed = list(pool.map(reindex, ["def a():\n    pass\n", "def b():\n    pass\n"]))
+    assert parsed == [1, 1]
+    assert CodeFile.objects.filter(owner=alice, project="p", path="new.py").count() == 1
+    assert CodeSymbol.objects.filter(owner=alice, project="p").count() == 1

@@ -115,3 +115,17 @@ def test_nul_and_invalid_utf8_in_a_source_never_reach_a_name_or_signature():
     graph = parsing.parse("x.py", "python", b"def ff(a='\0'):\n    pass\ndef g(b='\xff'):\n    pass\n")
     assert [(s.name, s.signature) for s in graph.symbols] == [
         ("ff", "def ff(a='\ufffd')"), ("g", "def g(b='\ufffd')")]
+
+
+def test_tsx_components_re_exports_and_calls_inside_jsx():
+    graph = parsing.parse("a.tsx", "tsx", b'import React from "react";\n'
+                          b'export { helper } from "./helper";\n'
+                          b"export function Button(props: Props) {\n"
+                          b"  return <div onClick={() => track()}>{props.label}</div>;\n}\n")
+    assert [(s.kind, s.qualified_name, s.signature) for s in graph.symbols] == [
+        ("function", "Button", "function Button(props: Props)"),
+        ("import", "react", 'import React from "react";'),
+        ("import", "./helper", 'export { helper } from "./helper";')]
+    assert [(r.kind, r.source, r.target, r.line) for r in graph.references] == [
+        ("imports", None, "react", 1), ("imports", None, "./helper", 2),
+        ("references", 0, "Props", 3), ("calls", 0, "track", 4)]

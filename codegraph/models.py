@@ -15,7 +15,6 @@ from django.utils import timezone
 from memories.engine.ids import uuid7
 from memories.models import OwnedQuerySet
 
-
 GRAPH_LINK = {"on_delete": models.DO_NOTHING, "db_constraint": False}
 
 

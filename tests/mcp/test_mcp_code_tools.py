@@ -25,8 +25,8 @@ def test_an_agent_finds_definitions_callers_files_and_imports(server_url, alice,
 
     answers = with_client(server_url, key_for(alice), scenario)
     assert answers[0] == (False, "1. shop/models.py:6 class Cart")
-    assert answers[1] == (False, "1. shop/checkout.py:8 in checkout: cart.add() → "
-                                 "shop/models.py:Cart.add")
+    assert answers[1] == (False, ("1. shop/checkout.py:8 in checkout: cart.add() → "
+                                  "shop/models.py:Cart.add"))
     assert answers[2][1].splitlines()[1:] == [
         "  1: import .models", "  2: import json",
         "  5: function checkout — def checkout(items)",
@@ -47,8 +47,8 @@ def test_reindex_over_mcp_updates_the_graph(server_url, alice, key_for):
                 await call(client, "code_definitions", symbol="fresh", project="shop")]
 
     reindexed, found = with_client(server_url, key_for(alice), scenario)
-    assert reindexed == (False, "Re-indexed: 1 parsed, 0 unchanged, 0 removed. Project "
-                                "'shop' now has 3 files, 3 functions, 0 classes, 13 edges.")
+    assert reindexed == (False, ("Re-indexed: 1 parsed, 0 unchanged, 0 removed. Project "
+                                 "'shop' now has 3 files, 3 functions, 0 classes, 13 edges."))
     assert found == (False, "1. shop/models.py:1 function fresh — def fresh()")
 
 

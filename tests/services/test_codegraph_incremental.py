@@ -113,3 +113,22 @@ def test_two_reindexes_of_one_project_at_once_both_succeed(alice):
     assert parsed == [1, 1]
     assert CodeFile.objects.filter(owner=alice, project="p", path="new.py").count() == 1
     assert CodeSymbol.objects.filter(owner=alice, project="p").count() == 1
+
+
+def test_deleting_an_owner_deletes_their_graph_and_no_one_elses(alice, bob, shop):
+    index_fixture(alice, "python", "shop", shop)
+    index_fixture(bob, "python", "shop", shop)
+    alice.delete()
+    assert not CodeEdge.objects.exclude(owner=bob).exists()
+    assert not CodeSymbol.objects.exclude(owner=bob).exists()
+    assert CodeFile.objects.filter(owner=bob).count() == 3
+
+
+def test_the_benchmark_times_a_copy_and_leaves_nothing_behind(alice, shop, capsys):
+    call_command("bench_codegraph", str(shop), touch="shop/models.py", owner="alice")
+    out = capsys.readouterr().out
+    assert out.startswith("3 files, 8 nodes (4 functions, 2 classes, 2 imports), 19 edges")
+    assert "(0 parsed); one file touched (shop/models.py)" in out and out.endswith(
+        "(1 parsed)\n")
+    assert "benchmark_added" not in (shop / "shop" / "models.py").read_text()
+    assert not CodeFile.objects.exists() and not CodeEdge.objects.exists()

@@ -7,7 +7,6 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from codegraph import engine, services
-from codegraph.models import CodeSymbol
 
 
 class Command(BaseCommand):
@@ -40,7 +39,7 @@ class Command(BaseCommand):
                                  if touch.endswith(".py") else "\n// touched\n")
                 incremental = self._timed(user, project, root)
                 report = full[1]
-                symbols = CodeSymbol.objects.filter(owner=user, project=project).count()
+                symbols = report.functions + report.classes + report.imports
                 self.stdout.write(
                     f"{report.files} files, {symbols} nodes ({report.functions} functions, "
                     f"{report.classes} classes, {report.imports} imports), {report.edges} edges "

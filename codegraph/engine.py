@@ -11,7 +11,7 @@ Linking is by name, within the project, and approximate by design:
   directory that ends the import path (the package's first file stands for it); Rust
   `crate::`, `self::`, `super::` and `mod name;` by the module tree under `src/`.
 - calls, inherits and references: a definition of that name (class for inherits and
-  references), preferring, in order, `Class.name` when the call is `self.name()` or
+  references) in the same language (JavaScript and TypeScript count as one), preferring, in order, `Class.name` when the call is `self.name()` or
   `Class.name()`, the same file, the files it imports; linked only when one candidate
   is best; a call that names a type (`Vec::new()`, `Path.join()`) links only to that
   type's definition. Anything else (a library's names, two equally good candidates) stays as
@@ -39,6 +39,10 @@ SKIPPED_DIRS = {
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "vendor", "vendored", "third_party",
     "site-packages", "target", "dist", "build", ".next", ".engram",
 }
+# Languages that call each other's functions: a TypeScript file calls JavaScript.
+_SCRIPTS = ("javascript", "typescript", "tsx")
+LANGUAGE_FAMILIES = {"python": ("python",), "go": ("go",), "rust": ("rust",),
+                     **dict.fromkeys(_SCRIPTS, _SCRIPTS)}
 MAX_FILE_BYTES = 1_000_000  # larger sources are generated or data, not code to navigate
 BINARY_SNIFF_BYTES = 8192
 JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
@@ -248,18 +252,21 @@ def link(paths: dict[str, str], definitions: list[Definition], uses: list[Use]
                                        else found)
     for use in uses:
         if use.kind in KINDS_LINKED:
+            language = paths.get(use.path, "")
             found = _best(use, by_name, KINDS_LINKED[use.kind], imported[use.path],
-                          paths.get(use.path) == "go")
+                          language == "go", LANGUAGE_FAMILIES.get(language, (language,)), paths)
             linked[use.id] = (found.path, found.id) if found else (None, None)
     return linked
 
 
-def _best(use: Use, by_name, kinds, imported: set[str], by_package: bool) -> Definition | None:
+def _best(use: Use, by_name, kinds, imported: set[str], by_package: bool,
+          languages: tuple[str, ...], paths: dict[str, str]) -> Definition | None:
     parts = target_parts(use.target)
     if not parts:
         return None
     name, qualifier = parts[-1], (parts[-2] if len(parts) > 1 else None)
-    candidates = [d for d in by_name.get(name, ()) if d.kind in kinds]
+    candidates = [d for d in by_name.get(name, ())
+                  if d.kind in kinds and paths.get(d.path) in languages]
     if not candidates:
         return None
     if qualifier in _SELF and use.source and "." in use.source:

@@ -196,10 +196,7 @@ class _Extractor:
 
     def _symbol_at(self, position: int) -> int | None:
         """The innermost symbol (not a Rust impl) around a byte position."""
-        at = self._enclosing(position)
-        while at is not None and self.scopes[at][2] is None:
-            at = self.scopes[at][4]
-        return self.scopes[at][2] if at is not None else None
+        return self._symbol_of_scope(self._enclosing(position))
 
     def read_definitions(self) -> None:
         found = [(node, FUNCTION) for node in self.captures.get("function", [])]
@@ -242,6 +239,7 @@ class _Extractor:
             stack.append(len(self.scopes) - 1)
 
     def _symbol_of_scope(self, at: int | None) -> int | None:
+        """The symbol of a scope, or of the nearest enclosing one that is a symbol."""
         while at is not None and self.scopes[at][2] is None:
             at = self.scopes[at][4]
         return self.scopes[at][2] if at is not None else None

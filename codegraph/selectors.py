@@ -31,12 +31,18 @@ def definitions(owner, project: str, symbol: str):
 
 def callers(owner, project: str, symbol: str):
     """Calls to `symbol`: those linked to one of its definitions, and those left
-    unresolved that are written with its name (`obj.save()` for `save`); each edge
-    says which by its target."""
-    name = engine.target_parts(symbol)[-1] if engine.target_parts(symbol) else symbol
+    unresolved that are written with its name (`obj.save()` for `save`) in a language
+    it is defined in (any, when the project defines no such symbol); each edge says
+    which by its target."""
+    parts = engine.target_parts(symbol)
+    defined = definitions(owner, project, symbol)
+    unresolved = Q(target__isnull=True, target_name=parts[-1] if parts else symbol)
+    languages = {language for found in defined.values_list("file__language", flat=True)
+                 for language in engine.LANGUAGE_FAMILIES[found]}
+    if languages:
+        unresolved &= Q(file__language__in=languages)
     calls = CodeEdge.objects.for_owner(owner).filter(project=project, kind=EdgeKind.CALLS)
-    return (calls.filter(Q(target__in=definitions(owner, project, symbol).values("id"))
-                         | Q(target__isnull=True, target_name=name))
+    return (calls.filter(Q(target__in=defined.values("id")) | unresolved)
             .select_related("file", "source", "target__file")
             .order_by("file__path", "line"))
 

@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "memories",
     "reflection",
     "dashboard",
+    "codegraph",
 ]
 
 MIDDLEWARE = [

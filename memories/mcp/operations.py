@@ -11,6 +11,9 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from rest_framework import serializers
 
+from codegraph import api as code_api
+from codegraph import selectors as code_selectors
+from codegraph import services as code_services
 from memories import selectors
 from memories.api.errors import as_api_validation_error, flatten
 from memories.api.maintenance import ContradictionResolve
@@ -246,3 +249,81 @@ def index(owner, project: str, *, scope: Scope = EVERYWHERE) -> str:
             _numbered([describe(memory, *(["pinned"] if memory.pinned else []),
                                 *_unreviewed_label(memory, unreviewed))
                        for memory in memories]))
+
+
+# -- The code graph (codegraph/): the /api/v1/code/ endpoints' serializers and selectors.
+
+def _code_given(serializer_class, arguments: dict, scope: Scope) -> dict:
+    given = _validated(serializer_class, arguments)
+    given["project"] = scope.project_for(given.get("project"))
+    if not given["project"]:
+        raise Refused("project: name the project.")
+    return given
+
+
+def _code_file(owner, given: dict):
+    found = code_selectors.file_at(owner, given["project"], given["path"])
+    if found is None:
+        raise Refused(f"{given['path']!r} is not indexed in project {given['project']!r}.")
+    return found
+
+
+def code_definitions(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _code_given(code_api.SymbolInput, arguments, scope)
+    found = list(code_selectors.definitions(owner, given["project"], given["symbol"])
+                 [:given["limit"]])
+    if not found:
+        return f"No function or class {given['symbol']!r} in project {given['project']!r}."
+    return _numbered([f"{d.file.path}:{d.line} {d.kind} {d.qualified_name}"
+                      + (f" — {d.signature}" if d.signature else "") for d in found])
+
+
+def code_callers(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _code_given(code_api.SymbolInput, arguments, scope)
+    found = list(code_selectors.callers(owner, given["project"], given["symbol"])
+                 [:given["limit"]])
+    if not found:
+        return f"No calls to {given['symbol']!r} in project {given['project']!r}."
+    return _numbered([
+        f"{e.file.path}:{e.line} in {e.source.qualified_name if e.source else '(top level)'}: "
+        f"{e.target_text}() " + (f"→ {e.target.file.path}:{e.target.qualified_name}"
+                                 if e.target else "(matched by name only)") for e in found])
+
+
+def code_file(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _code_given(code_api.PathInput, arguments, scope)
+    found = _code_file(owner, given)
+    symbols = code_selectors.file_contents(found)
+    return f"{found.path} ({found.language}, {found.lines} lines):\n" + "\n".join(
+        f"  {s.line}: {s.kind} {s.qualified_name}" + (f" — {s.signature}" if s.signature
+                                                     and s.kind != "import" else "")
+        for s in symbols)
+
+
+def code_dependencies(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _code_given(code_api.PathInput, arguments, scope)
+    found = code_selectors.dependencies(owner, given["project"], _code_file(owner, given))
+    lines = [f"{e.line}: {e.target_text} → {e.target_file.path if e.target_file else '(outside the project)'}"
+             for e in found[:code_api.MAX_RESULTS]]
+    return f"{given['path']} imports:\n" + "\n".join(lines) if lines else \
+        f"{given['path']} imports nothing."
+
+
+def code_dependents(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _code_given(code_api.PathInput, arguments, scope)
+    found = code_selectors.dependents(owner, given["project"], _code_file(owner, given))
+    lines = [f"{e.file.path}:{e.line} ({e.target_text})" for e in found[:code_api.MAX_RESULTS]]
+    return "Imported by:\n" + "\n".join(lines) if lines else \
+        f"No indexed file imports {given['path']}."
+
+
+def code_reindex(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _code_given(code_api.ReindexInput, arguments, scope)
+    report = code_services.index_sources(owner, given["project"], [
+        code_services.SourceFile(f["path"], None if f["deleted"]
+                                 else f["content"].encode("utf-8", "surrogatepass"))
+        for f in given["files"]], complete=False)
+    skipped = "".join(f"; skipped {path}: {why}" for path, why in report.skipped.items())
+    return (f"Re-indexed: {report.parsed} parsed, {report.unchanged} unchanged, "
+            f"{report.deleted} removed{skipped}. Project {given['project']!r} now has "
+            f"{report.counts()}.")

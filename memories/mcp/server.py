@@ -268,6 +268,61 @@ TOOLS = [
 ]
 
 
+# -- The code graph (codegraph/): where symbols are defined and called, what files import.
+
+CodeProject = Annotated[str | None, Field(description="The indexed project (required unless "
+                                                      "the key is restricted to one)")]
+CodePath = Annotated[str, Field(description="A file's path relative to the project root")]
+CodeSymbol = Annotated[str, Field(description="A function or class name (save) or a "
+                                              "qualified name (Cart.save)")]
+CodeLimit = Annotated[int, Field(description="How many, at most")]
+
+
+async def code_definitions(symbol: CodeSymbol, ctx: Context, project: CodeProject = None,
+                           limit: CodeLimit = 100) -> str:
+    """Where a function or class is defined: file, line, signature."""
+    return await _run(ctx, operations.code_definitions, symbol=symbol, project=project,
+                      limit=limit)
+
+
+async def code_callers(symbol: CodeSymbol, ctx: Context, project: CodeProject = None,
+                       limit: CodeLimit = 100) -> str:
+    """The calls to a function: linked to its definition, or matched by name only."""
+    return await _run(ctx, operations.code_callers, symbol=symbol, project=project,
+                      limit=limit)
+
+
+async def code_file(path: CodePath, ctx: Context, project: CodeProject = None) -> str:
+    """A file's functions, classes and imports, in source order, without reading it."""
+    return await _run(ctx, operations.code_file, path=path, project=project)
+
+
+async def code_dependencies(path: CodePath, ctx: Context, project: CodeProject = None) -> str:
+    """What a file imports, and the project's file each import resolves to."""
+    return await _run(ctx, operations.code_dependencies, path=path, project=project)
+
+
+async def code_dependents(path: CodePath, ctx: Context, project: CodeProject = None) -> str:
+    """The project's files that import this file."""
+    return await _run(ctx, operations.code_dependents, path=path, project=project)
+
+
+async def code_reindex(
+    files: Annotated[list[dict[str, Any]], Field(description="The edited files: {path, "
+                     "content} with the whole new text, or {path, deleted: true}")],
+    ctx: Context,
+    project: CodeProject = None,
+) -> str:
+    """Update the code graph after an edit; files whose content is unchanged are skipped."""
+    return await _run(ctx, operations.code_reindex, files=files, project=project)
+
+
+TOOLS += [
+    (code_definitions, READ_ONLY), (code_callers, READ_ONLY), (code_file, READ_ONLY),
+    (code_dependencies, READ_ONLY), (code_dependents, READ_ONLY), (code_reindex, WRITES),
+]
+
+
 def build_server(*, owner=None, key=None) -> MCPServer:
     """A fresh server (each HTTP endpoint runs its own session manager, once). With
     `owner`, every call is that owner's, within `key`'s project if it has one: the stdio

@@ -10,24 +10,28 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("memories", "reflection", "dashboard", "engram_site", "engram_client")
+PACKAGES = ("memories", "reflection", "dashboard", "engram_site", "engram_client", "codegraph")
 
 # Lowest first. A module may import its own layer and the ones below, never above.
 LAYERS = [
     ("pure", ["memories.engine", "memories.providers", "engram_site.db",
-              "engram_site.settings", "engram_site.huey_connection", "engram_client"]),
+              "engram_site.settings", "engram_site.huey_connection", "engram_client",
+              "codegraph.engine", "codegraph.parsing"]),
     ("models", ["memories.models", "reflection.models", "memories.migrations",
-                "reflection.migrations", "engram_site.migrations"]),
+                "reflection.migrations", "engram_site.migrations",
+                "codegraph.models", "codegraph.migrations"]),
     ("core", ["memories.selectors", "memories.signals", "memories.queue",
-              "memories.llm_usage", "memories.jobs"]),
-    ("services", ["memories.services"]),
+              "memories.llm_usage", "memories.jobs", "codegraph.selectors"]),
+    ("services", ["memories.services", "codegraph.services"]),
     ("domain", ["memories.capture", "memories.maintenance", "memories.evaluation",
                 "reflection.services", "reflection.receivers"]),
     ("interfaces", ["memories.api", "memories.mcp", "reflection.api", "dashboard",
                     "memories.tasks", "reflection.tasks", "memories.management", "reflection.management",
-                    "memories.admin", "reflection.admin", "engram_site.health"]),
+                    "memories.admin", "reflection.admin", "engram_site.health",
+                "codegraph.api", "codegraph.management"]),
     ("wiring", ["engram_site.urls", "reflection.urls", "memories.apps", "reflection.apps",
-                "dashboard.apps", "engram_site.asgi", "engram_site.wsgi"]),
+                "dashboard.apps", "engram_site.asgi", "engram_site.wsgi",
+                "codegraph.urls", "codegraph.apps"]),
 ]
 RANK = {prefix: (rank, name) for rank, (name, prefixes) in enumerate(LAYERS)
         for prefix in prefixes}

@@ -14,7 +14,6 @@ next) and a fit would learn to ignore what people's feedback says.
 """
 
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -108,14 +107,15 @@ def describe(ranked: Sequence[Ranked], *, cos_floor: float, keyword_scale: float
 
 def rerank(ranked: Sequence[Ranked], features: np.ndarray, coefficients: Coefficients,
            weights: Weights = EQUAL, limit: int | None = None) -> list[Ranked]:
-    """The best `limit` candidates (all without), re-ranked with the model's probability
-    of being what was asked for as relevance (min-max normalised, like the fusion's),
-    then the weighted mean of recency, importance and that relevance. Ties keep the
-    hand-set order."""
+    """The best `limit` candidates (all without), re-ranked with the model's log-odds of
+    being what was asked for as relevance (min-max normalised, like the fusion's), then
+    the weighted mean of recency, importance and that relevance. Log-odds, not the
+    probability: the probability squeezes every candidate but the best near 0, and
+    recency alone would then order them. Ties keep the hand-set order."""
     if not ranked:
         return []
     logits = features @ np.asarray(coefficients.weights) + coefficients.intercept
-    relevances = min_max([_sigmoid(float(z)) for z in logits])
+    relevances = min_max([float(z) for z in logits])
     total = weights.recency + weights.importance + weights.relevance
     finals = [(weights.recency * r.breakdown.recency + weights.importance
                * r.breakdown.importance + weights.relevance * rel) / total
@@ -144,6 +144,3 @@ def fit(features: np.ndarray, labels: np.ndarray, sample_weights: np.ndarray | N
             break
     return Coefficients(float(beta[0]), tuple(float(v) for v in beta[1:]))
 
-
-def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))

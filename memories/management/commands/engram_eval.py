@@ -243,9 +243,12 @@ class Command(BaseCommand):
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CommandError(f"cannot read {path}: {exc}") from exc
         pairs, distractors = paraphrases.load(paraphrases.DEFAULT_PATH)
-        sets = [ranker_training.locomo_rows(conversations, categories=categories, reuse=reuse,
-                                            progress=self.stderr.write),
-                ranker_training.paraphrase_rows(pairs, distractors)]
+        dialogue = ranker_training.locomo_rows(conversations, categories=categories,
+                                               reuse=reuse, progress=self.stderr.write)
+        if not dialogue:
+            raise CommandError(f"{path} has no dev conversation with questions to fit on "
+                               "(held-out conversations are never used for fitting).")
+        sets = [dialogue, ranker_training.paraphrase_rows(pairs, distractors)]
         report = ranker_training.fit(sets)
         coefficients = report.pop("coefficients").to_json()
         report |= {"coefficients": coefficients, "split": ranker_training.TRAINING_SPLIT,

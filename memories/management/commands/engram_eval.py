@@ -64,7 +64,10 @@ class Command(BaseCommand):
             "unlike their memory. `extraction [PATH]`: recall, precision and gate accuracy "
             "of the rules extractor on annotated conversation chunks. `contradictions "
             "[PATH]`: precision and recall of a contradiction judge on labelled pairs. `usage "
-            "[PATH]`: agreement of the usage tracker with hand-labelled turns.")
+            "[PATH]`: agreement of the usage tracker with hand-labelled turns. `train-ranker "
+            "LOCOMO_PATH [--write FILE]`: fit the learned ranker on the dev splits of LoCoMo "
+            "and the paraphrase set and print its coefficients. LoCoMo and paraphrase "
+            "figures are reported per split (dev: tune on it; heldout: do not).")
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark",

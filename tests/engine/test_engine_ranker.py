@@ -48,8 +48,8 @@ def _ranked():
 
 def test_rerank_orders_by_the_model_and_keeps_the_best_limit():
     ranked = _ranked()
-    texts = ["ok", "ok", "A long memory that says a great deal about what was decided "
-                          "and why it matters for the release of the billing service"]
+    texts = ["ok", "ok", ("A long memory that says a great deal about what was decided "
+                          "and why it matters for the release of the billing service")]
     features = ranker.describe(ranked, cos_floor=0.0, keyword_scale=None, texts=texts)
     substance = ranker.FEATURES.index("substance")
     weights = [0.0] * len(ranker.FEATURES)

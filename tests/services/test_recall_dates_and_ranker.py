@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memories.engine import ranker
-from memories.services.recall import candidate_features, recall
+from memories.services.recall import candidate_features
 from memories.services.remembering import remember
 
 JUNE = datetime(2023, 6, 11, 15, 0, tzinfo=UTC)

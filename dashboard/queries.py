@@ -271,6 +271,7 @@ THRESHOLDS = [
         ("ENGRAM_KEYWORD_GATE_FULL", "keyword coverage at which keywords count fully"),
         ("ENGRAM_GRAPH_DECAY", "share of relevance passed along each link"),
         ("ENGRAM_RANK_WEIGHTS", "weights of recency, importance and relevance"),
+        ("ENGRAM_RANKER", "learned ranker, or the hand-set fusion alone (weights)"),
     ]),
     ("Context", [
         ("ENGRAM_CONTEXT_MIN_SCORE", "least match a memory needs to enter a context"),

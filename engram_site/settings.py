@@ -428,6 +428,12 @@ def _weights(raw):
 # spreads it over 0..1 like relevance. A quarter each keeps recency and importance as
 # tie-breakers between equally relevant memories.
 ENGRAM_RANK_WEIGHTS = _weights(env("ENGRAM_RANK_WEIGHTS", "0.25,0.25,1"))
+# "learned": recall orders its candidates by the logistic ranker whose coefficients are
+# committed in memories/engine/ranker.json (fitted on the dev splits only: `engram_eval
+# train-ranker`); "weights": by the hand-set fusion and ENGRAM_RANK_WEIGHTS above.
+ENGRAM_RANKER = env("ENGRAM_RANKER", "learned")
+if ENGRAM_RANKER not in ("learned", "weights"):
+    raise ImproperlyConfigured(f"ENGRAM_RANKER={ENGRAM_RANKER!r}: use learned or weights.")
 # Context for a prompt: the least match (0..1, before normalisation) a memory needs to
 # be injected, and the budget from which the four tiers are used.
 ENGRAM_CONTEXT_MIN_SCORE = envfloat("ENGRAM_CONTEXT_MIN_SCORE", 0.1, 0.0, 1.0)

@@ -11,6 +11,18 @@ from pathlib import Path
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
                   5: "adversarial"}
 
+# The frozen split (issue 12): tune on the first five conversations of the file, report
+# the last five as held out. By position, so any LoCoMo-shaped file splits the same way,
+# unless a sample names its own split (as a set written for the tests does).
+SPLITS = ("dev", "heldout")
+DEV_CONVERSATIONS = 5
+
+
+def split_of(position: int) -> str:
+    """The split of the conversation at this 0-based position in its file."""
+    return "dev" if position < DEV_CONVERSATIONS else "heldout"
+
+
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _EVIDENCE_ID = re.compile(r"^D:?(\d+):(\d+)$")
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
@@ -47,6 +59,7 @@ class Conversation:
     sessions: dict[int, list[Turn]]
     questions: list[Question]
     evidence_fixes: Counter = field(default_factory=Counter)
+    split: str = "dev"
 
     @property
     def turns(self) -> list[Turn]:
@@ -147,4 +160,9 @@ def load(path: Path) -> list[Conversation]:
     for index, conversation in enumerate(conversations):
         if not conversation.sample_id:
             conversation.sample_id = f"sample-{index}"
+        named = samples[index].get("split")
+        if named is not None and named not in SPLITS:
+            raise ValueError(f"{conversation.sample_id}: split must be one of "
+                             f"{', '.join(SPLITS)}, not {named!r}")
+        conversation.split = named or split_of(index)
     return conversations

@@ -1,11 +1,15 @@
 """The paraphrase set: queries that share (almost) no content word with their memory.
 
-paraphrases.jsonl holds one JSON object a line: {"memory": ..., "query": ...} for a
-pair, {"memory": ...} alone for a distractor that answers none of the queries.
+paraphrases.jsonl holds one JSON object a line: {"split": "dev" | "heldout", "memory":
+..., "query": ...} for a pair, {"memory": ...} alone for a distractor that answers none of
+the queries. The split is frozen in the file (every other pair held out, assigned before
+any tuning on it): tune on "dev" only. Every memory is stored whatever the split; only
+the queries are divided.
 """
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 from .bm25 import tokenize
 
@@ -22,7 +26,16 @@ def shared_content_words(a: str, b: str) -> set[str]:
     return content_words(a) & content_words(b)
 
 
-def load(path: Path = DEFAULT_PATH) -> tuple[list[tuple[str, str]], list[str]]:
+SPLITS = ("dev", "heldout")
+
+
+class Pair(NamedTuple):
+    memory: str
+    query: str
+    split: str = "dev"
+
+
+def load(path: Path = DEFAULT_PATH) -> tuple[list[Pair], list[str]]:
     pairs, distractors = [], []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -33,7 +46,11 @@ def load(path: Path = DEFAULT_PATH) -> tuple[list[tuple[str, str]], list[str]]:
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{number}: expected a JSON object with \"memory\"") from exc
         if item.get("query"):
-            pairs.append((memory, item["query"]))
+            split = item.get("split", "dev")
+            if split not in SPLITS:
+                raise ValueError(f"{path}:{number}: split must be dev or heldout, "
+                                 f"not {split!r}")
+            pairs.append(Pair(memory, item["query"], split))
         else:
             distractors.append(memory)
     return pairs, distractors
@@ -42,12 +59,12 @@ def load(path: Path = DEFAULT_PATH) -> tuple[list[tuple[str, str]], list[str]]:
 def problems(pairs, distractors) -> list[str]:
     """What makes a set unfit: pairs sharing too many content words, repeated texts."""
     found = []
-    for memory, query in pairs:
+    for memory, query, *_ in pairs:
         shared = shared_content_words(memory, query)
         if len(shared) > MAX_SHARED_CONTENT_WORDS:
             found.append(f"{query!r} shares {sorted(shared)} with {memory!r}")
-    memories = [m for m, _ in pairs] + list(distractors)
-    queries = [q for _, q in pairs]
+    memories = [pair[0] for pair in pairs] + list(distractors)
+    queries = [pair[1] for pair in pairs]
     for label, texts in (("memory", memories), ("query", queries)):
         seen = set()
         for text in texts:

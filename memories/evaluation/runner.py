@@ -3,23 +3,29 @@
 stored memories: BM25 over their texts, exact cosine over their stored embeddings, and
 the reciprocal rank fusion of those two."""
 
+import hashlib
+import json
 import statistics
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from django.contrib.auth import get_user_model
 
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
+from memories.services.context import assemble_context
 from memories.services.recall import recall
 from memories.services.remembering import NewMemory, remember_many
 
 from . import metrics
 from .bm25 import BM25
-from .locomo import CATEGORY_NAMES, Conversation
+from .locomo import CATEGORY_NAMES, SPLITS, Conversation
+from .paraphrases import Pair
 
 METHODS = ("recall", "bm25", "dense", "rrf")
 RRF_K = 60
@@ -130,9 +136,49 @@ def load_conversation(conversation: Conversation, *, username: str,
                               created, time.perf_counter() - started, merges)
 
 
+def _fingerprint(conversation: Conversation) -> str:
+    return hashlib.sha256("\n".join(f"{t.dia_id}\t{t.content}" for t in conversation.turns)
+                          .encode()).hexdigest()
+
+
+def load_or_reuse(conversation: Conversation, *, username: str, batch_size: int = 128,
+                  reuse: Path | None = None) -> LoadedConversation:
+    """load_conversation, or, with a `reuse` file that recorded this very conversation
+    stored under this owner (same turns, every memory still there), the store as it is:
+    embedding 3,000 turns takes minutes, and tuning asks the same store many questions."""
+    if reuse is None:
+        return load_conversation(conversation, username=username, batch_size=batch_size)
+    known = json.loads(reuse.read_text()) if reuse.exists() else {}
+    entry = known.get(username)
+    if entry and entry["fingerprint"] == _fingerprint(conversation):
+        owner = get_user_model().objects.filter(username=username).first()
+        ids = set(entry["dia_map"].values())
+        if owner is not None and Memory.objects.for_owner(owner).count() == entry["created"] \
+                and Memory.objects.filter(owner=owner, pk__in=ids).count() == len(ids):
+            dia_map = {dia: uuid.UUID(pk) for dia, pk in entry["dia_map"].items()}
+            return LoadedConversation(conversation.sample_id, owner, dia_map,
+                                      len(conversation.turns), entry["created"], 0.0,
+                                      [tuple(m) for m in entry["merges"]])
+    loaded = load_conversation(conversation, username=username, batch_size=batch_size)
+    known[username] = {"fingerprint": _fingerprint(conversation), "created": loaded.created,
+                       "dia_map": {dia: str(pk) for dia, pk in loaded.dia_map.items()},
+                       "merges": loaded.merges}
+    reuse.write_text(json.dumps(known))
+    return loaded
+
+
+def context_fit(owner, query: str, evidence: Sequence, budget: int = TOKEN_BUDGET) -> bool:
+    """Whether every evidence memory is in the context /context would hand out for the
+    query within `budget` tokens: measured through the context path itself (its header,
+    its line per memory, its minimum match), not by adding up memory texts."""
+    used = assemble_context(owner=owner, query=query, max_tokens=budget, track=False)
+    return set(evidence) <= {hit.memory.pk for hit in used.used}
+
+
 def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequence[int],
                     username_of: Callable[[str], str] = lambda sid: f"locomo-{sid}",
                     batch_size: int = 128, ks: Sequence[int] = (5, 10, 20),
+                    reuse: Path | None = None,
                     progress: Callable[[str], None] = lambda message: None) -> dict:
     depth = max(ks)
     rows: list[dict] = []  # one per (question, method)
@@ -140,8 +186,8 @@ def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequen
     total_load = 0.0
     recall_ms: list[float] = []
     for conversation in conversations:
-        loaded = load_conversation(conversation, username=username_of(conversation.sample_id),
-                                   batch_size=batch_size)
+        loaded = load_or_reuse(conversation, username=username_of(conversation.sample_id),
+                               batch_size=batch_size, reuse=reuse)
         total_load += loaded.seconds
         fixes += conversation.evidence_fixes
         rankers = Rankers(loaded.owner)
@@ -155,16 +201,20 @@ def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequen
             asked += 1
             evidence = [loaded.dia_map[dia_id] for dia_id in question.evidence]
             for method, ranked in rankers.rankings(question.question, depth).items():
+                # recall through the context path; a baseline has none: its raw texts
+                fit = (context_fit(loaded.owner, question.question, evidence)
+                       if method == "recall" else
+                       metrics.fits_in_budget(ranked, evidence, rankers.tokens, TOKEN_BUDGET))
                 row = {"method": method, "category": question.category,
-                       "fit": metrics.fits_in_budget(ranked, evidence, rankers.tokens,
-                                                     TOKEN_BUDGET)}
+                       "split": conversation.split, "fit": fit}
                 for k in ks:
                     row[f"r@{k}"] = metrics.recall_at_k(ranked, evidence, k)
                 rows.append(row)
         recall_ms += rankers.recall_ms
         evidence_turns = {d for q in conversation.questions for d in q.evidence}
         info = {
-            "sample_id": conversation.sample_id, "owner": loaded.owner.username,
+            "sample_id": conversation.sample_id, "split": conversation.split,
+            "owner": loaded.owner.username,
             "turns": loaded.turns, "memories": loaded.created,
             "merged_turns": len(loaded.merges),
             "merged_evidence_turns": sum(1 for d, _ in loaded.merges if d in evidence_turns),
@@ -176,14 +226,7 @@ def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequen
                  f"memories ({len(loaded.merges)} merged) in {loaded.seconds:.1f} s; "
                  f"{asked} questions")
 
-    methods = {}
-    for method in METHODS:
-        mine = [row for row in rows if row["method"] == method]
-        groups = {str(c): [r for r in mine if r["category"] == c] for c in sorted(categories)}
-        groups["all"] = mine
-        methods[method] = {
-            name: _summary(group, ks) for name, group in groups.items()
-        }
+    present = [split for split in SPLITS if any(row["split"] == split for row in rows)]
     return {
         "benchmark": "locomo",
         "categories": {str(c): CATEGORY_NAMES.get(c, str(c)) for c in sorted(categories)},
@@ -194,7 +237,9 @@ def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequen
         "turns": sum(c["turns"] for c in loaded_info),
         "memories": sum(c["memories"] for c in loaded_info),
         "merged_turns": sum(c["merged_turns"] for c in loaded_info),
-        "methods": methods,
+        "methods": _by_method(rows, categories, ks),
+        "splits": {split: _by_method([r for r in rows if r["split"] == split], categories, ks)
+                   for split in present},
         "timing": {
             "load_seconds": round(total_load, 2),
             "turns_per_second": round(sum(c["turns"] for c in loaded_info) / total_load, 1)
@@ -204,6 +249,16 @@ def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequen
         },
         "token_budget": TOKEN_BUDGET,
     }
+
+
+def _by_method(rows: list[dict], categories, ks) -> dict:
+    methods = {}
+    for method in METHODS:
+        mine = [row for row in rows if row["method"] == method]
+        groups = {str(c): [r for r in mine if r["category"] == c] for c in sorted(categories)}
+        groups["all"] = mine
+        methods[method] = {name: _summary(group, ks) for name, group in groups.items()}
+    return methods
 
 
 def _summary(rows: list[dict], ks) -> dict:
@@ -225,12 +280,12 @@ def _percentile(values, p):
 
 # ---------------------------------------------------------------- paraphrases
 
-def evaluate_paraphrases(pairs: Sequence[tuple[str, str]], distractors: Sequence[str], *,
+def evaluate_paraphrases(pairs: Sequence[Pair], distractors: Sequence[str], *,
                          username: str = "paraphrase-eval") -> dict:
     """All memories (answers and distractors) go to one owner; each query must find its
-    own memory. Reports hit@1, hit@5 and MRR@10 per method."""
+    own memory. Reports hit@1, hit@5 and MRR@10 per method, overall and per split."""
     owner = fresh_owner(username)
-    texts = [memory for memory, _ in pairs] + list(distractors)
+    texts = [pair.memory for pair in pairs] + list(distractors)
     started = time.perf_counter()
     results = remember_many(
         owner=owner,
@@ -241,26 +296,32 @@ def evaluate_paraphrases(pairs: Sequence[tuple[str, str]], distractors: Sequence
     merged = [{"memory": texts[i], "into": result.memory.content}
               for i, result in enumerate(results) if not result.created]
     rankers = Rankers(owner)
-    scores = {method: {"hit@1": [], "hit@5": [], "mrr@10": []} for method in METHODS}
-    misses = []
-    for i, (_, query) in enumerate(pairs):
+    rows, misses = [], []
+    for i, pair in enumerate(pairs):
         target = results[i].memory.pk
-        rankings = rankers.rankings(query, 10)
+        rankings = rankers.rankings(pair.query, 10)
         for method, ranked in rankings.items():
-            scores[method]["hit@1"].append(metrics.hit_at_k(ranked, target, 1))
-            scores[method]["hit@5"].append(metrics.hit_at_k(ranked, target, 5))
-            scores[method]["mrr@10"].append(metrics.reciprocal_rank(ranked, target, 10))
+            rows.append({"method": method, "split": pair.split,
+                         "hit@1": metrics.hit_at_k(ranked, target, 1),
+                         "hit@5": metrics.hit_at_k(ranked, target, 5),
+                         "mrr@10": metrics.reciprocal_rank(ranked, target, 10)})
         if rankings["recall"][:1] != [target]:
             top = rankings["recall"][0] if rankings["recall"] else None
-            misses.append({"query": query, "expected": texts[i],
+            misses.append({"query": pair.query, "split": pair.split, "expected": texts[i],
                            "got": rankers.texts.get(top)})
+
+    def scores(chosen):
+        return {method: {name: _round(metrics.mean([r[name] for r in chosen
+                                                    if r["method"] == method]))
+                         for name in ("hit@1", "hit@5", "mrr@10")} for method in METHODS}
+
     return {
         "benchmark": "paraphrase",
         "pairs": len(pairs), "distractors": len(distractors),
         "memories": sum(r.created for r in results), "merged": merged,
-        "methods": {method: {name: _round(metrics.mean(values))
-                             for name, values in per.items()}
-                    for method, per in scores.items()},
+        "methods": scores(rows),
+        "splits": {split: scores([r for r in rows if r["split"] == split])
+                   for split in SPLITS if any(pair.split == split for pair in pairs)},
         "recall_misses_at_1": misses,
         "timing": {
             "load_seconds": round(load_seconds, 2),

@@ -6,13 +6,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
 from .. import selectors
-from ..engine.ranking import Candidate, ScoreBreakdown, rank
+from ..engine import dates, ranker
+from ..engine.ranking import Candidate, Ranked, ScoreBreakdown, rank
 from ..models import Kind, Memory, MemoryType, UsageEvent, UsageKind
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
@@ -71,6 +73,30 @@ def recall(*, owner, query: str, limit: int = 10,
         raise ValidationError(errors)
 
     now = now or timezone.now()
+    ranked, keyword_scale = _ranked_candidates(owner, query, limit=limit, filters=filters,
+                                               exclude_ids=exclude_ids, now=now)
+    if settings.ENGRAM_RANKER == "learned":
+        features = _features(ranked, query, keyword_scale=keyword_scale, now=now)
+        ranked = ranker.rerank(ranked, features, _coefficients(),
+                               settings.ENGRAM_RANK_WEIGHTS, limit)
+    ranked = ranked[:limit]
+    # By id, not by position: a memory deleted since the candidate query is skipped
+    # without shifting every other memory's score breakdown.
+    breakdowns = {r.id: r.breakdown for r in ranked}
+    results = [Recalled(memory, breakdowns[memory.pk])
+               for memory in selectors.memories_in_order([r.id for r in ranked])]
+    if track:
+        record_retrieval(owner=owner, memories=[r.memory for r in results],
+                         agent_id=agent_id, session_id=session_id,
+                         scores=[r.score for r in results], now=now)
+    return results
+
+
+def _ranked_candidates(owner, query: str, *, limit: int, filters: selectors.RecallFilters,
+                       exclude_ids: Sequence, now: datetime,
+                       ) -> tuple[list[Ranked], float | None]:
+    """Every candidate of the hybrid query, in the hand-set fusion's order, and the
+    query's keyword scale (the BM25 score of a memory holding every query term)."""
     provider = get_provider()
     try:
         vector = provider.embed_query(query)
@@ -84,6 +110,7 @@ def recall(*, owner, query: str, limit: int = 10,
         dimensions=provider.dimensions, filters=filters, exclude_ids=exclude_ids,
         dense_k=pool, keyword_k=pool, now=now,
     )
+    keyword_scale = found[0].keyword_max if found else None
     ranked = rank(
         [Candidate(id=c.pk, similarity=c.similarity, keyword_score=c.keyword_score,
                    dense_rank=c.dense_rank, keyword_rank=c.keyword_rank,
@@ -96,18 +123,64 @@ def recall(*, owner, query: str, limit: int = 10,
         keyword_gate=settings.ENGRAM_KEYWORD_GATE,
         keyword_gate_full=settings.ENGRAM_KEYWORD_GATE_FULL,
         graph_decay=settings.ENGRAM_GRAPH_DECAY,
-        keyword_scale=found[0].keyword_max if found else None,
-    )[:limit]
-    # By id, not by position: a memory deleted since the candidate query is skipped
-    # without shifting every other memory's score breakdown.
-    breakdowns = {r.id: r.breakdown for r in ranked}
-    results = [Recalled(memory, breakdowns[memory.pk])
-               for memory in selectors.memories_in_order([r.id for r in ranked])]
-    if track:
-        record_retrieval(owner=owner, memories=[r.memory for r in results],
-                         agent_id=agent_id, session_id=session_id,
-                         scores=[r.score for r in results], now=now)
-    return results
+        keyword_scale=keyword_scale,
+    )
+    return ranked, keyword_scale
+
+
+def _features(ranked: Sequence[Ranked], query: str, *, keyword_scale: float | None,
+              now: datetime) -> np.ndarray:
+    """What the learned ranker knows of each candidate (engine/ranker.py's FEATURES, a
+    row each); their texts and dates are read in one query."""
+    said = selectors.dates_and_texts([r.id for r in ranked]) if ranked else {}
+    texts = [said.get(r.id, (None, ""))[1] for r in ranked]
+    return ranker.describe(ranked, cos_floor=settings.ENGRAM_COSINE_FLOOR,
+                           keyword_scale=keyword_scale, texts=texts,
+                           dates=_date_matches(ranked, said, query, now))
+
+
+def _date_matches(ranked: Sequence[Ranked], said: dict, query: str,
+                  now: datetime) -> list[float] | None:
+    """For a query that names a date, how well each candidate's own date, or a date its
+    text names (relative ones resolved against its own date), matches it; None for
+    every other query (most: the texts are then not searched for dates at all)."""
+    if not ranked or not dates.names_a_date(query):
+        return None
+    asked = dates.periods_named(query, now.date())
+    if not asked:
+        return None
+    matches = []
+    for r in ranked:
+        valid_from, content = said.get(r.id, (None, ""))
+        if valid_from is None:
+            matches.append(0.0)
+            continue
+        own = valid_from.date()
+        matches.append(dates.date_match(asked, [dates.day(own),
+                                                *dates.periods_named(content, own)]))
+    return matches
+
+
+def candidate_features(*, owner, query: str, limit: int = 10,
+                       now: datetime | None = None) -> tuple[list, np.ndarray]:
+    """The ids of every candidate recall weighs for `query` and their features, for
+    training the ranker on what recall really sees (memories/evaluation/ranker_training)."""
+    now = now or timezone.now()
+    ranked, keyword_scale = _ranked_candidates(owner, query, limit=limit,
+                                               filters=selectors.RecallFilters(),
+                                               exclude_ids=(), now=now)
+    return [r.id for r in ranked], _features(ranked, query, keyword_scale=keyword_scale,
+                                             now=now)
+
+
+_loaded: list[ranker.Coefficients] = []
+
+
+def _coefficients() -> ranker.Coefficients:
+    """The committed coefficients, read once per process."""
+    if not _loaded:
+        _loaded.append(ranker.load())
+    return _loaded[0]
 
 
 def record_retrieval(*, owner, memories: Sequence[Memory], agent_id: str = "",

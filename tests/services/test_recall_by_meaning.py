@@ -48,7 +48,9 @@ def test_paraphrased_questions_find_their_memory_first(alice_memories, query, ex
 
 
 def test_importance_decides_between_memories_equally_close_in_meaning(alice, settings):
-    # Seed 000's equal weights; the default gives importance a quarter of relevance's.
+    # Seed 000's equal weights in the hand-set fusion; the default gives importance a
+    # quarter of relevance's, and the learned ranker the weight it fitted.
+    settings.ENGRAM_RANKER = "weights"
     settings.ENGRAM_RANK_WEIGHTS = Weights(1, 1, 1)
     remember(owner=alice, content="The nightly build uses the staging database",
                       importance=3)

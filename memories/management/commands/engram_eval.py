@@ -1,17 +1,25 @@
 """Retrieval quality: `engram_eval locomo PATH` and `engram_eval paraphrase [PATH]`;
 extraction quality: `engram_eval extraction [PATH]`; contradiction detection:
 `engram_eval contradictions [PATH] [--judge rules|recorded:FILE|llm]`; the usage tracker's
-cited / ignored marking: `engram_eval usage [PATH]`."""
+cited / ignored marking: `engram_eval usage [PATH]`; the learned ranker, fitted on the dev splits of LoCoMo and
+the paraphrase set: `engram_eval train-ranker LOCOMO_PATH [--write FILE]`."""
 
 import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memories.engine import rules_extractor
+from memories.engine import ranker, rules_extractor
 from memories.engine.contradiction import rules_verdict
-from memories.evaluation import (contradictions, extraction, locomo, paraphrases, runner,
-                                 usage)
+from memories.evaluation import (
+    contradictions,
+    extraction,
+    locomo,
+    paraphrases,
+    ranker_training,
+    runner,
+    usage,
+)
 from memories.providers.embeddings import get_provider
 from memories.providers.llm import get_llm_provider
 
@@ -57,12 +65,15 @@ class Command(BaseCommand):
             "of the rules extractor on annotated conversation chunks, per split (dev, heldout). "
             "`contradictions "
             "[PATH]`: precision and recall of a contradiction judge on labelled pairs. `usage "
-            "[PATH]`: agreement of the usage tracker with hand-labelled turns.")
+            "[PATH]`: agreement of the usage tracker with hand-labelled turns. `train-ranker "
+            "LOCOMO_PATH [--write FILE]`: fit the learned ranker on the dev splits of LoCoMo "
+            "and the paraphrase set and print its coefficients. LoCoMo and paraphrase "
+            "figures are reported per split (dev: tune on it; heldout: do not).")
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark",
                             choices=["locomo", "paraphrase", "extraction", "contradictions",
-                                     "usage"])
+                                     "usage", "train-ranker"])
         parser.add_argument("path", nargs="?", type=Path,
                             help="LoCoMo JSON (required for locomo), or paraphrase, "
                                  "extraction or contradictions JSONL (defaults to the set "
@@ -71,6 +82,16 @@ class Command(BaseCommand):
                             help="LoCoMo question categories, e.g. 1,2,3,4 (default)")
         parser.add_argument("--limit-conversations", type=int, default=None,
                             help="only the first N LoCoMo conversations")
+        parser.add_argument("--split", choices=["dev", "heldout", "all"], default="all",
+                            help="LoCoMo conversations: dev (1-5, the ones to tune on), "
+                                 "heldout (6-10) or all (default; reported per split too)")
+        parser.add_argument("--reuse", type=Path, default=None, metavar="FILE",
+                            help="LoCoMo: record the stored conversations in FILE and, on "
+                                 "later runs, ask the same store again instead of storing "
+                                 "every turn anew")
+        parser.add_argument("--write", type=Path, default=None, metavar="FILE",
+                            help="train-ranker: write the fitted coefficients to FILE "
+                                 f"(the product reads {ranker.COEFFICIENTS_PATH.name})")
         parser.add_argument("--batch-size", type=int, default=128)
         parser.add_argument("--judge", default="rules",
                             help="contradictions: rules (default), recorded:FILE.jsonl to "
@@ -80,7 +101,7 @@ class Command(BaseCommand):
                             help="print JSON instead of tables")
 
     def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
-               judge, as_json, **options):
+               judge, as_json, split, reuse, write, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
         if benchmark == "extraction":
@@ -95,6 +116,9 @@ class Command(BaseCommand):
             # no database and no embedding model: pairs are judged one by one
             self._contradictions(path or contradictions.DEFAULT_PATH, judge, as_json)
             return
+        if benchmark == "train-ranker":
+            self._train_ranker(path, _categories(categories), reuse, write, as_json)
+            return
         if benchmark == "locomo":
             if path is None:
                 raise CommandError("locomo needs the path of a LoCoMo JSON file.")
@@ -105,9 +129,10 @@ class Command(BaseCommand):
                 conversations = locomo.load(path)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise CommandError(f"cannot read {path}: {exc}") from exc
-            conversations = conversations[:limit_conversations]
+            conversations = [c for c in conversations[:limit_conversations]
+                             if split in ("all", c.split)]
             report = runner.evaluate_locomo(
-                conversations, categories=chosen, batch_size=batch_size,
+                conversations, categories=chosen, batch_size=batch_size, reuse=reuse,
                 progress=self.stderr.write,  # progress on stderr keeps --json parseable
             )
             report["path"] = str(path)
@@ -141,14 +166,21 @@ class Command(BaseCommand):
                                               sorted(report["evidence_fixes"].items())))
         budget = report["token_budget"]
         out("")
-        out(f"{'method':<8} {'category':<15} {'n':>5}   {'R@5':>6} {'R@10':>6} {'R@20':>6}   "
-            f"{'fit@' + str(budget):>7}")
-        for method, groups in report["methods"].items():
-            for name, s in groups.items():
-                label = "all" if name == "all" else f"{name} {report['categories'][name]}"
-                out(f"{method:<8} {label:<15} {s['n']:>5}   {_f(s['r@5'])} {_f(s['r@10'])} "
-                    f"{_f(s['r@20'])}   {_f(s[f'fit@{budget}']):>7}")
-            out("")
+        sections = [("all", report["methods"])]
+        if len(report["splits"]) > 1:
+            sections += list(report["splits"].items())
+        for section, methods in sections:
+            out(f"{'split ' + section:<14} {'method':<8} {'category':<15} {'n':>5}   "
+                f"{'R@5':>6} {'R@10':>6} {'R@20':>6}   {'fit@' + str(budget):>7}")
+            for method, groups in methods.items():
+                for name, s in groups.items():
+                    label = "all" if name == "all" else f"{name} {report['categories'][name]}"
+                    out(f"{section:<14} {method:<8} {label:<15} {s['n']:>5}   "
+                        f"{_f(s['r@5'])} {_f(s['r@10'])} {_f(s['r@20'])}   "
+                        f"{_f(s[f'fit@{budget}']):>7}")
+                out("")
+        out(f"fit@{budget}: recall's evidence all in the /context text of {budget} tokens "
+            f"(assemble_context); baselines: their memory texts added up")
         t = report["timing"]
         out(f"load {t['load_seconds']:.1f} s ({t['turns_per_second']} turns/s); recall mean "
             f"{t['recall_mean_ms']} ms, p95 {t['recall_p95_ms']} ms")
@@ -161,9 +193,13 @@ class Command(BaseCommand):
         for problem in report["problems"]:
             out(f"warning: {problem}")
         out("")
-        out(f"{'method':<8} {'hit@1':>6} {'hit@5':>6} {'MRR@10':>7}")
-        for method, s in report["methods"].items():
-            out(f"{method:<8} {_f(s['hit@1'])} {_f(s['hit@5'])} {_f(s['mrr@10']):>7}")
+        out(f"{'method':<8} {'split':<8} {'hit@1':>6} {'hit@5':>6} {'MRR@10':>7}")
+        sections = [("all", report["methods"]), *report["splits"].items()]
+        for method in report["methods"]:
+            for split, methods in sections:
+                s = methods[method]
+                out(f"{method:<8} {split:<8} {_f(s['hit@1'])} {_f(s['hit@5'])} "
+                    f"{_f(s['mrr@10']):>7}")
         out("")
         t = report["timing"]
         out(f"load {t['load_seconds']:.2f} s; recall mean {t['recall_mean_ms']} ms")
@@ -171,7 +207,8 @@ class Command(BaseCommand):
             out("")
             out("recall misses at 1:")
             for miss in report["recall_misses_at_1"]:
-                out(f"  {miss['query']!r}: expected {miss['expected']!r}, got {miss['got']!r}")
+                out(f"  ({miss['split']}) {miss['query']!r}: expected {miss['expected']!r}, "
+                    f"got {miss['got']!r}")
 
     def _extraction(self, path, as_json):
         try:
@@ -204,6 +241,39 @@ class Command(BaseCommand):
                 out(f"  {row['split']} {row['id']}: missed {keywords}")
             for content in row["false_positives"]:
                 out(f"  {row['split']} {row['id']}: kept {content!r}")
+
+    def _train_ranker(self, path, categories, reuse, write, as_json):
+        if path is None:
+            raise CommandError("train-ranker needs the path of a LoCoMo JSON file.")
+        try:
+            conversations = locomo.load(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        pairs, distractors = paraphrases.load(paraphrases.DEFAULT_PATH)
+        dialogue = ranker_training.locomo_rows(conversations, categories=categories,
+                                               reuse=reuse, progress=self.stderr.write)
+        if not dialogue:
+            raise CommandError(f"{path} has no dev conversation with questions to fit on "
+                               "(held-out conversations are never used for fitting).")
+        sets = [dialogue, ranker_training.paraphrase_rows(pairs, distractors)]
+        report = ranker_training.fit(sets)
+        coefficients = report.pop("coefficients").to_json()
+        report |= {"coefficients": coefficients, "split": ranker_training.TRAINING_SPLIT,
+                   "locomo": str(path), "paraphrases": str(paraphrases.DEFAULT_PATH)}
+        if write is not None:
+            write.write_text(json.dumps(coefficients, indent=2) + "\n", encoding="utf-8")
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Ranker fitted on the {report['split']} splits: {report['questions'][0]} LoCoMo "
+            f"questions and {report['questions'][1]} paraphrase queries, {report['rows']} "
+            f"candidates ({report['positives']} relevant)")
+        out(f"{'intercept':<14} {coefficients['intercept']:9.4f}")
+        for name, weight in coefficients["weights"].items():
+            out(f"{name:<14} {weight:9.4f}")
+        if write is not None:
+            out(f"written to {write}")
 
     def _usage(self, path, as_json):
         try:

@@ -1,0 +1,88 @@
+"""Fitting the learned ranker (memories/engine/ranker.py) on the dev splits only.
+
+Every dev question of LoCoMo (conversations 1-5, one memory a turn, as `engram_eval
+locomo` stores them) and every dev query of the paraphrase set is asked through recall's
+own candidate path; each candidate is a row of features, labelled 1 when it holds
+evidence for the question. The two sets weigh the same in the fit, and within a set
+every question weighs the same, so long candidate lists and the larger set do not
+decide the model alone. The held-out splits are never read here.
+"""
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from memories.engine import ranker
+from memories.services.recall import candidate_features
+from memories.services.remembering import NewMemory, remember_many
+
+from .locomo import Conversation
+from .paraphrases import Pair
+from .runner import fresh_owner, load_or_reuse
+
+TRAINING_SPLIT = "dev"
+DEPTH = 20  # the candidates recall weighs when `engram_eval` asks for its top 20
+
+
+def _rows(ids: Sequence, features: np.ndarray, relevant: set) -> tuple[np.ndarray, np.ndarray]:
+    labels = np.array([1.0 if memory_id in relevant else 0.0 for memory_id in ids])
+    return features, labels
+
+
+def locomo_rows(conversations: Sequence[Conversation], *, categories: Sequence[int],
+                reuse: Path | None = None,
+                progress: Callable[[str], None] = lambda message: None) -> list[tuple]:
+    """(features, labels) per dev question that has evidence."""
+    questions = []
+    for conversation in conversations:
+        if conversation.split != TRAINING_SPLIT:
+            continue
+        loaded = load_or_reuse(conversation, username=f"locomo-{conversation.sample_id}",
+                               reuse=reuse)
+        asked = 0
+        for question in conversation.questions:
+            if question.category not in categories or not question.evidence:
+                continue
+            ids, features = candidate_features(owner=loaded.owner, query=question.question,
+                                               limit=DEPTH)
+            evidence = {loaded.dia_map[dia_id] for dia_id in question.evidence}
+            questions.append(_rows(ids, features, evidence))
+            asked += 1
+        progress(f"{conversation.sample_id}: {asked} dev questions")
+    return questions
+
+
+def paraphrase_rows(pairs: Sequence[Pair], distractors: Sequence[str], *,
+                    username: str = "paraphrase-train") -> list[tuple]:
+    """(features, labels) per dev query; every memory of the set is stored, as in the
+    evaluation, so held-out answers still compete as distractors."""
+    owner = fresh_owner(username)
+    texts = [pair.memory for pair in pairs] + list(distractors)
+    results = remember_many(owner=owner, items=[
+        NewMemory(content=text, memory_type="semantic", kind="fact") for text in texts])
+    questions = []
+    for pair, result in zip(pairs, results):
+        if pair.split != TRAINING_SPLIT:
+            continue
+        ids, features = candidate_features(owner=owner, query=pair.query, limit=DEPTH)
+        questions.append(_rows(ids, features, {result.memory.pk}))
+    return questions
+
+
+def fit(sets: Sequence[list[tuple]], *, l2: float = 1.0) -> dict:
+    """Fit on the questions of each set, each set weighing the same in total and each
+    question the same within its set; report what was fitted on."""
+    xs, ys, ws = [], [], []
+    for questions in sets:
+        usable = [(x, y) for x, y in questions if len(y)]
+        for x, y in usable:
+            xs.append(x)
+            ys.append(y)
+            ws.append(np.full(len(y), 1.0 / (len(y) * len(usable))))
+    features, labels, weights = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+    weights *= len(labels) / weights.sum()  # the L2 penalty keeps its meaning per row
+    coefficients = ranker.fit(features, labels, weights, l2=l2)
+    return {"coefficients": coefficients, "rows": len(labels),
+            "positives": int(labels.sum()),
+            "questions": [len(questions) for questions in sets]}

@@ -1,0 +1,52 @@
+"""The dates a text names, relative ones resolved against the date it was said on."""
+
+from datetime import date
+
+from memories.engine.dates import Period, date_match, day, names_a_date, periods_named
+
+SAID_ON = date(2023, 7, 20)  # a Thursday
+
+
+def test_yesterday_and_last_saturday_are_the_days_before_the_date_it_was_said_on():
+    assert periods_named("I went to a support group yesterday", SAID_ON) == [
+        day(date(2023, 7, 19))]
+    assert periods_named("I ran a charity race last Saturday", SAID_ON) == [
+        day(date(2023, 7, 15))]
+
+
+def test_next_month_crosses_into_the_next_year_and_weeks_ago_name_a_week():
+    assert periods_named("the kids start school next month", date(2023, 12, 5)) == [
+        Period(date(2024, 1, 1), date(2024, 2, 1))]
+    assert periods_named("two weeks ago we went camping", SAID_ON) == [
+        Period(date(2023, 7, 3), date(2023, 7, 10))]
+
+
+def test_absolute_dates_name_a_day_a_month_or_a_year():
+    assert periods_named("What did she show on October 13, 2023?") == [
+        day(date(2023, 10, 13))]
+    assert periods_named("the setback in October 2023") == [
+        Period(date(2023, 10, 1), date(2023, 11, 1))]
+    assert periods_named("the beach trips in 2023") == [
+        Period(date(2023, 1, 1), date(2024, 1, 1))]
+
+
+def test_a_month_without_a_year_matches_that_month_of_any_year_and_may_the_verb_is_no_month():
+    june = periods_named("When did she go camping in June?")
+    assert june == [Period(month=6)]
+    assert date_match(june, [day(date(2021, 6, 30))]) == 0.5
+    assert date_match(june, [day(date(2021, 7, 1))]) == 0.0
+    assert periods_named("we may go in the spring") == []
+    assert not names_a_date("we may go camping")
+
+
+def test_without_a_reference_relative_words_name_nothing():
+    assert periods_named("we went camping last week") == []
+    assert names_a_date("what did we decide last week")
+
+
+def test_a_match_on_a_day_counts_more_than_on_a_month_or_a_year():
+    said = [day(date(2023, 10, 13))]
+    assert date_match(periods_named("on 13 October 2023"), said) == 1.0
+    assert date_match(periods_named("in October 2023"), said) == 0.5
+    assert date_match(periods_named("in 2023"), said) == 0.2
+    assert date_match(periods_named("on 14 October 2023"), said) == 0.0

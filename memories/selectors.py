@@ -47,41 +47,78 @@ def _as_halfvec(column: str, dimensions: int) -> str:
     return f"({column}::halfvec({dimensions}))"
 
 
-# Below this many memories an owner's nearest neighbours are computed exactly. The HNSW
-# index is shared by all owners: for a small owner in a large store, the filtered index
-# scan walks thousands of other owners' vectors per probe (a 256-memory batch took
-# minutes beside a 100,000-memory owner), while the exact distance over the owner's own
-# rows is a few milliseconds.
-EXACT_SEARCH_BELOW = 5000
+# Below this many memories an owner's nearest neighbours are computed exactly over its
+# own rows (a few milliseconds: the vectors are stored inline, not in TOAST). From it on
+# the owner gets an HNSW index of its own, a partial index WHERE owner_id = N built by a
+# task (services/vector_indexes.py): the index shared by all owners walked the other
+# owners' vectors for every probe (recall p50 37 ms beside a 100,000-memory owner, and
+# a 256-memory dedup batch took minutes). Until its own index exists a large owner
+# keeps the shared one.
+OWN_INDEX_FROM = 5000
+
+EXACT, OWN_INDEX, SHARED_INDEX = "exact", "own index", "shared index"
 
 _indexed_models: set[tuple[str, str]] = set()
 
-# Whether an owner is past EXACT_SEARCH_BELOW, per database and owner, for this many
-# seconds: asking costs a round trip per recall, and an owner that crosses the line
-# only changes how its nearest neighbours are found (exactly, or through the index),
-# not which memories it may see.
-LARGE_OWNER_TTL = 60.0
-_large_owners: dict[tuple[str, int], tuple[bool, float]] = {}
+# How an owner's nearest neighbours are found, per database, owner and model, for this
+# many seconds: asking costs a round trip per recall, and an owner that crosses the
+# line only changes how its nearest neighbours are found, not which memories it sees.
+DENSE_PATH_TTL = 60.0
+_dense_paths: dict[tuple[str, int, str], tuple[str, float]] = {}
 
 
-def _is_large(owner_id: int) -> bool:
-    key = (connection.settings_dict["NAME"], owner_id)
-    known = _large_owners.get(key)
+def owner_index_name(model_id: str, owner_id: int) -> str:
+    return f"{vector_index_name(model_id)}_o{int(owner_id)}"
+
+
+def dense_path(owner_id: int, model_id: str) -> str:
+    """EXACT for a small owner, OWN_INDEX when its own HNSW index is built and valid
+    (a failed concurrent build leaves an invalid one), SHARED_INDEX for a large owner
+    still waiting for it."""
+    key = (connection.settings_dict["NAME"], owner_id, model_id)
+    known = _dense_paths.get(key)
     now = time.monotonic()
     if known is not None and known[1] > now:
         return known[0]
-    large = KeywordStats.objects.filter(owner_id=owner_id,
-                                        documents__gte=EXACT_SEARCH_BELOW).exists()
-    _large_owners[key] = (large, now + LARGE_OWNER_TTL)
-    return large
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT documents FROM {KeywordStats._meta.db_table} WHERE owner_id = %s),"
+            " (SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid"
+            "  WHERE c.relname = %s)",
+            [owner_id, owner_index_name(model_id, owner_id)])
+        documents, valid = cursor.fetchone()
+    path = OWN_INDEX if valid else SHARED_INDEX if (documents or 0) >= OWN_INDEX_FROM else EXACT
+    _dense_paths[key] = (path, now + DENSE_PATH_TTL)
+    return path
 
 
-def _distance_sql(column: str, query: str, dimensions: int, owner_id: int) -> str:
-    """Cosine distance that uses the shared HNSW index, or, for a small owner, the exact
-    full-precision distance (an expression the index does not serve)."""
-    if _is_large(owner_id):
-        return f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})"
-    return f"{column} <=> {query}::vector({dimensions})"
+def forget_dense_path(owner_id: int, model_id: str) -> None:
+    """Drop the cached path, in this process, once an owner's index is built."""
+    _dense_paths.pop((connection.settings_dict["NAME"], owner_id, model_id), None)
+
+
+def _dense_sql(column: str, query: str, dimensions: int, owner_id: int,
+               model_id: str) -> tuple[str, str]:
+    """(cosine distance, extra condition) for an owner's nearest neighbours: the exact
+    full-precision distance for a small owner (an expression no index serves), else the
+    half-precision expression the HNSW indexes are built on. For the owner's own index
+    the condition repeats its predicate as literals: PostgreSQL matches a partial index
+    only against constants, and a generic plan for bound parameters has none."""
+    path = dense_path(owner_id, model_id)
+    if path == EXACT:
+        return f"{column} <=> {query}::vector({dimensions})", ""
+    distance = f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})"
+    if path == SHARED_INDEX:
+        return distance, ""
+    alias = column.rpartition(".")[0]
+    return distance, (f" AND {alias}.owner_id = {int(owner_id)}"
+                      f" AND {alias}.embedding_model = '{_checked_model(model_id)}'")
+
+
+def _checked_model(model_id: str) -> str:
+    if not _MODEL_ID.match(model_id):
+        raise ValueError(f"unusable embedding model id {model_id!r}")
+    return model_id
 
 
 def ensure_vector_index_once(model_id: str, dimensions: int) -> None:
@@ -125,6 +162,44 @@ def ensure_vector_index(model_id: str, dimensions: int) -> str:
     return name
 
 
+def create_owner_vector_index(owner_id: int, model_id: str, dimensions: int) -> str:
+    """Build one owner's partial HNSW index (cosine, half precision, like the shared one),
+    if missing. Concurrently outside a transaction, so the owner's writes go on while it
+    builds; an invalid leftover of a failed concurrent build is dropped first."""
+    if not 0 < dimensions <= 4000:
+        raise ValueError(f"unusable embedding dimensions {dimensions}")
+    name = owner_index_name(model_id, owner_id)
+    concurrently = "" if connection.in_atomic_block else "CONCURRENTLY"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT i.indisvalid FROM pg_class c JOIN pg_index i "
+                       "ON i.indexrelid = c.oid WHERE c.relname = %s", [name])
+        found = cursor.fetchone()
+        if found and found[0]:
+            return name
+        if found:
+            cursor.execute(f"DROP INDEX {concurrently} IF EXISTS {name}")
+        cursor.execute(
+            f"CREATE INDEX {concurrently} IF NOT EXISTS {name} ON {Memory._meta.db_table} "
+            f"USING hnsw ({_as_halfvec('embedding', dimensions)} halfvec_cosine_ops) "
+            f"WHERE owner_id = {int(owner_id)} "
+            f"AND embedding_model = '{_checked_model(model_id)}'")
+    forget_dense_path(owner_id, model_id)
+    return name
+
+
+def owners_due_an_index(model_id: str) -> list[int]:
+    """Owners past OWN_INDEX_FROM memories without a valid index of their own."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT owner_id FROM {KeywordStats._meta.db_table} "
+                       "WHERE documents >= %s ORDER BY owner_id", [OWN_INDEX_FROM])
+        large = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT c.relname FROM pg_class c JOIN pg_index i "
+                       "ON i.indexrelid = c.oid WHERE i.indisvalid AND c.relname = ANY(%s)",
+                       [[owner_index_name(model_id, owner) for owner in large]])
+        built = {row[0] for row in cursor.fetchall()}
+    return [owner for owner in large if owner_index_name(model_id, owner) not in built]
+
+
 @dataclass(frozen=True, slots=True)
 class CandidateRow:
     """One hybrid-retrieval candidate: what each list said, and what ranking needs.
@@ -166,9 +241,9 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
             "AND m.embedding_model = %s AND m.superseded_by_id IS NULL "
             "AND (m.valid_to IS NULL OR m.valid_to > now()) "
             "AND (m.expires_at IS NULL OR m.expires_at > now())")
-    if _is_large(owner_id):
-        distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
-        candidates = f"({mine}) m"
+    distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
+    if dense_path(owner_id, model_id) != EXACT:
+        candidates = f"({mine}{own}) m"
         prefix = ""
     else:
         # Exact: the owner's rows are read once for the whole batch, not once per probe.
@@ -353,12 +428,12 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     ctes, args = [], []
     literal = vector_literal(vector) if vector is not None else None
     if vector is not None:
-        distance = _distance_sql("m.embedding", "%s", dimensions, owner.pk)
+        distance, own = _dense_sql("m.embedding", "%s", dimensions, owner.pk, model_id)
         ctes.append(f"""dense AS (
             SELECT id, 1 - distance AS similarity,
                    row_number() OVER (ORDER BY distance, id) AS rank
             FROM (SELECT m.id, {distance} AS distance FROM {table} m
-                  WHERE {where} AND m.embedding_model = %s
+                  WHERE {where} AND m.embedding_model = %s{own}
                   ORDER BY distance LIMIT %s) nearest)""")
         args += [literal, *params, model_id, dense_k]
     else:

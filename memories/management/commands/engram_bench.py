@@ -24,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tqdm import tqdm
 
 from memories.engine.dedup import content_hash
+from memories.evaluation import locomo
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
 from memories.services.api_keys import create_api_key
@@ -79,7 +80,10 @@ class Command(BaseCommand):
             "samples the server's resident memory (docs/RELIABILITY.md).")
 
     def add_arguments(self, parser):
-        parser.add_argument("what", choices=["store", "http", "hook", "load"])
+        parser.add_argument("what", choices=["store", "recall", "http", "hook", "load"])
+        parser.add_argument("--locomo", default=None, metavar="PATH",
+                            help="recall: the LoCoMo JSON whose turns are stored and whose "
+                                 "questions are asked")
         parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
                             help="http: store sizes to measure")
         parser.add_argument("--real", type=int, default=5_000,
@@ -111,6 +115,9 @@ class Command(BaseCommand):
                **options):
         if count < 1 or batch_size < 1 or queries < 1:
             raise CommandError("--count, --batch-size and --queries must be positive.")
+        if what == "recall":
+            return self.recall_bench(options["sizes"], options["locomo"], queries,
+                                     options["reuse"])
         if what == "load":
             return self.load(count, options["real"], options["concurrency"],
                              options["minutes"], options["rate"], seed, options["reuse"],
@@ -176,6 +183,39 @@ class Command(BaseCommand):
         )
         if not keep:
             Memory.objects.filter(owner=owner).delete()
+
+    def recall_bench(self, sizes, path, queries, reuse):
+        """In-process `recall` (top 10) on the issue's workload: the LoCoMo turns in order,
+        then again with a suffix, up to each size, one owner per size; the LoCoMo
+        questions as queries. With --reuse a store left by an earlier run is measured as
+        it is (seeding 10,000 turns takes minutes)."""
+        if not path:
+            raise CommandError("recall needs --locomo PATH (the LoCoMo JSON).")
+        conversations = locomo.load(path)
+        turns = [turn.content for c in conversations for turn in c.turns]
+        asked = [q.question for c in conversations for q in c.questions][:queries]
+        provider = get_provider()
+        provider.embed_query("warm-up")
+        for size in sizes:
+            owner, _ = get_user_model().objects.get_or_create(
+                username=f"{BENCH_USER}-recall-{size}")
+            if not (reuse and Memory.objects.filter(owner=owner).exists()):
+                Memory.objects.filter(owner=owner).delete()
+                started = time.perf_counter()
+                texts = [f"{turn} (again)" if n >= len(turns) else turn
+                         for n, turn in ((n, turns[n % len(turns)]) for n in range(size))]
+                for start in range(0, size, 256):
+                    remember_many(owner=owner, items=[
+                        NewMemory(content=text, kind="episode", memory_type="episodic")
+                        for text in texts[start:start + 256]])
+                self.stdout.write(f"seeded {size} LoCoMo turns in "
+                                  f"{time.perf_counter() - started:.0f} s")
+            stored = Memory.objects.filter(owner=owner).count()
+            timings = time_recall(owner, asked)
+            self.stdout.write(f"recall top-10, {stored} memories, {len(timings)} LoCoMo "
+                              f"questions: p50 {statistics.median(timings):.2f} ms, "
+                              f"p95 {percentile(timings, 95):.2f} ms, "
+                              f"p99 {percentile(timings, 99):.2f} ms")
 
     def http(self, sizes, real, concurrency, requests, seed, keep, reuse, server):
         owners = []
@@ -295,6 +335,18 @@ class Command(BaseCommand):
         self.stdout.write(hook_line("Engram stopped", stopped))
         if not keep:
             Memory.objects.filter(owner=owner).delete()
+
+
+def time_recall(owner, queries: list[str]) -> list[float]:
+    """Wall time in ms of in-process recall (top 10) for each query, after 20 warm-ups."""
+    for query in queries[:20]:
+        recall(owner=owner, query=query + " warm")
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        recall(owner=owner, query=query, limit=10)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
 
 
 def time_hook(url: str, key: str, prompts: list[str]) -> list[tuple[float, bool]]:

@@ -1,6 +1,7 @@
 """Reads: the queries that find memories and what is said about them. Writes live in
 memories/services/."""
 
+import copy
 import hashlib
 import re
 import time
@@ -11,11 +12,13 @@ from datetime import datetime
 
 import numpy as np
 import psycopg
+from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
 from .models import (
+    ApiKey,
     Contradiction,
     ContradictionStatus,
     KeywordStats,
@@ -47,15 +50,14 @@ def _as_halfvec(column: str, dimensions: int) -> str:
     return f"({column}::halfvec({dimensions}))"
 
 
-# Below this many memories an owner's nearest neighbours are computed exactly over its
-# own rows (a few milliseconds: the vectors are stored inline, not in TOAST). From it on
-# the owner gets an HNSW index of its own, a partial index WHERE owner_id = N built by a
-# task (services/vector_indexes.py): the index shared by all owners walked the other
-# owners' vectors for every probe (recall p50 37 ms beside a 100,000-memory owner, and
-# a 256-memory dedup batch took minutes). Until its own index exists a large owner
-# keeps the shared one.
-OWN_INDEX_FROM = 5000
-
+# Below settings.ENGRAM_OWN_INDEX_FROM memories an owner's nearest neighbours are computed
+# exactly over its own rows (the vectors are stored inline, not in TOAST). From it on the
+# owner gets an HNSW index of its own, a partial index WHERE owner_id = N built by a task
+# (services/vector_indexes.py): the index shared by all owners walked the other owners'
+# vectors for every probe (recall p50 37 ms beside a 100,000-memory owner, and a
+# 256-memory dedup batch took minutes), and at 2,000 memories the owner's own index
+# already beats the exact pass (docs/BENCHMARKS.md). Until its own index exists a large
+# owner keeps the shared one.
 EXACT, OWN_INDEX, SHARED_INDEX = "exact", "own index", "shared index"
 
 _indexed_models: set[tuple[str, str]] = set()
@@ -87,7 +89,8 @@ def dense_path(owner_id: int, model_id: str) -> str:
             "  WHERE c.relname = %s)",
             [owner_id, owner_index_name(model_id, owner_id)])
         documents, valid = cursor.fetchone()
-    path = OWN_INDEX if valid else SHARED_INDEX if (documents or 0) >= OWN_INDEX_FROM else EXACT
+    large = (documents or 0) >= settings.ENGRAM_OWN_INDEX_FROM
+    path = OWN_INDEX if valid else SHARED_INDEX if large else EXACT
     _dense_paths[key] = (path, now + DENSE_PATH_TTL)
     return path
 
@@ -188,10 +191,11 @@ def create_owner_vector_index(owner_id: int, model_id: str, dimensions: int) -> 
 
 
 def owners_due_an_index(model_id: str) -> list[int]:
-    """Owners past OWN_INDEX_FROM memories without a valid index of their own."""
+    """Owners past ENGRAM_OWN_INDEX_FROM memories without a valid index of their own."""
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT owner_id FROM {KeywordStats._meta.db_table} "
-                       "WHERE documents >= %s ORDER BY owner_id", [OWN_INDEX_FROM])
+                       "WHERE documents >= %s ORDER BY owner_id",
+                       [settings.ENGRAM_OWN_INDEX_FROM])
         large = [row[0] for row in cursor.fetchall()]
         cursor.execute("SELECT c.relname FROM pg_class c JOIN pg_index i "
                        "ON i.indexrelid = c.oid WHERE i.indisvalid AND c.relname = ANY(%s)",
@@ -506,6 +510,9 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                        AS came_from,
                    array_agg(DISTINCT came_from) AS linked
             FROM walk WHERE hop > 0 GROUP BY id)""")
+    # Each candidate is looked up by its key (OFFSET 0 keeps the planner from flattening
+    # the lateral join): joined as a set, the planner hashed every row of a small owner,
+    # 3,000 read for 50 candidates.
     # Every candidate carries its cosine, those that only the keyword list or the graph
     # walk brought too (exact, over a few dozen rows): a memory reached over a link is
     # then ranked by its own meaning as well as by where it was reached from.
@@ -522,11 +529,11 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                {similarity}, d.rank AS dense_rank, k.score AS keyword_score,
                k.rank AS keyword_rank, g.hop AS graph_hop, g.came_from AS graph_from,
                (SELECT sum(idf) FROM terms) AS keyword_max, g.linked AS graph_linked
-        FROM pool JOIN {table} m ON m.id = pool.id
+        FROM pool CROSS JOIN LATERAL (
+            SELECT * FROM {table} m WHERE m.id = pool.id AND {where} OFFSET 0) m
         LEFT JOIN dense d ON d.id = m.id
         LEFT JOIN keyword k ON k.id = m.id
         LEFT JOIN graph g ON g.id = m.id
-        WHERE {where}
     """
     return [CandidateRow(*row) for row in _server_bound(sql, [*args, *outer, *params])]
 
@@ -664,6 +671,46 @@ def surfaced_in_session(owner, session_id: str) -> list:
                                           kind=UsageKind.RETRIEVED)
                 .values_list("memory_id", flat=True).distinct())
 
+
+
+# --- API keys ---------------------------------------------------------------------------
+
+# A key's lookup was a query on every request. This process remembers a usable key for a
+# moment: revoking it here forgets it at once (`forget_api_key`), and a key revoked, its
+# owner deactivated or deleted in another process is refused within this many seconds.
+# An expiry is checked on every use.
+API_KEY_MEMORY_SECONDS = 2.0
+_recent_keys: dict[str, tuple[ApiKey, float]] = {}
+_clock = time.monotonic
+
+
+def usable_api_key(raw_key: str) -> ApiKey | None:
+    """The usable key that `raw_key` is (with its owner), or None. Each call gets its own
+    copies, so no two requests share a mutable user."""
+    digest = ApiKey.digest(raw_key)
+    known = _recent_keys.get(digest)
+    if known is not None and known[1] > _clock() and not known[0].is_expired():
+        key = known[0]
+    else:
+        key = ApiKey.objects.matching(raw_key)
+        if key is None:
+            _recent_keys.pop(digest, None)
+            return None
+        _recent_keys[digest] = (key, _clock() + API_KEY_MEMORY_SECONDS)
+    own = copy.copy(key)
+    own.owner = copy.copy(key.owner)
+    return own
+
+
+def note_key_used(key: ApiKey, when: datetime) -> None:
+    """Keep the remembered copy's last use in step, so it is not written again at once."""
+    known = _recent_keys.get(key.key_hash)
+    if known is not None:
+        known[0].last_used_at = when
+
+
+def forget_api_key(key_hash: str) -> None:
+    _recent_keys.pop(key_hash, None)
 
 
 # --- Contradictions --------------------------------------------------------------------

@@ -25,9 +25,9 @@ def notes(count):
 
 
 @pytest.fixture
-def low_line(monkeypatch):
+def low_line(settings):
     """The size line at 30 memories, fresh caches, and no index left behind."""
-    monkeypatch.setattr(selectors, "OWN_INDEX_FROM", 30)
+    settings.ENGRAM_OWN_INDEX_FROM = 30
     selectors._dense_paths.clear()
     vector_indexes._queued.clear()
     yield

@@ -696,6 +696,8 @@ def usable_api_key(raw_key: str) -> ApiKey | None:
         if key is None:
             _recent_keys.pop(digest, None)
             return None
+        if len(_recent_keys) >= 10_000:  # keys seen once long ago: start afresh
+            _recent_keys.clear()
         _recent_keys[digest] = (key, _clock() + API_KEY_MEMORY_SECONDS)
     own = copy.copy(key)
     own.owner = copy.copy(key.owner)

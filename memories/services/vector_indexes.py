@@ -7,7 +7,7 @@ the owner's index by the literal predicate the dense query carries. Their price 
 planning: every partial index on the table is weighed for every query on it (~8 us
 each, measured: 200 of them added 1.6 ms to the candidate query's planning). Past a few
 hundred large owners in one database, list partitions by owner (each large owner its
-own partition, pruned at planning) are the next step (docs/BENCHMARKS.md, section 1).
+own partition, pruned at planning) are the next step (docs/BENCHMARKS.md, section 12).
 """
 
 import logging

@@ -723,12 +723,27 @@ HEAVY_MEMORY_FIELDS = ("embedding", "search_vector")
 def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
     """memory id -> the open contradiction it is part of, for the context's critical tier."""
     ids = list(memory_ids)
+    if not ids or not _any_open_contradiction(owner.pk, ids):
+        return {}
     open_ = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
     found = {}
     for c in open_.filter(memory_a_id__in=ids) | open_.filter(memory_b_id__in=ids):
         found.setdefault(c.memory_a_id, c)
         found.setdefault(c.memory_b_id, c)
     return found
+
+
+_ANY_OPEN_SQL = (f"SELECT EXISTS (SELECT 1 FROM {Contradiction._meta.db_table} "
+                 "WHERE owner_id = %s AND status = %s "
+                 "AND (memory_a_id = ANY(%s::uuid[]) OR memory_b_id = ANY(%s::uuid[])))")
+
+
+def _any_open_contradiction(owner_id: int, ids: list) -> bool:
+    """Whether any of these memories is disputed: plain SQL, because on every context the
+    answer is almost always no, and building the ORM's query cost more than asking."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ANY_OPEN_SQL, [owner_id, ContradictionStatus.OPEN, ids, ids])
+        return cursor.fetchone()[0]
 
 
 def count_open_contradictions(owner) -> int:

@@ -27,9 +27,9 @@ from memories.engine.dedup import content_hash
 from memories.evaluation import locomo
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
+from memories.services import vector_indexes
 from memories.services.api_keys import create_api_key
 from memories.services.recall import recall
-from memories.services import vector_indexes
 from memories.services.remembering import NewMemory, remember, remember_many
 
 BENCH_USER = "engram-bench"
@@ -74,6 +74,9 @@ def percentile(values: list[float], p: float) -> float:
 
 class Command(BaseCommand):
     help = ("Benchmarks: `store` remembers N memories in bulk and times in-process recall; "
+            "`recall` times in-process recall on LoCoMo (--locomo PATH) for owners of "
+            "--sizes, optionally beside a --neighbour of SIZE; `memory` sums the served "
+            "processes' RSS and PSS with the model loaded per worker and before forking; "
             "`http` seeds stores of each --sizes and drives /context and /search over HTTP "
             "with concurrent clients; `hook` times engram-hook on UserPromptSubmit against "
             "a served store of --count memories, and with Engram stopped; `load` drives "
@@ -244,7 +247,7 @@ class Command(BaseCommand):
         copy-on-write), at rest and after `requests` /context calls from 4 clients."""
         import psutil
 
-        owner, key = self.seeded_owner(f"{BENCH_USER}-memory", 2000, None, seed, True)
+        _, key = self.seeded_owner(f"{BENCH_USER}-memory", 2000, None, seed, True)
         queries = synthetic_queries(requests + 20, seed)
         for preload in (False, True):
             with running_server("asgi", with_process=True, preload=preload) as (port, server):

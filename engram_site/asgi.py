@@ -81,3 +81,15 @@ def build_application():
 
 
 application = build_application()
+
+# `manage.py serve` starts gunicorn with --preload, so this module is imported once,
+# before the workers fork: the local embedding model is loaded here too, and the workers
+# share its pages copy-on-write instead of each loading its own (docs/BENCHMARKS.md,
+# resident memory). ONNX Runtime runs in the forked workers: a worker's calls take back
+# the work items the parent's pool threads, absent after fork, never started.
+if os.environ.get("ENGRAM_PRELOAD_MODEL") == "1":
+    from memories.providers.embeddings import get_provider
+
+    _provider = get_provider()
+    if hasattr(_provider, "encoder"):  # the local model; a remote provider has none
+        _provider.encoder()

@@ -1,6 +1,7 @@
 """Reads: the queries that find memories and what is said about them. Writes live in
 memories/services/."""
 
+import copy
 import hashlib
 import re
 import time
@@ -11,6 +12,7 @@ from datetime import datetime
 
 import numpy as np
 import psycopg
+from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
@@ -18,6 +20,7 @@ from django.utils import timezone
 from reflection.models import InsightStatus
 
 from .models import (
+    ApiKey,
     Contradiction,
     ContradictionStatus,
     KeywordStats,
@@ -50,41 +53,78 @@ def _as_halfvec(column: str, dimensions: int) -> str:
     return f"({column}::halfvec({dimensions}))"
 
 
-# Below this many memories an owner's nearest neighbours are computed exactly. The HNSW
-# index is shared by all owners: for a small owner in a large store, the filtered index
-# scan walks thousands of other owners' vectors per probe (a 256-memory batch took
-# minutes beside a 100,000-memory owner), while the exact distance over the owner's own
-# rows is a few milliseconds.
-EXACT_SEARCH_BELOW = 5000
+# Below settings.ENGRAM_OWN_INDEX_FROM memories an owner's nearest neighbours are computed
+# exactly over its own rows (the vectors are stored inline, not in TOAST). From it on the
+# owner gets an HNSW index of its own, a partial index WHERE owner_id = N built by a task
+# (services/vector_indexes.py): the index shared by all owners walked the other owners'
+# vectors for every probe (recall p50 37 ms beside a 100,000-memory owner, and a
+# 256-memory dedup batch took minutes), and at 2,000 memories the owner's own index
+# already beats the exact pass (docs/BENCHMARKS.md). Until its own index exists a large
+# owner keeps the shared one.
+EXACT, OWN_INDEX, SHARED_INDEX = "exact", "own index", "shared index"
 
 _indexed_models: set[tuple[str, str]] = set()
 
-# Whether an owner is past EXACT_SEARCH_BELOW, per database and owner, for this many
-# seconds: asking costs a round trip per recall, and an owner that crosses the line
-# only changes how its nearest neighbours are found (exactly, or through the index),
-# not which memories it may see.
-LARGE_OWNER_TTL = 60.0
-_large_owners: dict[tuple[str, int], tuple[bool, float]] = {}
+# How an owner's nearest neighbours are found, per database, owner and model, for this
+# many seconds: asking costs a round trip per recall, and an owner that crosses the
+# line only changes how its nearest neighbours are found, not which memories it sees.
+DENSE_PATH_TTL = 60.0
+_dense_paths: dict[tuple[str, int, str], tuple[str, float]] = {}
 
 
-def _is_large(owner_id: int) -> bool:
-    key = (connection.settings_dict["NAME"], owner_id)
-    known = _large_owners.get(key)
+def owner_index_name(model_id: str, owner_id: int) -> str:
+    return f"{vector_index_name(model_id)}_o{int(owner_id)}"
+
+
+def dense_path(owner_id: int, model_id: str) -> str:
+    """EXACT for a small owner, OWN_INDEX when its own HNSW index is built and valid
+    (a failed concurrent build leaves an invalid one), SHARED_INDEX for a large owner
+    still waiting for it."""
+    key = (connection.settings_dict["NAME"], owner_id, model_id)
+    known = _dense_paths.get(key)
     now = time.monotonic()
     if known is not None and known[1] > now:
         return known[0]
-    large = KeywordStats.objects.filter(owner_id=owner_id,
-                                        documents__gte=EXACT_SEARCH_BELOW).exists()
-    _large_owners[key] = (large, now + LARGE_OWNER_TTL)
-    return large
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT documents FROM {KeywordStats._meta.db_table} WHERE owner_id = %s),"
+            " (SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid"
+            "  WHERE c.relname = %s)",
+            [owner_id, owner_index_name(model_id, owner_id)])
+        documents, valid = cursor.fetchone()
+    large = (documents or 0) >= settings.ENGRAM_OWN_INDEX_FROM
+    path = OWN_INDEX if valid else SHARED_INDEX if large else EXACT
+    _dense_paths[key] = (path, now + DENSE_PATH_TTL)
+    return path
 
 
-def _distance_sql(column: str, query: str, dimensions: int, owner_id: int) -> str:
-    """Cosine distance that uses the shared HNSW index, or, for a small owner, the exact
-    full-precision distance (an expression the index does not serve)."""
-    if _is_large(owner_id):
-        return f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})"
-    return f"{column} <=> {query}::vector({dimensions})"
+def forget_dense_path(owner_id: int, model_id: str) -> None:
+    """Drop the cached path, in this process, once an owner's index is built."""
+    _dense_paths.pop((connection.settings_dict["NAME"], owner_id, model_id), None)
+
+
+def _dense_sql(column: str, query: str, dimensions: int, owner_id: int,
+               model_id: str) -> tuple[str, str]:
+    """(cosine distance, extra condition) for an owner's nearest neighbours: the exact
+    full-precision distance for a small owner (an expression no index serves), else the
+    half-precision expression the HNSW indexes are built on. For the owner's own index
+    the condition repeats its predicate as literals: PostgreSQL matches a partial index
+    only against constants, and a generic plan for bound parameters has none."""
+    path = dense_path(owner_id, model_id)
+    if path == EXACT:
+        return f"{column} <=> {query}::vector({dimensions})", ""
+    distance = f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})"
+    if path == SHARED_INDEX:
+        return distance, ""
+    alias = column.rpartition(".")[0]
+    return distance, (f" AND {alias}.owner_id = {int(owner_id)}"
+                      f" AND {alias}.embedding_model = '{_checked_model(model_id)}'")
+
+
+def _checked_model(model_id: str) -> str:
+    if not _MODEL_ID.match(model_id):
+        raise ValueError(f"unusable embedding model id {model_id!r}")
+    return model_id
 
 
 def ensure_vector_index_once(model_id: str, dimensions: int) -> None:
@@ -128,6 +168,45 @@ def ensure_vector_index(model_id: str, dimensions: int) -> str:
     return name
 
 
+def create_owner_vector_index(owner_id: int, model_id: str, dimensions: int) -> str:
+    """Build one owner's partial HNSW index (cosine, half precision, like the shared one),
+    if missing. Concurrently outside a transaction, so the owner's writes go on while it
+    builds; an invalid leftover of a failed concurrent build is dropped first."""
+    if not 0 < dimensions <= 4000:
+        raise ValueError(f"unusable embedding dimensions {dimensions}")
+    name = owner_index_name(model_id, owner_id)
+    concurrently = "" if connection.in_atomic_block else "CONCURRENTLY"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT i.indisvalid FROM pg_class c JOIN pg_index i "
+                       "ON i.indexrelid = c.oid WHERE c.relname = %s", [name])
+        found = cursor.fetchone()
+        if found and found[0]:
+            return name
+        if found:
+            cursor.execute(f"DROP INDEX {concurrently} IF EXISTS {name}")
+        cursor.execute(
+            f"CREATE INDEX {concurrently} IF NOT EXISTS {name} ON {Memory._meta.db_table} "
+            f"USING hnsw ({_as_halfvec('embedding', dimensions)} halfvec_cosine_ops) "
+            f"WHERE owner_id = {int(owner_id)} "
+            f"AND embedding_model = '{_checked_model(model_id)}'")
+    forget_dense_path(owner_id, model_id)
+    return name
+
+
+def owners_due_an_index(model_id: str) -> list[int]:
+    """Owners past ENGRAM_OWN_INDEX_FROM memories without a valid index of their own."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT owner_id FROM {KeywordStats._meta.db_table} "
+                       "WHERE documents >= %s ORDER BY owner_id",
+                       [settings.ENGRAM_OWN_INDEX_FROM])
+        large = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT c.relname FROM pg_class c JOIN pg_index i "
+                       "ON i.indexrelid = c.oid WHERE i.indisvalid AND c.relname = ANY(%s)",
+                       [[owner_index_name(model_id, owner) for owner in large]])
+        built = {row[0] for row in cursor.fetchall()}
+    return [owner for owner in large if owner_index_name(model_id, owner) not in built]
+
+
 @dataclass(frozen=True, slots=True)
 class CandidateRow:
     """One hybrid-retrieval candidate: what each list said, and what ranking needs.
@@ -169,9 +248,9 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
             "AND m.embedding_model = %s AND m.superseded_by_id IS NULL "
             "AND (m.valid_to IS NULL OR m.valid_to > now()) "
             "AND (m.expires_at IS NULL OR m.expires_at > now())")
-    if _is_large(owner_id):
-        distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
-        candidates = f"({mine}) m"
+    distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
+    if dense_path(owner_id, model_id) != EXACT:
+        candidates = f"({mine}{own}) m"
         prefix = ""
     else:
         # Exact: the owner's rows are read once for the whole batch, not once per probe.
@@ -356,12 +435,12 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     ctes, args = [], []
     literal = vector_literal(vector) if vector is not None else None
     if vector is not None:
-        distance = _distance_sql("m.embedding", "%s", dimensions, owner.pk)
+        distance, own = _dense_sql("m.embedding", "%s", dimensions, owner.pk, model_id)
         ctes.append(f"""dense AS (
             SELECT id, 1 - distance AS similarity,
                    row_number() OVER (ORDER BY distance, id) AS rank
             FROM (SELECT m.id, {distance} AS distance FROM {table} m
-                  WHERE {where} AND m.embedding_model = %s
+                  WHERE {where} AND m.embedding_model = %s{own}
                   ORDER BY distance LIMIT %s) nearest)""")
         args += [literal, *params, model_id, dense_k]
     else:
@@ -434,6 +513,9 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                        AS came_from,
                    array_agg(DISTINCT came_from) AS linked
             FROM walk WHERE hop > 0 GROUP BY id)""")
+    # Each candidate is looked up by its key (OFFSET 0 keeps the planner from flattening
+    # the lateral join): joined as a set, the planner hashed every row of a small owner,
+    # 3,000 read for 50 candidates.
     # Every candidate carries its cosine, those that only the keyword list or the graph
     # walk brought too (exact, over a few dozen rows): a memory reached over a link is
     # then ranked by its own meaning as well as by where it was reached from.
@@ -450,11 +532,11 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                {similarity}, d.rank AS dense_rank, k.score AS keyword_score,
                k.rank AS keyword_rank, g.hop AS graph_hop, g.came_from AS graph_from,
                (SELECT sum(idf) FROM terms) AS keyword_max, g.linked AS graph_linked
-        FROM pool JOIN {table} m ON m.id = pool.id
+        FROM pool CROSS JOIN LATERAL (
+            SELECT * FROM {table} m WHERE m.id = pool.id AND {where} OFFSET 0) m
         LEFT JOIN dense d ON d.id = m.id
         LEFT JOIN keyword k ON k.id = m.id
         LEFT JOIN graph g ON g.id = m.id
-        WHERE {where}
     """
     return [CandidateRow(*row) for row in _server_bound(sql, [*args, *outer, *params])]
 
@@ -602,6 +684,48 @@ def surfaced_in_session(owner, session_id: str) -> list:
 
 
 
+# --- API keys ---------------------------------------------------------------------------
+
+# A key's lookup was a query on every request. This process remembers a usable key for a
+# moment: revoking it here forgets it at once (`forget_api_key`), and a key revoked, its
+# owner deactivated or deleted in another process is refused within this many seconds.
+# An expiry is checked on every use.
+API_KEY_MEMORY_SECONDS = 2.0
+_recent_keys: dict[str, tuple[ApiKey, float]] = {}
+_clock = time.monotonic
+
+
+def usable_api_key(raw_key: str) -> ApiKey | None:
+    """The usable key that `raw_key` is (with its owner), or None. Each call gets its own
+    copies, so no two requests share a mutable user."""
+    digest = ApiKey.digest(raw_key)
+    known = _recent_keys.get(digest)
+    if known is not None and known[1] > _clock() and not known[0].is_expired():
+        key = known[0]
+    else:
+        key = ApiKey.objects.matching(raw_key)
+        if key is None:
+            _recent_keys.pop(digest, None)
+            return None
+        if len(_recent_keys) >= 10_000:  # keys seen once long ago: start afresh
+            _recent_keys.clear()
+        _recent_keys[digest] = (key, _clock() + API_KEY_MEMORY_SECONDS)
+    own = copy.copy(key)
+    own.owner = copy.copy(key.owner)
+    return own
+
+
+def note_key_used(key: ApiKey, when: datetime) -> None:
+    """Keep the remembered copy's last use in step, so it is not written again at once."""
+    known = _recent_keys.get(key.key_hash)
+    if known is not None:
+        known[0].last_used_at = when
+
+
+def forget_api_key(key_hash: str) -> None:
+    _recent_keys.pop(key_hash, None)
+
+
 # --- Contradictions --------------------------------------------------------------------
 
 HEAVY_MEMORY_FIELDS = ("embedding", "search_vector")
@@ -610,6 +734,8 @@ HEAVY_MEMORY_FIELDS = ("embedding", "search_vector")
 def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
     """memory id -> the open contradiction it is part of, for the context's critical tier."""
     ids = list(memory_ids)
+    if not ids or not _any_open_contradiction(owner.pk, ids):
+        return {}
     open_ = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
     found = {}
     for c in open_.filter(memory_a_id__in=ids) | open_.filter(memory_b_id__in=ids):
@@ -628,6 +754,19 @@ def unreviewed_insights(memories: Iterable[Memory]) -> set:
     return set(Memory.objects.filter(pk__in=ids, insight__isnull=False)
                .exclude(insight__status=InsightStatus.APPROVED)
                .values_list("pk", flat=True))
+
+
+_ANY_OPEN_SQL = (f"SELECT EXISTS (SELECT 1 FROM {Contradiction._meta.db_table} "
+                 "WHERE owner_id = %s AND status = %s "
+                 "AND (memory_a_id = ANY(%s::uuid[]) OR memory_b_id = ANY(%s::uuid[])))")
+
+
+def _any_open_contradiction(owner_id: int, ids: list) -> bool:
+    """Whether any of these memories is disputed: plain SQL, because on every context the
+    answer is almost always no, and building the ORM's query cost more than asking."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ANY_OPEN_SQL, [owner_id, ContradictionStatus.OPEN, ids, ids])
+        return cursor.fetchone()[0]
 
 
 def count_open_contradictions(owner) -> int:

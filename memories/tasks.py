@@ -10,7 +10,7 @@ from . import jobs
 from .capture import extraction
 from .maintenance import contradictions
 from .models import JobKind
-from .services import embeddings
+from .services import embeddings, vector_indexes
 
 
 @db_task(retries=8, retry_delay=30)
@@ -21,6 +21,16 @@ def embed_memories(memory_ids):
 @db_periodic_task(crontab(minute="*/10"))
 def embed_pending_memories():
     embeddings.embed_pending()
+
+
+@db_task(retries=3, retry_delay=60)
+def index_owner_vectors(owner_id):
+    vector_indexes.index_owner_vectors(owner_id)
+
+
+@db_periodic_task(crontab(minute="*/10"))
+def index_large_owners():
+    vector_indexes.index_large_owners()
 
 
 @db_task(retries=3, retry_delay=60)

@@ -4,6 +4,7 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
+from memories import selectors
 from memories.models import ApiKey
 
 # Recording every use would turn each read into a write; a minute's precision is plenty.
@@ -18,11 +19,12 @@ def usable_key(raw_key: str) -> ApiKey | None:
     revoked or expired; notes when it was used. The REST API and the MCP server both
     check keys here, and both narrow what the key reaches by its project
     (`selectors.Scope.of_key`)."""
-    key = ApiKey.objects.matching(raw_key)
+    key = selectors.usable_api_key(raw_key)
     if key is not None:
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at > LAST_USED_PRECISION:
             ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+            selectors.note_key_used(key, now)
     return key
 
 

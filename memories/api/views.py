@@ -5,6 +5,8 @@ memory is a 404, never a leak; and from the key's scope (`ScopedView.scope`): a 
 restricted to a project reads only that project and writes only into it.
 """
 
+import logging
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -17,10 +19,12 @@ from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, Usa
 from memories.services.context import MAX_CONTEXT_TOKENS, assemble_context
 from memories.services.editing import delete_memory, give_feedback, update_memory
 from memories.services.erasing import erase_memory
-from memories.services.recall import MAX_RECALL_LIMIT, recall
+from memories.services.recall import MAX_RECALL_LIMIT, recall, record_retrieval
 from memories.services.remembering import DuplicateMemory, remember
 
 from .errors import Conflict
+
+log = logging.getLogger(__name__)
 
 
 def scope_field():
@@ -59,6 +63,27 @@ class ScopedView(APIView):
     def scope(self) -> selectors.Scope:
         """What the caller's key may reach (a session reaches every project)."""
         return selectors.Scope.of_key(self.request.auth)
+
+
+def recorded_after_response(response: Response, request, hits, *, agent_id: str,
+                            session_id: str) -> Response:
+    """`response`, with the hits recorded as retrieved once it has been sent.
+
+    The server calls a response's closers after writing it (Django's own FileResponse
+    closes its file this way), so the client does not wait for the write; usage counts
+    are statistics, and a failure is logged, not raised, once the answer is out."""
+    owner, memories = request.user, [hit.memory for hit in hits]
+    scores = [hit.score for hit in hits]
+
+    def record():
+        try:
+            record_retrieval(owner=owner, memories=memories, agent_id=agent_id,
+                             session_id=session_id, scores=scores)
+        except Exception:
+            log.exception("Could not record %d retrieved memories", len(memories))
+
+    response._resource_closers.append(record)
+    return response
 
 
 class OwnedMemoryView(ScopedView):
@@ -367,11 +392,12 @@ class MemorySearch(ScopedView):
         filters = self.scope.recall(
             RecallFiltersInput.to_filters(data.validated_data.get("filters", {})))
         hits = recall(owner=request.user, query=data.validated_data["query"],
-                               limit=data.validated_data["limit"], filters=filters,
-                               track=True, agent_id=data.validated_data["agent_id"],
-                               session_id=data.validated_data["session_id"])
-        return Response({"results": self.HitOutput(hits, many=True, context={
-            "unreviewed": selectors.unreviewed_insights(hit.memory for hit in hits)}).data})
+                      limit=data.validated_data["limit"], filters=filters)
+        return recorded_after_response(
+            Response({"results": self.HitOutput(hits, many=True, context={
+                "unreviewed": selectors.unreviewed_insights(hit.memory for hit in hits)}).data}),
+            request, hits, agent_id=data.validated_data["agent_id"],
+            session_id=data.validated_data["session_id"])
 
 
 class MemoryContext(ScopedView):
@@ -417,9 +443,9 @@ class MemoryContext(ScopedView):
                 project=given.get("project"), with_general=given["with_general"],
                 valid_at=given.get("valid_at"),
                 include_superseded=given["include_superseded"])),
-            min_score=given.get("min_score"),
+            min_score=given.get("min_score"), track=False,
         )
-        return Response(self.ContextOutput({
+        return recorded_after_response(Response(self.ContextOutput({
             "context": built.context, "memories_used": len(built.used),
             "tokens_used": built.tokens_used, "truncated": built.truncated,
             "tiers": built.tiers,
@@ -427,4 +453,5 @@ class MemoryContext(ScopedView):
                           "content": hit.memory.content,
                           "score": round(hit.score, 4), "match": round(hit.breakdown.match, 4)}
                          for ref, hit in enumerate(built.used, 1)],
-        }).data)
+        }).data), request, built.used, agent_id=given["agent_id"],
+            session_id=given["session_id"])

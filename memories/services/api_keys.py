@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from .. import selectors
 from ..models import ApiKey
 from .validation import MAX_SCOPE_LENGTH, unstorable_text_error
 
@@ -47,4 +48,5 @@ def revoke_api_key(key: ApiKey, *, now: datetime | None = None) -> ApiKey:
     if key.revoked_at is None:
         key.revoked_at = now or timezone.now()
         key.save(update_fields=["revoked_at"])
+    selectors.forget_api_key(key.key_hash)
     return key

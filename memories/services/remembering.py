@@ -37,6 +37,7 @@ from ..models import (
 )
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
+from . import vector_indexes
 from .validation import (
     MAX_SCOPE_LENGTH,
     clean_tags,
@@ -234,8 +235,10 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
         stored_match, batch_match = _semantic_matches(
             owner, items, vectors, provider,
             dedup_threshold or settings.ENGRAM_DEDUP_THRESHOLD)
-        return _write(owner, items, vectors, hashes, existing_by_hash, stored_match,
-                      batch_match, provider, now, reject_duplicates)
+        results = _write(owner, items, vectors, hashes, existing_by_hash, stored_match,
+                         batch_match, provider, now, reject_duplicates)
+        vector_indexes.queue_owner_index_if_due(owner.pk)
+        return results
 
 
 def _semantic_matches(owner, items, vectors, provider, threshold: float):

@@ -24,8 +24,10 @@ from mcp.client.streamable_http import streamable_http_client
 from tqdm import tqdm
 
 from memories.engine.dedup import content_hash
+from memories.evaluation import locomo
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
+from memories.services import vector_indexes
 from memories.services.api_keys import create_api_key
 from memories.services.recall import recall
 from memories.services.remembering import NewMemory, remember, remember_many
@@ -72,6 +74,9 @@ def percentile(values: list[float], p: float) -> float:
 
 class Command(BaseCommand):
     help = ("Benchmarks: `store` remembers N memories in bulk and times in-process recall; "
+            "`recall` times in-process recall on LoCoMo (--locomo PATH) for owners of "
+            "--sizes, optionally beside a --neighbour of SIZE; `memory` sums the served "
+            "processes' RSS and PSS with the model loaded per worker and before forking; "
             "`http` seeds stores of each --sizes and drives /context and /search over HTTP "
             "with concurrent clients; `hook` times engram-hook on UserPromptSubmit against "
             "a served store of --count memories, and with Engram stopped; `load` drives "
@@ -79,12 +84,20 @@ class Command(BaseCommand):
             "samples the server's resident memory (docs/RELIABILITY.md).")
 
     def add_arguments(self, parser):
-        parser.add_argument("what", choices=["store", "http", "hook", "load"])
+        parser.add_argument("what", choices=["store", "recall", "http", "hook", "load",
+                                             "memory"])
+        parser.add_argument("--neighbour", type=int, default=None, metavar="SIZE",
+                            help="recall: also time, in the same run, a large owner of SIZE "
+                                 "memories beside the LoCoMo owners (the `http` store of that "
+                                 "size, seeded when missing)")
+        parser.add_argument("--locomo", default=None, metavar="PATH",
+                            help="recall: the LoCoMo JSON whose turns are stored and whose "
+                                 "questions are asked")
         parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
                             help="http: store sizes to measure")
-        parser.add_argument("--real", type=int, default=5_000,
-                            help="http: memories embedded for real; the rest get nearby "
-                                 "vectors (a real one plus noise)")
+        parser.add_argument("--real", type=int, default=None,
+                            help="http, load: memories embedded for real (default: all); "
+                                 "the rest get nearby vectors (a real one plus noise)")
         parser.add_argument("--concurrency", type=int, default=4)
         parser.add_argument("--server", choices=["asgi", "wsgi"], default="asgi",
                             help="http: the router `make run` serves (asgi, which also times "
@@ -111,6 +124,12 @@ class Command(BaseCommand):
                **options):
         if count < 1 or batch_size < 1 or queries < 1:
             raise CommandError("--count, --batch-size and --queries must be positive.")
+        if what == "memory":
+            return self.memory_bench(queries, seed)
+        if what == "recall":
+            return self.recall_bench(options["sizes"], options["locomo"], queries,
+                                     options["reuse"], options["neighbour"], options["real"],
+                                     seed)
         if what == "load":
             return self.load(count, options["real"], options["concurrency"],
                              options["minutes"], options["rate"], seed, options["reuse"],
@@ -176,6 +195,70 @@ class Command(BaseCommand):
         )
         if not keep:
             Memory.objects.filter(owner=owner).delete()
+
+    def recall_bench(self, sizes, path, queries, reuse, neighbour, real, seed):
+        """In-process `recall` (top 10) on the issue's workload: the LoCoMo turns in order,
+        then again with a suffix, up to each size, one owner per size; the LoCoMo
+        questions as queries. With --reuse a store left by an earlier run is measured as
+        it is (seeding 10,000 turns takes minutes)."""
+        if not path:
+            raise CommandError("recall needs --locomo PATH (the LoCoMo JSON).")
+        conversations = locomo.load(path)
+        turns = [turn.content for c in conversations for turn in c.turns]
+        asked = [q.question for c in conversations for q in c.questions][:queries]
+        provider = get_provider()
+        provider.embed_query("warm-up")
+        if neighbour:
+            large, _ = self.seeded_owner(f"{BENCH_USER}-http-{neighbour}", neighbour,
+                                         5_000 if real is None else real, seed, True)
+            vector_indexes.index_owner_vectors(large.pk)
+        for size in sizes:
+            owner, _ = get_user_model().objects.get_or_create(
+                username=f"{BENCH_USER}-recall-{size}")
+            if not (reuse and Memory.objects.filter(owner=owner).exists()):
+                Memory.objects.filter(owner=owner).delete()
+                started = time.perf_counter()
+                texts = [f"{turn} (again)" if n >= len(turns) else turn
+                         for n, turn in ((n, turns[n % len(turns)]) for n in range(size))]
+                for start in range(0, size, 256):
+                    remember_many(owner=owner, items=[
+                        NewMemory(content=text, kind="episode", memory_type="episodic")
+                        for text in texts[start:start + 256]])
+                self.stdout.write(f"seeded {size} LoCoMo turns in "
+                                  f"{time.perf_counter() - started:.0f} s")
+            vector_indexes.index_owner_vectors(owner.pk)  # as the worker would
+            stored = Memory.objects.filter(owner=owner).count()
+            timings = time_recall(owner, asked)
+            self.stdout.write(f"recall top-10, {stored} memories, {len(timings)} LoCoMo "
+                              f"questions: p50 {statistics.median(timings):.2f} ms, "
+                              f"p95 {percentile(timings, 95):.2f} ms, "
+                              f"p99 {percentile(timings, 99):.2f} ms")
+            if neighbour:
+                beside = time_recall(large, synthetic_queries(len(asked), seed + size))
+                self.stdout.write(
+                    f"  its neighbour, {Memory.objects.filter(owner=large).count()} memories,"
+                    f" right after: p50 {statistics.median(beside):.2f} ms, "
+                    f"p95 {percentile(beside, 95):.2f} ms")
+
+    def memory_bench(self, requests, seed):
+        """Resident memory of the served processes (gunicorn's master and 2 workers, as
+        `make run` starts them), with the app and model loaded before forking and without:
+        RSS and PSS (a page shared by n processes counts 1/n: the honest sum under
+        copy-on-write), at rest and after `requests` /context calls from 4 clients."""
+        import psutil
+
+        _, key = self.seeded_owner(f"{BENCH_USER}-memory", 2000, None, seed, True)
+        queries = synthetic_queries(requests + 20, seed)
+        for preload in (False, True):
+            with running_server("asgi", with_process=True, preload=preload) as (port, server):
+                time.sleep(2)
+                rest = resident(server, psutil)
+                drive(port, key, "context", {"max_tokens": 500}, requests, 4, queries)
+                loaded = resident(server, psutil)
+            label = "preloaded before fork" if preload else "loaded by each worker"
+            for when, (rss, pss, count) in (("at rest", rest), ("under load", loaded)):
+                self.stdout.write(f"{label:<22} {when:<10} {count} processes: RSS "
+                                  f"{rss:.0f} MiB, PSS {pss:.0f} MiB")
 
     def http(self, sizes, real, concurrency, requests, seed, keep, reuse, server):
         owners = []
@@ -272,9 +355,10 @@ class Command(BaseCommand):
         if not (reuse and Memory.objects.filter(owner=owner).exists()):
             Memory.objects.filter(owner=owner).delete()
             started = time.perf_counter()
-            seed_store(owner, size, real=min(real, size), seed=seed)
+            real = size if real is None else min(real, size)
+            seed_store(owner, size, real=real, seed=seed)
             self.stdout.write(f"seeded {size} memories in {time.perf_counter() - started:.0f}"
-                              f" s ({min(real, size)} embedded for real)")
+                              f" s ({real} embedded for real)")
         return owner, key
 
     def report(self, size, what, clients, timings, elapsed):
@@ -295,6 +379,18 @@ class Command(BaseCommand):
         self.stdout.write(hook_line("Engram stopped", stopped))
         if not keep:
             Memory.objects.filter(owner=owner).delete()
+
+
+def time_recall(owner, queries: list[str]) -> list[float]:
+    """Wall time in ms of in-process recall (top 10) for each query, after 20 warm-ups."""
+    for query in queries[:20]:
+        recall(owner=owner, query=query + " warm")
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        recall(owner=owner, query=query, limit=10)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
 
 
 def time_hook(url: str, key: str, prompts: list[str]) -> list[tuple[float, bool]]:
@@ -325,23 +421,28 @@ def hook_line(label: str, results: list[tuple[float, bool]]) -> str:
 
 
 def seed_store(owner, size: int, *, real: int, seed: int) -> None:
-    """`real` memories through remember_many; the rest written directly with vectors near
-    the real ones (cosine ~0.7 to their source), so the HNSW graph has a realistic shape
-    without embedding 100,000 texts. The BM25 postings come from the triggers as usual."""
+    """`size` synthetic notes written directly (no deduplication), the first `real` of
+    them with their own embeddings, in batches of 512; the rest, if any, with vectors
+    near the real ones (a real one plus noise, cosine ~0.7 to its source). The BM25
+    postings come from the triggers as usual; the owner's own vector index is built as
+    the worker would build it. A really embedded 100,000 store takes minutes: keep it
+    with --keep and measure it again with --reuse."""
+    if real < 1:
+        raise CommandError("--real must be at least 1: the other vectors are drawn near it.")
     texts = synthetic_memories(size, seed)
-    for start in range(0, real, 256):
-        remember_many(owner=owner, items=[
-            NewMemory(content=text, kind="episode", memory_type="episodic")
-            for text in texts[start:min(real, start + 256)]])
     provider = get_provider()
-    bases = np.stack([np.asarray(v, dtype=np.float32) for v in Memory.objects.filter(
-        owner=owner).exclude(embedding=None).values_list("embedding", flat=True)])
     rng = np.random.default_rng(seed)
-    for start in range(real, size, 2000):
-        chunk = texts[start:min(size, start + 2000)]
-        vectors = bases[rng.integers(0, len(bases), len(chunk))]
-        vectors = vectors + rng.normal(0, 0.05, vectors.shape).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    bases = None
+    for start in tqdm(range(0, size, 512), unit="batch"):
+        chunk = texts[start:min(size, start + 512)]
+        vectors = provider.embed_documents(chunk[:max(0, real - start)])
+        if len(vectors):
+            bases = vectors if bases is None else np.concatenate([bases, vectors])[-20_000:]
+        if len(vectors) < len(chunk):
+            noisy = bases[rng.integers(0, len(bases), len(chunk) - len(vectors))]
+            noisy = noisy + rng.normal(0, 0.05, noisy.shape).astype(np.float32)
+            noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+            vectors = np.concatenate([vectors, noisy])
         Memory.objects.bulk_create([
             Memory(owner=owner, content=f"{text} (#{start + i})",
                    content_hash=content_hash(f"{text} (#{start + i})"), kind="episode",
@@ -350,10 +451,11 @@ def seed_store(owner, size: int, *, real: int, seed: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory; ANALYZE memories_memoryterm; "
                        "ANALYZE memories_termdocuments")
+    vector_indexes.index_owner_vectors(owner.pk)
 
 
 @contextlib.contextmanager
-def running_server(kind: str, *, with_process: bool = False):
+def running_server(kind: str, *, with_process: bool = False, preload: bool = True):
     """gunicorn as `make run` starts it (asgi) or as it did before /mcp (wsgi), on a free
     loopback port, for this benchmark; the port (and the gunicorn process)."""
     with socket.socket() as probe:
@@ -362,12 +464,15 @@ def running_server(kind: str, *, with_process: bool = False):
     # The benchmark measures latency, not the rate limits: lift them for this server.
     unthrottled = {f"ENGRAM_RATE_{scope}": "1000000/min"
                    for scope in ("MEMORIES", "SEARCH", "CONTEXT", "FEEDBACK")}
+    # asgi as `manage.py serve` starts it: the app and the model loaded before forking.
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
          "--log-level", "warning",
-         *(["engram_site.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
+         *(["engram_site.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker",
+            *(["--preload"] if preload else [])]
            if kind == "asgi" else ["engram_site.wsgi", "--threads", "4"])],
-        cwd=settings.BASE_DIR, env={**os.environ, **unthrottled})
+        cwd=settings.BASE_DIR, env={**os.environ, **unthrottled,
+                                    "ENGRAM_PRELOAD_MODEL": "1" if preload else "0"})
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -384,6 +489,17 @@ def running_server(kind: str, *, with_process: bool = False):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def resident(server, psutil) -> tuple[float, float, int]:
+    """(RSS, PSS, processes) of the server and its children, in MiB."""
+    processes = [psutil.Process(server.pid), *psutil.Process(server.pid).children(True)]
+    rss = pss = 0
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            info = process.memory_full_info()
+            rss, pss = rss + info.rss, pss + info.pss
+    return rss / 2**20, pss / 2**20, len(processes)
 
 
 def drive_load(port, key, concurrency, seconds, rate, seed, process, psutil, say) -> dict:

@@ -31,7 +31,10 @@ class Command(BaseCommand):
                 python, "-m", "gunicorn", "engram_site.asgi:application", "--bind",
                 f"{host}:{port}", "--workers", str(web_workers),
                 "--worker-class", "uvicorn_worker.UvicornWorker", "--access-logfile", "-",
-            ]),
+                # Import the app and load the embedding model once, before forking
+                # (engram_site/asgi.py): the workers share them copy-on-write.
+                "--preload",
+            ], env={**os.environ, "ENGRAM_PRELOAD_MODEL": "1"}),
             subprocess.Popen([python, "manage.py", "run_huey"], cwd=settings.BASE_DIR),
         ]
         self.stdout.write(f"Engram is serving on http://{host}:{port}/ (Ctrl-C stops it)")

@@ -1,0 +1,67 @@
+"""Each large owner's own HNSW index: built by a task when the owner crosses
+`settings.ENGRAM_OWN_INDEX_FROM` memories, and by a sweep for any the queue missed.
+
+Partial indexes (WHERE owner_id = N) rather than partitioning the memory table by owner:
+they need no change to the table, its keys or its foreign keys, and the planner picks
+the owner's index by the literal predicate the dense query carries. Their price is in
+planning: every partial index on the table is weighed for every query on it (~8 us
+each, measured: 200 of them added 1.6 ms to the candidate query's planning). Past a few
+hundred large owners in one database, list partitions by owner (each large owner its
+own partition, pruned at planning) are the next step (docs/BENCHMARKS.md, section 12).
+"""
+
+import logging
+
+from django.db import connection
+
+from .. import queue, selectors
+from ..providers.embeddings import get_provider
+
+log = logging.getLogger(__name__)
+
+_queued: set[tuple[str, int, str]] = set()
+
+
+def queue_owner_index_if_due(owner_id: int) -> None:
+    """Queue the build of this owner's index when it is past the threshold without one
+    (once per process: the task is idempotent, and the sweep catches a lost one).
+
+    Asks afresh (one indexed lookup), which also refreshes the cached path: the answer
+    cached before this write may predate the crossing."""
+    model_id = get_provider().model_id
+    key = (connection.settings_dict["NAME"], owner_id, model_id)
+    if key in _queued:
+        return
+    selectors.forget_dense_path(owner_id, model_id)
+    if selectors.dense_path(owner_id, model_id) == selectors.SHARED_INDEX:
+        _queued.add(key)
+        queue.after_commit("memories.tasks.index_owner_vectors", owner_id)
+
+
+def index_owner_vectors(owner_id: int) -> str | None:
+    """Build the owner's index for the current model, unless another process is building
+    it (an advisory lock per owner) or the owner is below the threshold."""
+    provider = get_provider()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtext('owner vector index'), %s)",
+                       [owner_id])
+        if not cursor.fetchone()[0]:
+            return None
+        try:
+            selectors.forget_dense_path(owner_id, provider.model_id)
+            if selectors.dense_path(owner_id, provider.model_id) == selectors.EXACT:
+                return None
+            name = selectors.create_owner_vector_index(owner_id, provider.model_id,
+                                                       provider.dimensions)
+            log.info("built the vector index %s of owner %s", name, owner_id)
+            return name
+        finally:
+            cursor.execute("SELECT pg_advisory_unlock(hashtext('owner vector index'), %s)",
+                           [owner_id])
+
+
+def index_large_owners() -> list[str]:
+    """The sweep: every owner past the threshold still without its own index gets one."""
+    model_id = get_provider().model_id
+    return [name for owner_id in selectors.owners_due_an_index(model_id)
+            if (name := index_owner_vectors(owner_id))]

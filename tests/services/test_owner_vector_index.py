@@ -1,0 +1,135 @@
+"""An owner past the size line gets an HNSW index of its own, the dense query uses it, and
+recall answers the same with it as without it."""
+
+import pytest
+from django.db import connection, transaction
+
+from memories import selectors
+from memories.providers.embeddings import get_provider
+from memories.services import vector_indexes
+from memories.services.recall import recall
+from memories.services.remembering import NewMemory, remember_many
+
+SUBJECTS = ["billing", "search", "auth", "ledger", "gateway", "inventory", "email",
+            "geo", "sessions", "etl"]
+FACTS = ["runs on port {n}", "was rewritten in Go during sprint {n}",
+         "pages the on-call team after {n} failed health checks",
+         "keeps its backups for {n} days", "is owned by team number {n}"]
+QUERIES = ["which port does billing use", "how long are ledger backups kept",
+           "who owns the gateway", "when was search rewritten"]
+
+
+def notes(count):
+    return [f"The {SUBJECTS[i % 10]} service {FACTS[i // 10 % 5].format(n=i + 7)}."
+            for i in range(count)]
+
+
+@pytest.fixture
+def low_line(settings):
+    """The size line at 30 memories, fresh caches, and no index left behind."""
+    settings.ENGRAM_OWN_INDEX_FROM = 30
+    selectors._dense_paths.clear()
+    vector_indexes._queued.clear()
+    yield
+    selectors._dense_paths.clear()
+    vector_indexes._queued.clear()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relname FROM pg_class WHERE relname LIKE %s",
+                       [selectors.vector_index_name(get_provider().model_id) + "_o%"])
+        for (name,) in cursor.fetchall():
+            cursor.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def as_if_the_queue_were_down(owner):
+    vector_indexes._queued.add((connection.settings_dict["NAME"], owner.pk,
+                                get_provider().model_id))
+
+
+def own_index_of(owner):
+    return selectors.owner_index_name(get_provider().model_id, owner.pk)
+
+
+def index_exists(name):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_class WHERE relname = %s", [name])
+        return cursor.fetchone() is not None
+
+
+def dense_plan(owner, query):
+    """EXPLAIN of recall's candidate query, with sorting priced out so that the planner
+    must pick an index that yields rows in distance order (as it does at real sizes)."""
+    plans = []
+
+    def explain(sql, params):
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_sort = off")
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN " + sql, params)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+        return []
+
+    original = selectors._server_bound
+    selectors._server_bound = explain
+    try:
+        with transaction.atomic():  # SET LOCAL lasts as long as this transaction
+            recall(owner=owner, query=query)
+    finally:
+        selectors._server_bound = original
+    return plans[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_owner_crossing_the_line_gets_its_own_index_built_by_the_task(alice, bob, low_line):
+    remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(20)])
+    assert not index_exists(own_index_of(alice))
+
+    selectors._dense_paths.clear()  # the minute's cached answer has run out
+    remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)[20:]])
+
+    assert index_exists(own_index_of(alice))
+    assert not index_exists(own_index_of(bob))
+    assert selectors.dense_path(alice.pk, get_provider().model_id) == selectors.OWN_INDEX
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_indexes_large_owners_the_queue_missed(alice, bob, low_line):
+    for owner, count in ((alice, 40), (bob, 10)):
+        as_if_the_queue_were_down(owner)
+        remember_many(owner=owner, items=[NewMemory(content=text) for text in notes(count)])
+    assert selectors.owners_due_an_index(get_provider().model_id) == [alice.pk]
+
+    assert vector_indexes.index_large_owners() == [own_index_of(alice)]
+    assert selectors.owners_due_an_index(get_provider().model_id) == []
+    assert not index_exists(own_index_of(bob))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_dense_query_of_a_large_owner_uses_its_own_index(alice, bob, low_line):
+    remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)])
+    as_if_the_queue_were_down(bob)
+    remember_many(owner=bob, items=[NewMemory(content=text) for text in notes(40)])
+    assert index_exists(own_index_of(alice)) and not index_exists(own_index_of(bob))
+    selectors._dense_paths.clear()  # the minute's cached answer has run out
+
+    plan = dense_plan(alice, QUERIES[0])
+    assert f"Index Scan using {own_index_of(alice)}" in plan
+    # Bob is as large but has no index of his own yet: the shared one serves him.
+    other = dense_plan(bob, QUERIES[0])
+    assert own_index_of(alice) not in other
+    assert f"Index Scan using {selectors.vector_index_name(get_provider().model_id)} " in other
+
+
+@pytest.mark.django_db(transaction=True)
+def test_recall_answers_the_same_with_the_owners_index_as_without(alice, low_line):
+    as_if_the_queue_were_down(alice)
+    remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(50)])
+    selectors._dense_paths.clear()
+    assert selectors.dense_path(alice.pk, get_provider().model_id) == selectors.SHARED_INDEX
+    before = {q: [hit.memory.pk for hit in recall(owner=alice, query=q)] for q in QUERIES}
+
+    vector_indexes.index_owner_vectors(alice.pk)
+    assert selectors.dense_path(alice.pk, get_provider().model_id) == selectors.OWN_INDEX
+    after = {q: [hit.memory.pk for hit in recall(owner=alice, query=q)] for q in QUERIES}
+
+    assert after == before
+    assert all(len(found) == 10 for found in after.values())

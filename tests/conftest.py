@@ -23,22 +23,31 @@ KEPT_ENVIRONMENT = {"ENGRAM_HOME", "ENGRAM_TEST_DATABASE", "ENGRAM_MODEL_CACHE",
 NOT_RECOMPUTED = {"DATABASES", "SECRET_KEY"}  # the server the developer points at, kept
 
 
+def _settings_read_now():
+    """The settings module executed afresh from the current environment."""
+    source = sys.modules[django_settings.SETTINGS_MODULE].__file__
+    spec = importlib.util.spec_from_file_location("pinned_settings", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _pin_environment() -> None:
     """Runs when pytest loads this file: after Django read its settings from the shell
-    (pytest-django sets Django up first), so the settings are read again from the pinned
-    environment and whatever differs is overridden for the whole run. Subprocesses
+    (pytest-django sets Django up first), so the settings are read again, from the shell
+    and from the pinned environment, and whatever the pin changes is overridden for the
+    whole run. Comparing two fresh reads, not the live settings, leaves alone what apps
+    changed at start-up (template_partials wraps the template loaders). Subprocesses
     inherit the pinned environment."""
+    shell = _settings_read_now()
     for name in [n for n in os.environ if n.startswith(UNPINNED_PREFIXES)]:
         if name not in KEPT_ENVIRONMENT:
             del os.environ[name]
     os.environ.update(PINNED_ENVIRONMENT)
-    source = sys.modules[django_settings.SETTINGS_MODULE].__file__
-    spec = importlib.util.spec_from_file_location("pinned_settings", source)
-    pinned = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pinned)
+    pinned = _settings_read_now()
     changed = {name: getattr(pinned, name) for name in dir(pinned)
                if name.isupper() and name not in NOT_RECOMPUTED
-               and getattr(django_settings, name, None) != getattr(pinned, name)}
+               and getattr(shell, name, None) != getattr(pinned, name)}
     if changed:
         override_settings(**changed).enable()
 

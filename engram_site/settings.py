@@ -299,6 +299,8 @@ SPECTACULAR_SETTINGS = {
         "ContradictionStatusEnum": "memories.models.ContradictionStatus",
         "JobStatusEnum": "memories.models.JobStatus",
         "InsightStatusEnum": "reflection.models.InsightStatus",
+        "PatternKindEnum": "work.models.PatternKind",
+        "TaskStatusEnum": "work.models.TaskStatus",
     },
 }
 

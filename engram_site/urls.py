@@ -13,6 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("memories.api.urls")),
     path("api/v1/", include("reflection.urls")),
+    path("api/v1/", include("work.urls")),
     # The schema and its docs hold no data, so they are open to read.
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]),
          name="schema"),

@@ -10,24 +10,29 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("memories", "reflection", "dashboard", "engram_site", "engram_client")
+PACKAGES = ("memories", "reflection", "dashboard", "engram_site", "engram_client", "work")
 
 # Lowest first. A module may import its own layer and the ones below, never above.
 LAYERS = [
     ("pure", ["memories.engine", "memories.providers", "engram_site.db",
-              "engram_site.settings", "engram_site.huey_connection", "engram_client"]),
+              "engram_site.settings", "engram_site.huey_connection", "engram_client",
+              "work.engine"]),
     ("models", ["memories.models", "reflection.models", "memories.migrations",
-                "reflection.migrations", "engram_site.migrations"]),
+                "reflection.migrations", "engram_site.migrations", "work.models",
+                "work.migrations"]),
     ("core", ["memories.selectors", "memories.signals", "memories.queue",
-              "memories.llm_usage", "memories.jobs"]),
-    ("services", ["memories.services"]),
+              "memories.llm_usage", "memories.jobs", "work.selectors"]),
+    ("services", ["memories.services", "work.services"]),
     ("domain", ["memories.capture", "memories.maintenance", "memories.evaluation",
-                "reflection.services", "reflection.receivers"]),
+                "reflection.services", "reflection.receivers", "work.receivers",
+                "work.prediction"]),
     ("interfaces", ["memories.api", "memories.mcp", "reflection.api", "dashboard",
                     "memories.tasks", "reflection.tasks", "memories.management", "reflection.management",
-                    "memories.admin", "reflection.admin", "engram_site.health"]),
+                    "memories.admin", "reflection.admin", "engram_site.health", "work.api",
+                "work.tasks"]),
     ("wiring", ["engram_site.urls", "reflection.urls", "memories.apps", "reflection.apps",
-                "dashboard.apps", "engram_site.asgi", "engram_site.wsgi"]),
+                "dashboard.apps", "engram_site.asgi", "engram_site.wsgi", "work.urls",
+                "work.apps"]),
 ]
 RANK = {prefix: (rank, name) for rank, (name, prefixes) in enumerate(LAYERS)
         for prefix in prefixes}

@@ -205,7 +205,7 @@ def _learn_co_edits(task: Task, now) -> list[LearnedPattern]:
         chances = max(FileInteraction.objects.filter(
             owner=task.owner, project=task.project, path=path, operation__in=EDITS)
             .values("task_id").distinct().count() for path in (a, b))
-        learned.append(_observe_pattern(task, PatternKind.CO_EDIT, f"{a}\0{b}", {
+        learned.append(_observe_pattern(task, PatternKind.CO_EDIT, f"{a} + {b}", {
             "files": [a, b], "within_seconds": CO_EDIT_SECONDS}, now, chances))
     return learned
 
@@ -218,7 +218,7 @@ def _learn_error_fixes(task: Task, steps, now) -> list[LearnedPattern]:
             command_head=fix.command, error_signature=fix.signature[:400]) \
             .values("task_id").distinct().count()
         learned.append(_observe_pattern(task, PatternKind.ERROR_FIX,
-                                        f"{fix.command}\0{fix.signature}", {
+                                        f"{fix.command}: {fix.signature}", {
                                             "command": fix.command, "signature": fix.signature,
                                             "error": fix.error, "fix_files": fix.fix_files},
                                         now, chances))

@@ -88,7 +88,7 @@ def test_a_workflow_repeated_in_three_tasks_is_remembered_as_seed_001_writes_the
 def test_a_workflow_that_holds_in_few_of_its_chances_is_not_remembered(alice):
     for day in range(6):
         tail = [(10, "bash", "npm run build"), (20, "bash", "git commit -m x")] \
-            if day < 3 else [(10, "bash", "ls")]
+            if day >= 3 else [(10, "bash", "ls")]
         services.learn_from_task(task(alice, (0, "bash", "pytest -q"), *tail,
                                       start=T0 + timedelta(days=day)).pk)
     pattern = LearnedPattern.objects.get(key="pytest → npm run → git commit")

@@ -193,6 +193,7 @@ class Patterns(WorkView):
 # -- predictive context ------------------------------------------------------------------
 
 class PredictedOutput(serializers.Serializer):
+    key = serializers.CharField(help_text="send it back in `exclude` not to get it again")
     section = serializers.CharField()
     text = serializers.CharField()
     tokens = serializers.IntegerField()
@@ -224,6 +225,12 @@ class PredictContext(WorkView):
                                            trim_whitespace=False)
         activity = serializers.CharField(max_length=200, default="", allow_blank=True)
         session_id = serializers.CharField(max_length=200, default="", allow_blank=True)
+        prompt = serializers.CharField(max_length=10_000, default="", allow_blank=True,
+                                       help_text="the files it names count as opened; it "
+                                                 "stands in for a missing activity")
+        exclude = serializers.ListField(child=serializers.CharField(max_length=400),
+                                        max_length=500, default=list,
+                                        help_text="keys of items the agent already has")
         max_tokens = serializers.IntegerField(min_value=50, max_value=prediction.MAX_BUDGET,
                                               default=prediction.DEFAULT_BUDGET)
 
@@ -238,11 +245,13 @@ class PredictContext(WorkView):
             project=self.scope.project_for(given["project"]), file_opened=given["file_opened"],
             files=tuple(given["files"]), branch=given["branch"],
             error_text=given["error_text"], activity=given["activity"],
-            session_id=given["session_id"])
+            session_id=given["session_id"], prompt=given["prompt"],
+            exclude=frozenset(given["exclude"]))
         found = prediction.predict(request.user, signals, budget=given["max_tokens"],
                                    now=timezone.now())
         return Response(PredictionOutput({
-            "context": found.context, "items": [item.__dict__ for item in found.items],
+            "context": found.context,
+            "items": [{**item.__dict__, "key": item.key} for item in found.items],
             "tokens": found.tokens, "budget": found.budget, "left_out": found.left_out}).data)
 
 

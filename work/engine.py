@@ -149,6 +149,7 @@ def intent_of(prompt: str, edited: bool = False) -> str:
 
 _ERROR_LINE = re.compile(r"(error|exception|failed|failure|traceback|fatal|panic|cannot|"
                          r"not found|undefined|refused|denied)", re.IGNORECASE)
+_EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b.*")
 _NOISE = (
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.-]*/)+[\w.-]+"), "<path>"),
     (re.compile(r"0x[0-9a-fA-F]+|\b[0-9a-f]{7,40}\b"), "<hex>"),
@@ -158,11 +159,17 @@ _NOISE = (
 
 
 def error_signature(text: str) -> str:
-    """The line of an error that names it, with paths, numbers, hashes and quoted names
-    replaced, so two runs of the same failure compare equal."""
+    """The line of an error that names it (the last naming an exception type, such as
+    `KeyError: 'x'`, from that name on; else the last with an error word), with paths,
+    numbers, hashes and quoted names replaced, so two runs of one failure compare equal."""
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    named = [line for line in lines if _ERROR_LINE.search(line)]
-    line = (named or lines or [""])[-1][:300]
+    typed = [match for match in map(_EXCEPTION.search, lines) if match]
+    if typed:
+        line = typed[-1].group(0)
+    else:
+        named = [line for line in lines if _ERROR_LINE.search(line)]
+        line = (named or lines or [""])[-1]
+    line = line[:300]
     for pattern, placeholder in _NOISE:
         line = pattern.sub(placeholder, line)
     return re.sub(r"\s+", " ", line).strip().lower()

@@ -45,10 +45,12 @@ class Signals:
     error_text: str = ""
     activity: str = ""
     session_id: str = ""
+    prompt: str = ""  # the files it names count as opened; it stands in for the activity
+    exclude: frozenset[str] = frozenset()  # keys of items the agent was already given
 
     def paths(self) -> list[str]:
         found = []
-        for path in (self.file_opened, *self.files):
+        for path in (self.file_opened, *self.files, *engine.files_mentioned(self.prompt)):
             path = engine.relative_path(path, self.project or "") if path else ""
             if path and path not in found:
                 found.append(path)
@@ -63,6 +65,11 @@ class Predicted:
     ref: str = ""  # the file path or memory id it is about
     memory_id: str = ""
     score: float = 0.0
+
+    @property
+    def key(self) -> str:
+        """Names the item across calls, so a session is not handed it twice."""
+        return self.memory_id or f"{self.section}:{self.ref}:{self.text[:80]}"
 
 
 @dataclass
@@ -91,13 +98,13 @@ def predict(owner, signals: Signals, *, budget: int = DEFAULT_BUDGET, now: datet
     filters = RecallFilters(project=project, with_general=True) if project is not None \
         else RecallFilters()
     candidates: list[tuple[float, Predicted]] = []
-    seen_memories: set = set()
+    seen: set[str] = set()
 
     def add(section, text, ref="", memory_id="", score=0.0):
-        if memory_id and memory_id in seen_memories:
-            return
-        seen_memories.add(memory_id)
         item = Predicted(section, text, count_tokens(text) + 4, ref, memory_id, round(score, 4))
+        if item.key in seen or item.key in signals.exclude:
+            return
+        seen.add(item.key)
         candidates.append((PRIORITY[section] + score, item))
 
     def memories(section, query, ref, limit, kinds=()):
@@ -138,9 +145,9 @@ def predict(owner, signals: Signals, *, budget: int = DEFAULT_BUDGET, now: datet
 
     if signals.branch.strip():
         memories("branch_memory", _branch_query(signals.branch), f"branch:{signals.branch}", 3)
-    if signals.activity.strip():
-        memories("workflow", signals.activity, f"activity:{signals.activity}", 2,
-                 kinds=(Kind.WORKFLOW,))
+    activity = signals.activity.strip() or signals.prompt.strip()
+    if activity:
+        memories("workflow", activity, f"activity:{activity[:100]}", 2, kinds=(Kind.WORKFLOW,))
 
     ordered = [item for _, item in sorted(candidates, key=lambda c: -c[0])]
     packed = pack([Block(i, item.text, item.tokens) for i, item in enumerate(ordered)], budget)

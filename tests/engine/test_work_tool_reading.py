@@ -114,3 +114,9 @@ def test_confidence_shrinks_small_counts():
     assert pattern_confidence(3, 3) == 0.6
     assert pattern_confidence(1, 1) == 0.333
     assert pattern_confidence(9, 10) == 0.75
+
+
+def test_a_test_runners_summary_line_does_not_hide_the_exception_it_reports():
+    assert error_signature("FAILED tests/test_x.py::test_total - KeyError: 'currency'\n"
+                           "1 failed, 12 passed in 0.84s") == "keyerror: <q>"
+    assert error_signature("make: *** [build] Error 2") == "make: *** [build] error <n>"

@@ -79,7 +79,7 @@ def test_a_failing_command_is_kept_with_its_error_and_a_turn_ending_on_it_failed
     assert execution.command_head == "python -m pytest"
     assert "ImportError" in execution.error_message
     assert execution.error_signature == \
-        "e importerror: cannot import name <q> from <q> (<path>)"
+        "importerror: cannot import name <q> from <q> (<path>)"
     assert Task.objects.get().status == TaskStatus.FAILED
 
 

@@ -54,7 +54,7 @@ def relative_path(path: str, project: str) -> str:
     path = path.strip().replace("\\", "/")
     name = project.rstrip("/").rpartition("/")[2]
     if name and f"/{name}/" in path:
-        return path.rpartition(f"/{name}/")[2]
+        return path.partition(f"/{name}/")[2]
     return path.lstrip("./") if path.startswith("./") else path
 
 

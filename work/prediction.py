@@ -113,7 +113,10 @@ def predict(owner, signals: Signals, *, budget: int = DEFAULT_BUDGET, now: datet
         hits = recall(owner=owner, query=query[:2000], limit=limit, now=now,
                       filters=replace(filters, kinds=tuple(kinds)))
         for hit in hits:
-            if hit.breakdown.match >= settings.ENGRAM_CONTEXT_MIN_SCORE:
+            # Among the few memories of one kind (workflows), a shared word is enough:
+            # "release" names `release: test → build → ...` though the meaning is far.
+            if hit.breakdown.match >= settings.ENGRAM_CONTEXT_MIN_SCORE or (
+                    kinds and hit.breakdown.keyword_rank is not None):
                 add(section, hit.memory.content, ref, str(hit.memory.pk), hit.score)
 
     for task in selectors.open_tasks(owner, project, session_id=signals.session_id or None,

@@ -6,7 +6,7 @@ from django.urls import reverse
 pytestmark = pytest.mark.django_db
 
 SCREENS = ["contradictions", "jobs", "api_keys", "transfer", "export_memories",
-           "settings_page", "stats"]
+           "settings_page", "stats", "work_log"]
 
 
 @pytest.mark.parametrize("name", SCREENS)
@@ -23,7 +23,7 @@ def test_it_opens_for_a_signed_in_person(client, alice, name):
 
 
 @pytest.mark.parametrize("name", ["contradictions", "jobs", "api_keys", "transfer",
-                                  "settings_page", "stats"])
+                                  "settings_page", "stats", "work_log"])
 def test_each_screen_extends_the_site_layout(client, alice, name):
     client.force_login(alice)
     page = client.get(reverse(name)).content.decode()

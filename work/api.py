@@ -234,21 +234,26 @@ class PredictContext(WorkView):
         max_tokens = serializers.IntegerField(min_value=50, max_value=prediction.MAX_BUDGET,
                                               default=prediction.DEFAULT_BUDGET)
 
+    @staticmethod
+    def predict(owner, given: dict, scope) -> prediction.Prediction:
+        """The prediction for validated PredictInput, within the key's scope (the MCP tool
+        shares it)."""
+        signals = prediction.Signals(
+            project=scope.project_for(given["project"]), file_opened=given["file_opened"],
+            files=tuple(given["files"]), branch=given["branch"],
+            error_text=given["error_text"], activity=given["activity"],
+            session_id=given["session_id"], prompt=given["prompt"],
+            exclude=frozenset(given["exclude"]))
+        return prediction.predict(owner, signals, budget=given["max_tokens"],
+                                  now=timezone.now())
+
     @extend_schema(request=PredictInput, responses=PredictionOutput,
                    summary="What the agent will likely need next, from what it sees now, "
                            "within a token budget")
     def post(self, request):
         data = self.PredictInput(data=request.data)
         data.is_valid(raise_exception=True)
-        given = data.validated_data
-        signals = prediction.Signals(
-            project=self.scope.project_for(given["project"]), file_opened=given["file_opened"],
-            files=tuple(given["files"]), branch=given["branch"],
-            error_text=given["error_text"], activity=given["activity"],
-            session_id=given["session_id"], prompt=given["prompt"],
-            exclude=frozenset(given["exclude"]))
-        found = prediction.predict(request.user, signals, budget=given["max_tokens"],
-                                   now=timezone.now())
+        found = self.predict(request.user, data.validated_data, self.scope)
         return Response(PredictionOutput({
             "context": found.context,
             "items": [{**item.__dict__, "key": item.key} for item in found.items],

@@ -29,7 +29,7 @@ LAYERS = [
     ("interfaces", ["memories.api", "memories.mcp", "reflection.api", "dashboard",
                     "memories.tasks", "reflection.tasks", "memories.management", "reflection.management",
                     "memories.admin", "reflection.admin", "engram_site.health", "work.api",
-                "work.tasks", "work.management"]),
+                "work.tasks", "work.management", "work.mcp"]),
     ("wiring", ["engram_site.urls", "reflection.urls", "memories.apps", "reflection.apps",
                 "dashboard.apps", "engram_site.asgi", "engram_site.wsgi", "work.urls",
                 "work.apps"]),

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from memories.api.views import ScopedView
 
-from . import engine, prediction, selectors, services
+from . import decisions, engine, prediction, selectors, services
 from .models import FileInteraction, LearnedPattern, PatternKind, Task
 
 MAX_ITEMS = 2000  # context-window items in one pruning request
@@ -338,3 +338,131 @@ class PruneContextWindow(WorkView):
             "prune": [{"id": i.id, "type": i.type, "tokens": i.tokens,
                        "relevance": round(pruning.scores[i.id], 6)} for i in pruning.pruned],
             "snapshot_id": snapshot.pk if snapshot else None}).data)
+
+
+# -- decision helpers (seed 000, Algorithms 10-12) ------------------------------------------
+
+class DeviationOutput(serializers.Serializer):
+    deviate = serializers.BooleanField()
+    reason = serializers.CharField()
+    decided_by = serializers.CharField(help_text="rules, debounced, or the model's provider")
+    note = serializers.CharField()
+
+
+class PlanDeviation(WorkView):
+    class DeviationInput(serializers.Serializer):
+        project = serializers.CharField(max_length=200, allow_blank=True, default="")
+        session_id = serializers.CharField(max_length=200, default="", allow_blank=True)
+        goal = serializers.CharField(max_length=2000)
+        observation = serializers.CharField(max_length=10_000)
+        context = serializers.CharField(max_length=10_000, default="", allow_blank=True)
+
+    @staticmethod
+    def decide(owner, given: dict, scope) -> dict:
+        return decisions.should_deviate(
+            owner, project=scope.project_for(given["project"]), session_id=given["session_id"],
+            goal=given["goal"], observation=given["observation"], context=given["context"],
+            now=timezone.now())
+
+    @extend_schema(request=DeviationInput, responses=DeviationOutput,
+                   summary="Should the agent abandon its plan? Rules first, the model for "
+                           "uncertain cases at most once per 5 minutes per session")
+    def post(self, request):
+        data = self.DeviationInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(DeviationOutput(self.decide(request.user, data.validated_data,
+                                                    self.scope)).data)
+
+
+class PlanNodeOutput(serializers.Serializer):
+    goal = serializers.CharField()
+    minutes = serializers.IntegerField()
+    subplans = serializers.ListField(child=serializers.DictField(),
+                                     help_text="plans of the same shape")
+
+
+class DecompositionOutput(serializers.Serializer):
+    plan = PlanNodeOutput()
+    model_calls = serializers.IntegerField()
+    decided_by = serializers.CharField()
+    note = serializers.CharField()
+
+
+class PlanDecompose(WorkView):
+    class DecomposeInput(serializers.Serializer):
+        project = serializers.CharField(max_length=200, allow_blank=True, default="")
+        goal = serializers.CharField(max_length=2000)
+        minutes = serializers.IntegerField(min_value=1, max_value=10_000)
+        chunk_minutes = serializers.IntegerField(min_value=1, max_value=1440, default=15,
+                                                 help_text="an atomic action's length")
+        max_depth = serializers.IntegerField(min_value=0, max_value=3, default=2)
+
+    @staticmethod
+    def decompose(owner, given: dict, scope) -> dict:
+        return decisions.decompose_plan(
+            owner, project=scope.project_for(given["project"]), goal=given["goal"],
+            minutes=given["minutes"], chunk_minutes=given["chunk_minutes"],
+            max_depth=given["max_depth"], now=timezone.now())
+
+    @extend_schema(request=DecomposeInput, responses=DecompositionOutput,
+                   summary="Break a goal into sequential subgoals, recursively, down to "
+                           "chunk-sized actions")
+    def post(self, request):
+        data = self.DecomposeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(DecompositionOutput(self.decompose(request.user, data.validated_data,
+                                                           self.scope)).data)
+
+
+class CandidateOutput(serializers.Serializer):
+    type = serializers.CharField()
+    description = serializers.CharField()
+    value = serializers.FloatField()
+
+
+class NextActionOutput(serializers.Serializer):
+    selected = CandidateOutput()
+    candidates = CandidateOutput(many=True)
+    coverage = serializers.FloatField()
+    goal_progress = serializers.FloatField()
+    proposed_by = serializers.CharField()
+    note = serializers.CharField()
+
+
+class GoalInput(serializers.Serializer):
+    text = serializers.CharField(max_length=500)
+    done = serializers.BooleanField(default=False)
+
+
+class PlanNextAction(WorkView):
+    class NextActionInput(serializers.Serializer):
+        project = serializers.CharField(max_length=200, allow_blank=True, default="")
+        goals = GoalInput(many=True, max_length=50)
+        context = serializers.CharField(max_length=20_000, default="", allow_blank=True)
+        recent_actions = serializers.ListField(
+            child=serializers.ChoiceField(["retrieval", "reasoning", "learning", "grounding"]),
+            max_length=1000, default=list)
+        coverage = serializers.FloatField(min_value=0.0, max_value=1.0, required=False,
+                                          help_text="how much the context already holds; "
+                                                    "estimated from it when left out")
+        limit = serializers.IntegerField(min_value=1, max_value=5, default=5)
+
+        def validate_goals(self, goals):
+            if not goals:
+                raise serializers.ValidationError("Send at least one goal.")
+            return goals
+
+    @staticmethod
+    def choose(owner, given: dict, scope) -> dict:
+        return decisions.next_action(
+            owner, project=scope.project_for(given["project"]), goals=given["goals"],
+            context=given["context"], recent_actions=given["recent_actions"],
+            coverage=given.get("coverage"), limit=given["limit"], now=timezone.now())
+
+    @extend_schema(request=NextActionInput, responses=NextActionOutput,
+                   summary="Propose next actions, value each, select the best")
+    def post(self, request):
+        data = self.NextActionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(NextActionOutput(self.choose(request.user, data.validated_data,
+                                                     self.scope)).data)

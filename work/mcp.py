@@ -8,7 +8,17 @@ from memories.mcp.operations import _validated
 from memories.selectors import EVERYWHERE, Scope
 
 from . import selectors, services
-from .api import CoEdits, ErrorFixes, FileHistory, OpenTasks, PredictContext, ToolSuccessRates
+from .api import (
+    CoEdits,
+    ErrorFixes,
+    FileHistory,
+    OpenTasks,
+    PlanDecompose,
+    PlanDeviation,
+    PlanNextAction,
+    PredictContext,
+    ToolSuccessRates,
+)
 
 
 def _project(given: dict, scope: Scope) -> str | None:
@@ -76,3 +86,35 @@ def predict(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     if not found.items:
         return "Nothing predicted from these signals."
     return f"{found.context}\n\n({len(found.items)} items, {found.tokens} tokens)"
+
+
+def plan_deviation(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _validated(PlanDeviation.DeviationInput, arguments)
+    found = PlanDeviation.decide(owner, given, scope)
+    verdict = "Replan" if found["deviate"] else "Keep the plan"
+    return f"{verdict}: {found['reason']} (decided by {found['decided_by']})" + (
+        f"; {found['note']}" if found["note"] else "")
+
+
+def _outline(plan: dict, depth: int = 0) -> list[str]:
+    lines = [f"{'  ' * depth}- {plan['goal']} ({plan['minutes']} min)"]
+    for sub in plan["subplans"]:
+        lines += _outline(sub, depth + 1)
+    return lines
+
+
+def plan_decompose(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _validated(PlanDecompose.DecomposeInput, arguments)
+    found = PlanDecompose.decompose(owner, given, scope)
+    return "\n".join(_outline(found["plan"])) + (
+        f"\n(decided by {found['decided_by']}, {found['model_calls']} model calls"
+        + (f"; {found['note']}" if found["note"] else "") + ")")
+
+
+def plan_next_action(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+    given = _validated(PlanNextAction.NextActionInput, arguments)
+    found = PlanNextAction.choose(owner, given, scope)
+    lines = [f"Do next: [{found['selected']['type']}] {found['selected']['description']}"]
+    lines += [f"  {c['value']:.2f} [{c['type']}] {c['description']}"
+              for c in found["candidates"]]
+    return "\n".join(lines) + f"\n(proposed by {found['proposed_by']})"

@@ -14,5 +14,9 @@ urlpatterns = [
     path("work/patterns", api.Patterns.as_view(), name="api-work-patterns"),
     path("work/context-window/prune", api.PruneContextWindow.as_view(),
          name="api-work-prune"),
+    path("work/plan/deviation", api.PlanDeviation.as_view(), name="api-work-plan-deviation"),
+    path("work/plan/decompose", api.PlanDecompose.as_view(), name="api-work-plan-decompose"),
+    path("work/plan/next-action", api.PlanNextAction.as_view(),
+         name="api-work-plan-next-action"),
     path("context/predict", api.PredictContext.as_view(), name="api-context-predict"),
 ]

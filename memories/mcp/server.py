@@ -335,9 +335,49 @@ async def context_predict(
                       prompt=prompt, session_id=session_id, max_tokens=max_tokens)
 
 
+async def plan_deviation(
+    goal: Annotated[str, Field(description="The plan being followed")],
+    observation: Annotated[str, Field(description="What just happened")], ctx: Context,
+    context: Annotated[str | None, Field(description="What else matters now")] = None,
+    project: WorkProject = None, session_id: SessionId = None,
+) -> str:
+    """Should you abandon your plan? Fast rules first; the model only for what they cannot
+    tell, at most once per 5 minutes per session."""
+    return await _run(ctx, work_mcp.plan_deviation, goal=goal, observation=observation,
+                      context=context, project=project, session_id=session_id)
+
+
+async def plan_decompose(
+    goal: Annotated[str, Field(description="What to achieve")],
+    minutes: Annotated[int, Field(description="The time it should take")], ctx: Context,
+    chunk_minutes: Annotated[int | None, Field(description="An atomic step's length "
+                                                           "(default 15)")] = None,
+    max_depth: Annotated[int | None, Field(description="Levels, 0 to 3 (default 2)")] = None,
+    project: WorkProject = None,
+) -> str:
+    """Break a goal into sequential subgoals, recursively, down to chunk-sized steps."""
+    return await _run(ctx, work_mcp.plan_decompose, goal=goal, minutes=minutes,
+                      chunk_minutes=chunk_minutes, max_depth=max_depth, project=project)
+
+
+async def plan_next_action(
+    goals: Annotated[list[dict], Field(description='Goals as {"text": ..., "done": bool}')],
+    ctx: Context,
+    context: Annotated[str | None, Field(description="What you know now")] = None,
+    recent_actions: Annotated[list[str] | None, Field(description="Recent action types: "
+                              "retrieval, reasoning, learning, grounding")] = None,
+    project: WorkProject = None,
+) -> str:
+    """Propose next actions, value each (seed 000's heuristic), and pick the best."""
+    return await _run(ctx, work_mcp.plan_next_action, goals=goals, context=context,
+                      recent_actions=recent_actions, project=project)
+
+
 WORK_TOOLS = [(work_file_history, READ_ONLY), (work_co_edits, READ_ONLY),
               (work_tool_success_rates, READ_ONLY), (work_open_tasks, READ_ONLY),
-              (work_error_fixes, READ_ONLY), (context_predict, READ_ONLY)]
+              (work_error_fixes, READ_ONLY), (context_predict, READ_ONLY),
+              (plan_deviation, READ_ONLY), (plan_decompose, READ_ONLY),
+              (plan_next_action, READ_ONLY)]
 
 
 def build_server(*, owner=None, key=None) -> MCPServer:

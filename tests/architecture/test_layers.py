@@ -25,7 +25,7 @@ LAYERS = [
     ("services", ["memories.services", "work.services"]),
     ("domain", ["memories.capture", "memories.maintenance", "memories.evaluation",
                 "reflection.services", "reflection.receivers", "work.receivers",
-                "work.prediction", "work.evaluation"]),
+                "work.prediction", "work.evaluation", "work.decisions"]),
     ("interfaces", ["memories.api", "memories.mcp", "reflection.api", "dashboard",
                     "memories.tasks", "reflection.tasks", "memories.management", "reflection.management",
                     "memories.admin", "reflection.admin", "engram_site.health", "work.api",

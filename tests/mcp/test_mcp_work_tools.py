@@ -70,3 +70,23 @@ def test_a_project_key_is_held_to_its_project_and_bad_arguments_are_tool_errors(
         return await call(client, "work_co_edits", min_count=0)
     failed, text = with_client(server_url, key, bad)
     assert failed and "min_count" in text
+
+
+def test_the_decision_helpers_answer_with_the_rules_provider(server_url, alice, key_for,
+                                                             settings):
+    settings.ENGRAM_LLM_PROVIDER = "rules"
+
+    async def scenario(client):
+        return [await call(client, "plan_deviation", goal="Fix login",
+                           observation="Error: module not found"),
+                await call(client, "plan_decompose", goal="write the model; then the view",
+                           minutes=60),
+                await call(client, "plan_next_action", goals=[{"text": "Fix login"}]),
+                await call(client, "plan_decompose", goal="x", minutes=0)]
+    deviation, plan, action, bad = with_client(server_url, key_for(alice), scenario)
+    assert deviation == (False, "Replan: error_detected (decided by rules)")
+    assert plan == (False, "- write the model; then the view (60 min)\n"
+                           "  - write the model (30 min)\n  - the view (30 min)\n"
+                           "(decided by rules, 0 model calls)")
+    assert action[1].startswith("Do next: [retrieval]")
+    assert bad[0] and "minutes" in bad[1]

@@ -275,7 +275,8 @@ class ContextItemInput(serializers.Serializer):
     has_tool_calls = serializers.BooleanField(default=False,
                                               help_text="an assistant response that called tools")
     file_path = serializers.CharField(max_length=1000, default="", allow_blank=True)
-    line_range = serializers.ListField(child=serializers.IntegerField(min_value=0),
+    line_range = serializers.ListField(child=serializers.IntegerField(min_value=0,
+                                                                      max_value=engine.MAX_INT),
                                        min_length=2, max_length=2, required=False)
     summary = serializers.CharField(max_length=2000, default="", allow_blank=True)
 

@@ -58,8 +58,14 @@ def relative_path(path: str, project: str) -> str:
     return path.lstrip("./") if path.startswith("./") else path
 
 
-def _int(value) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+MAX_INT = 2**31 - 1  # what the database's integer columns hold
+
+
+def whole_number(value) -> int | None:
+    """A whole number a tool input may give (a line, a count), None when it is not one
+    or beyond what a line number can be."""
+    return value if isinstance(value, int) and not isinstance(value, bool) \
+        and 0 <= value <= MAX_INT else None
 
 
 def _patched_lines(response) -> tuple[int | None, int | None]:
@@ -69,10 +75,10 @@ def _patched_lines(response) -> tuple[int | None, int | None]:
         return None, None
     starts, ends = [], []
     for hunk in hunks:
-        if isinstance(hunk, dict) and _int(hunk.get("newStart")) is not None:
-            start, lines = hunk["newStart"], _int(hunk.get("newLines")) or 1
+        if isinstance(hunk, dict) and whole_number(hunk.get("newStart")) is not None:
+            start, lines = hunk["newStart"], whole_number(hunk.get("newLines")) or 1
             starts.append(start)
-            ends.append(start + lines - 1)
+            ends.append(min(start + lines - 1, MAX_INT))
     return (min(starts), max(ends)) if starts else (None, None)
 
 
@@ -90,9 +96,10 @@ def read_tool_call(tool_name: str, tool_input, response, project: str = "") -> T
     path = relative_path(path, project) if isinstance(path, str) and path else ""
     files: list[FileTouch] = []
     if tool_name == "Read" and path:
-        offset, limit = _int(params.get("offset")), _int(params.get("limit"))
+        offset, limit = whole_number(params.get("offset")), whole_number(params.get("limit"))
         start = offset or (1 if limit else None)
-        files.append(FileTouch(path, READ, start, start + limit - 1 if start and limit else None))
+        end = start + limit - 1 if start and limit else None
+        files.append(FileTouch(path, READ, start, end if end is None or end <= MAX_INT else None))
     elif tool_name in ("Edit", "MultiEdit", "NotebookEdit") and path:
         files.append(FileTouch(path, EDIT, *_patched_lines(response)))
     elif tool_name == "Write" and path:

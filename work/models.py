@@ -126,7 +126,7 @@ class ContextSnapshot(Scoped):
                              related_name="+")
     items = models.JSONField(default=list)  # [{id, type, tokens, relevance}]
     pruned_items = models.JSONField(default=list, blank=True)
-    total_tokens = models.IntegerField()
+    total_tokens = models.BigIntegerField()  # up to 2,000 items of 10 million tokens
     reason = models.CharField(max_length=32, default="pruning")
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -88,7 +88,7 @@ def _record_tool_event(task: Task, observation, event: dict, now: datetime) -> N
         command=call.command, command_head=engine.command_head(call.command)[:200],
         success=success, error_message=error,
         error_signature=engine.error_signature(error)[:400] if error else "",
-        duration_ms=event.get("duration_ms"), created_at=now)
+        duration_ms=engine.whole_number(event.get("duration_ms")), created_at=now)
     FileInteraction.objects.bulk_create([
         FileInteraction(owner=task.owner, project=task.project, session_id=task.session_id,
                         task=task, tool_execution=execution, path=touch.path[:1000],

@@ -141,6 +141,8 @@ def test_a_malformed_window_is_refused_with_400(alice, api_client_for):
                  {"limit": 10, "items": [item("a", "tool_result", -1, 0)]},
                  {"limit": 10, "items": [item("a", "tool_result", 1, 0),
                                          item("a", "tool_result", 1, 0)]},
+                 {"limit": 10, "items": [item("a", "code_snippet", 1, 0,
+                                             line_range=[1, 2**31])]},
                  {"items": []}):
         assert client.post("/api/v1/work/context-window/prune", body,
                            format="json").status_code == 400
@@ -154,3 +156,12 @@ def test_a_restricted_key_cannot_log_a_pruning_into_another_project(alice):
         "project": "blog", "limit": 10, "items": [item("a", "tool_result", 100, 0)]},
         format="json")
     assert answer.status_code == 403
+
+
+def test_a_window_of_thousands_of_huge_items_is_snapshotted_whole(alice, api_client_for):
+    items = [item(f"i{n}", "tool_result", 10_000_000, n % 60) for n in range(300)]
+    answer = api_client_for(alice).post("/api/v1/work/context-window/prune", {
+        "limit": 100_000_000, "items": items}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["target"] == 900_000_000  # 30 % of 3,000,000,000
+    assert ContextSnapshot.objects.get().total_tokens == 3_000_000_000 - answer.json()["freed"]

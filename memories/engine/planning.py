@@ -159,15 +159,14 @@ def evaluate_action(action_type: str, *, coverage: float, goal_progress: float,
 def rules_proposals(goals: Sequence[str], limit: int) -> Proposals:
     """Without a model: one action of each of the seed's four kinds (its Claude Code
     mapping) about the first open goal."""
-    goal = goals[0] if goals else "the task"
+    goal = goals[0][:200] if goals else "the task"  # a description holds 300 characters
     actions = [
         ProposedAction(type="retrieval", description=f"Search memory for past work on {goal}"),
         ProposedAction(type="grounding", description=f"Run or read what {goal} needs"),
         ProposedAction(type="reasoning", description=f"Analyse how to approach {goal}"),
         ProposedAction(type="learning", description=f"Store what was learned about {goal}"),
     ]
-    return Proposals(actions=[a.model_copy(update={"description": a.description[:300]})
-                              for a in actions[:limit]])
+    return Proposals(actions=actions[:limit])
 
 
 PROPOSE_SYSTEM = """\

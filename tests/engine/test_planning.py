@@ -73,3 +73,7 @@ def test_coverage_is_the_share_of_the_goals_words_the_context_holds():
 def test_without_a_model_one_action_of_each_kind_is_proposed():
     assert [a.type for a in rules_proposals(["Fix bug"], 5).actions] == [
         "retrieval", "grounding", "reasoning", "learning"]
+
+
+def test_a_long_goal_still_makes_valid_proposals():
+    assert all(len(a.description) <= 300 for a in rules_proposals(["x" * 500], 5).actions)

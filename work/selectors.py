@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Avg, Count, Q, QuerySet
+from django.db.models import Avg, Count, Prefetch, Q, QuerySet
 
 from . import engine
 from .models import (
@@ -150,7 +150,9 @@ def timeline(owner, project: str | None, *, path: str | None = None,
     if path:
         tasks = tasks.filter(pk__in=_in(FileInteraction.objects, owner, project)
                              .filter(_path_is(path)).values("task_id"))
-    return list(tasks.order_by("-started_at").prefetch_related("file_interactions")[:limit])
+    return list(tasks.order_by("-started_at").prefetch_related(Prefetch(
+        "file_interactions", queryset=FileInteraction.objects.order_by("created_at", "pk")))
+        [:limit])
 
 
 def projects(owner) -> list[str]:

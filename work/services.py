@@ -276,6 +276,11 @@ def record_pruning(owner, *, project: str, session_id: str, items, pruning,
     """Seed 004's summarise_to_episodic and snapshot_context: a pruned code snippet is
     noted as a read of its lines in the work log, and the window is snapshotted with
     what was removed and why."""
+    with transaction.atomic():
+        return _record_pruning(owner, project, session_id, items, pruning, now)
+
+
+def _record_pruning(owner, project, session_id, items, pruning, now) -> ContextSnapshot:
     task = _active_task(owner, project, session_id, now, create=False)
     pruned_ids = {item.id for item in pruning.pruned}
     FileInteraction.objects.bulk_create([

@@ -165,3 +165,14 @@ def test_a_window_of_thousands_of_huge_items_is_snapshotted_whole(alice, api_cli
     assert answer.status_code == 200, answer.content
     assert answer.json()["target"] == 900_000_000  # 30 % of 3,000,000,000
     assert ContextSnapshot.objects.get().total_tokens == 3_000_000_000 - answer.json()["freed"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pruning_outside_a_test_transaction_writes_its_snapshot(alice, api_client_for):
+    """As served: no request-wide transaction around the view."""
+    Task.objects.create(owner=alice, project="shop", session_id="s-1", description="open")
+    answer = api_client_for(alice).post("/api/v1/work/context-window/prune", {
+        "project": "shop", "session_id": "s-1", "limit": 100,
+        "items": [item("a", "tool_result", 90, 30)]}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert ContextSnapshot.objects.get().task.description == "open"

@@ -65,8 +65,8 @@ def test_actions_are_valued_by_the_seeds_heuristic():
 
 def test_coverage_is_the_share_of_the_goals_words_the_context_holds():
     # goal words of four letters or more: {find, root, cause, login, failure} -> 2 held
-    assert estimate_coverage("the login failure log", ["Find the root cause of the login "
-                                                       "failure"]) == pytest.approx(2 / 5)
+    goal = "Find the root cause of the login failure"
+    assert estimate_coverage("the login failure log", [goal]) == pytest.approx(2 / 5)
     assert estimate_coverage("", []) == 1.0
 
 

@@ -89,25 +89,25 @@ def steps(*items):
 
 def test_an_error_fix_is_a_failure_then_edits_then_the_same_command_passing():
     found = error_fixes(steps(
-        dict(command="pytest tests/a.py", success=False, error="E AssertionError: 1 != 2"),
-        dict(edited="app/a.py"), dict(edited="app/b.py"), dict(edited="app/a.py"),
-        dict(command="pytest tests/a.py -x"),
-        dict(command="mypy .", success=False, error="error: bad"),  # never passes
-        dict(edited="app/c.py")))
+        {"command": "pytest tests/a.py", "success": False, "error": "E AssertionError: 1 != 2"},
+        {"edited": "app/a.py"}, {"edited": "app/b.py"}, {"edited": "app/a.py"},
+        {"command": "pytest tests/a.py -x"},
+        {"command": "mypy .", "success": False, "error": "error: bad"},  # never passes
+        {"edited": "app/c.py"}))
     assert [(f.command, f.fix_files) for f in found] == [("pytest", ["app/a.py", "app/b.py"])]
 
 
 def test_a_failure_that_passes_again_without_an_edit_teaches_nothing():
-    assert error_fixes(steps(dict(command="pytest", success=False, error="flaky"),
-                             dict(command="pytest"))) == []
+    assert error_fixes(steps({"command": "pytest", "success": False, "error": "flaky"},
+                             {"command": "pytest"})) == []
 
 
 def test_a_workflow_is_the_successful_commands_in_first_run_order():
-    assert workflow_of(steps(dict(command="pytest -q"), dict(command="npm run build"),
-                             dict(command="pytest"), dict(command="git push", success=False),
-                             dict(command="git commit -m x"))) == (
+    assert workflow_of(steps({"command": "pytest -q"}, {"command": "npm run build"},
+                             {"command": "pytest"}, {"command": "git push", "success": False},
+                             {"command": "git commit -m x"})) == (
         "pytest", "npm run", "git commit")
-    assert workflow_of(steps(dict(command="pytest"), dict(command="git commit"))) == ()
+    assert workflow_of(steps({"command": "pytest"}, {"command": "git commit"})) == ()
 
 
 def test_confidence_shrinks_small_counts():

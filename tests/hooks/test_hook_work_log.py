@@ -6,7 +6,14 @@ import json
 import pytest
 
 from memories.services.remembering import remember
-from work.models import FileInteraction, LearnedPattern, PatternKind, Task, TaskStatus, ToolExecution
+from work.models import (
+    FileInteraction,
+    LearnedPattern,
+    PatternKind,
+    Task,
+    TaskStatus,
+    ToolExecution,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SHOP = "github.com/acme/shop"
@@ -19,10 +26,10 @@ def _context(result) -> str:
 
 def test_a_turn_of_hook_events_becomes_a_task_with_its_files_and_failure(
         hook_event, live_server, run_hook, alice, alice_key, checkout, transcript):
-    run = lambda event: run_hook(event, url=live_server.url, key=alice_key)  # noqa: E731
-    run(hook_event("post_tool_use_edit", cwd=str(checkout)))
-    run(hook_event("post_tool_use_failure", cwd=str(checkout)))
-    run(hook_event("stop", cwd=str(checkout), transcript_path=str(transcript)))
+    for event in (hook_event("post_tool_use_edit", cwd=str(checkout)),
+                  hook_event("post_tool_use_failure", cwd=str(checkout)),
+                  hook_event("stop", cwd=str(checkout), transcript_path=str(transcript))):
+        run_hook(event, url=live_server.url, key=alice_key)
 
     task = Task.objects.get(owner=alice)
     assert task.project == SHOP and task.status == TaskStatus.FAILED

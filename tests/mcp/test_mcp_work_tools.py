@@ -8,7 +8,14 @@ from django.utils import timezone
 from mcp_helpers import call, with_client
 
 from memories.services.api_keys import create_api_key
-from work.models import FileInteraction, LearnedPattern, PatternKind, Task, TaskStatus, ToolExecution
+from work.models import (
+    FileInteraction,
+    LearnedPattern,
+    PatternKind,
+    Task,
+    TaskStatus,
+    ToolExecution,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,8 +92,9 @@ def test_the_decision_helpers_answer_with_the_rules_provider(server_url, alice, 
                 await call(client, "plan_decompose", goal="x", minutes=0)]
     deviation, plan, action, bad = with_client(server_url, key_for(alice), scenario)
     assert deviation == (False, "Replan: error_detected (decided by rules)")
-    assert plan == (False, "- write the model; then the view (60 min)\n"
-                           "  - write the model (30 min)\n  - the view (30 min)\n"
-                           "(decided by rules, 0 model calls)")
+    outline = ("- write the model; then the view (60 min)\n"
+               "  - write the model (30 min)\n  - the view (30 min)\n"
+               "(decided by rules, 0 model calls)")
+    assert plan == (False, outline)
     assert action[1].startswith("Do next: [retrieval]")
     assert bad[0] and "minutes" in bad[1]

@@ -2,7 +2,6 @@
 executions and file interactions in the session's task; the turn's messages name the
 task by its prompt and end it."""
 
-import json
 from datetime import timedelta
 
 import pytest

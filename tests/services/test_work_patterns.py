@@ -3,11 +3,17 @@ patterns mined from ended tasks, and the strong ones becoming procedural memorie
 
 from datetime import datetime, timedelta, timezone
 
-import pytest
-
 from memories.models import Kind, Memory, MemoryType
 from work import selectors, services
-from work.models import FileInteraction, LearnedPattern, PatternKind, Task, TaskStatus, ToolExecution
+from work.engine import command_head, error_signature
+from work.models import (
+    FileInteraction,
+    LearnedPattern,
+    PatternKind,
+    Task,
+    TaskStatus,
+    ToolExecution,
+)
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 P = "shop"
@@ -24,7 +30,6 @@ def task(owner, *events, project=P, start=T0):
                                            operation="edit", created_at=at)
         else:
             success, error = (rest + [True, ""])[:2] if rest else (True, "")
-            from work.engine import command_head, error_signature
             ToolExecution.objects.create(
                 owner=owner, project=project, task=t, tool_name="Bash", command=value,
                 command_head=command_head(value), success=success, error_message=error,

@@ -15,6 +15,7 @@ from .views import (
     settings,
     stats,
     transfer,
+    worklog,
 )
 
 urlpatterns = [
@@ -46,6 +47,8 @@ urlpatterns = [
     path("reflection/reflect", reflection.reflect_now, name="reflect_now"),
     path("reflection/<uuid:insight_id>/review", reflection.insight_review,
          name="insight_review"),
+    # The work log
+    path("work/", worklog.work_log, name="work_log"),
     # The store as a whole
     path("jobs/", jobs.job_list, name="jobs"),
     path("keys/", api_keys.api_key_list, name="api_keys"),

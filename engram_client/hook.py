@@ -15,7 +15,7 @@ from . import config as settings
 from . import state as local
 from . import transcript, usage
 from .client import Client, Refused, Unreachable
-from .project import project_for
+from .project import branch_for, project_for
 
 MAX_TOOL_TEXT = 8_000  # a tool's input or response beyond this is cut before sending
 MAX_PROMPT = 10_000  # the context endpoint's limit on a query
@@ -25,6 +25,9 @@ SESSION_QUERY = ("What matters in this project: decisions, conventions, preferen
 PROMPT_EVENTS = ("SessionStart", "UserPromptSubmit")
 SESSION_END_SECONDS = 1.0
 MAX_CONTEXT_CHARS = 10_000  # Claude Code cuts additionalContext beyond this
+PREDICT_TOKENS = 600  # predicted context (files, errors, the task) on top of the memories
+MAX_PREDICTED_KEYS = 300  # predicted items a session was given, not to give them again
+MAX_ERROR_TEXT = 4_000
 
 
 def _cut(value, limit=MAX_TOOL_TEXT):
@@ -58,7 +61,8 @@ class Hook:
         self.folder = folder
         self.name = str(event.get("hook_event_name", ""))
         self.session_id = str(event.get("session_id", ""))[:150]
-        self.project = project_for(str(event.get("cwd") or os.getcwd()))
+        self.cwd = str(event.get("cwd") or os.getcwd())
+        self.project = project_for(self.cwd)
         timeout = conf.timeout if self.name in PROMPT_EVENTS else conf.background_timeout
         self.client = Client(conf.url, conf.api_key, timeout)
         self.spool = local.Spool(folder)
@@ -70,6 +74,7 @@ class Hook:
             "SessionStart": self.session_start,
             "UserPromptSubmit": self.prompt_submitted,
             "PostToolUse": self.tool_used,
+            "PostToolUseFailure": self.tool_failed,
             "Stop": self.stopped,
             "PreCompact": self.compacting,
             "SessionEnd": self.session_ended,
@@ -84,7 +89,8 @@ class Hook:
             if self.event.get("source") in ("clear", "compact"):
                 session.data["epoch"] = session.data.get("epoch", 0) + 1
             key = self._context_key(session)
-        return self._context(SESSION_QUERY, self.conf.session_tokens, key, min_score=0.0)
+        output = self._context(SESSION_QUERY, self.conf.session_tokens, key, min_score=0.0)
+        return self._with_prediction(output, branch=branch_for(self.cwd))
 
     def prompt_submitted(self):
         prompt = self.event.get("prompt")
@@ -93,7 +99,11 @@ class Hook:
         with local.Session(self.folder, self.session_id) as session:
             key = self._context_key(session)
             session.data["turn"] = {"prompt": prompt[:MAX_PROMPT], "injected": [], "tools": []}
-        return self._context(prompt[:MAX_PROMPT], self.conf.prompt_tokens, key)
+            failure = session.data.get("last_failure") or {}
+        output = self._context(prompt[:MAX_PROMPT], self.conf.prompt_tokens, key)
+        return self._with_prediction(output, prompt=prompt[:MAX_PROMPT],
+                                     branch=branch_for(self.cwd),
+                                     error_text=failure.get("error", ""))
 
     def tool_used(self):
         tool_name = str(self.event.get("tool_name", ""))
@@ -107,11 +117,37 @@ class Hook:
         response = self.event.get("tool_response")
         failed = isinstance(response, dict) and (response.get("is_error") is True
                                                  or response.get("success") is False)
+        if not failed:
+            with local.Session(self.folder, self.session_id) as session:
+                if _command(tool_input) and (session.data.get("last_failure") or {}).get(
+                        "command") == _command(tool_input):
+                    session.data.pop("last_failure")  # the failing command passes now
         self._observe(tool_events=[{
             "tool_name": tool_name[:200], "input": _cut(tool_input),
-            "response": _cut(response), "success": not failed,
-            "file_paths": _file_paths(tool_input)}])
+            "response": _cut(response if response is not None else {}),
+            "success": not failed, "file_paths": _file_paths(tool_input)}])
         return
+
+    def tool_failed(self):
+        """PostToolUse fires only for tools that succeeded; a failed call (a command
+        exiting non-zero, an edit that did not apply) comes as PostToolUseFailure with
+        its error. The last failing command is kept for the next prompt's prediction."""
+        tool_name = str(self.event.get("tool_name", ""))
+        if not tool_name or is_engram_tool(tool_name) or self.event.get("is_interrupt"):
+            return
+        tool_input = self.event.get("tool_input")
+        error = str(self.event.get("error") or "")[:MAX_ERROR_TEXT]
+        with local.Session(self.folder, self.session_id) as session:
+            turn = session.data.setdefault("turn", {"injected": [], "tools": []})
+            turn.setdefault("tools", []).append({"tool_name": tool_name,
+                                                 "tool_input": _cut(tool_input)})
+            if _command(tool_input):
+                session.data["last_failure"] = {"command": _command(tool_input),
+                                                "error": f"$ {_command(tool_input)}\n{error}"}
+        self._observe(tool_events=[{
+            "tool_name": tool_name[:200], "input": _cut(tool_input),
+            "response": {"error": error}, "success": False,
+            "file_paths": _file_paths(tool_input)}])
 
     def stopped(self):
         reply = self.event.get("last_assistant_message")
@@ -170,6 +206,32 @@ class Hook:
         return {"hookSpecificOutput": {"hookEventName": self.name,
                                        "additionalContext": str(answer["context"])[:MAX_CONTEXT_CHARS]}}
 
+    def _with_prediction(self, output: dict | None, **signals) -> dict | None:
+        """The memories' context with what Engram predicts the agent will need (the active
+        task, fixes of the last error, memories about the files named, the workflow)
+        after it; items this session was given before are not sent again. A prediction
+        that fails leaves the memories' context as it was."""
+        with local.Session(self.folder, self.session_id) as session:
+            given = session.data.get("predicted", [])
+        body = {"project": self.project, "session_id": self.session_id,
+                "max_tokens": PREDICT_TOKENS, "exclude": given,
+                **{name: value for name, value in signals.items() if value}}
+        try:
+            answer = self.client.post("context/predict", body)
+        except (Unreachable, Refused) as error:
+            local.log(self.folder, f"prediction failed: {error}")
+            return output
+        if not isinstance(answer, dict) or not answer.get("items"):
+            return output
+        keys = [str(item.get("key")) for item in answer["items"] if isinstance(item, dict)]
+        with local.Session(self.folder, self.session_id) as session:
+            session.data["predicted"] = [*session.data.get("predicted", []), *keys
+                                         ][-MAX_PREDICTED_KEYS:]
+        before = output["hookSpecificOutput"]["additionalContext"] + "\n\n" if output else ""
+        return {"hookSpecificOutput": {
+            "hookEventName": self.name,
+            "additionalContext": (before + str(answer.get("context", "")))[:MAX_CONTEXT_CHARS]}}
+
     def _new_in_transcript(self, session):
         messages, tools, offset = transcript.read_new(
             str(self.event.get("transcript_path") or ""), int(session.data.get("offset", 0)))
@@ -213,6 +275,11 @@ class Hook:
                 local.log(self.folder, f"feedback refused: {refused.message}")
             except Unreachable:
                 return  # feedback is a hint, not worth a spool
+
+
+def _command(tool_input) -> str:
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return command[:2000] if isinstance(command, str) else ""
 
 
 def _file_paths(tool_input) -> list[str]:

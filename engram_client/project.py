@@ -87,3 +87,29 @@ def project_for(cwd: str) -> str:
             return normalise_remote(remote)
         start = top
     return os.path.basename(start)[:MAX_PROJECT] or "root"
+
+
+def branch_for(cwd: str) -> str:
+    """The branch checked out in `cwd` (from HEAD; a worktree's own HEAD), blank when
+    detached or outside git."""
+    folder = os.path.realpath(os.path.expanduser(cwd or "."))
+    try:
+        while True:
+            dot_git = os.path.join(folder, ".git")
+            if os.path.isdir(dot_git):
+                head = os.path.join(dot_git, "HEAD")
+                break
+            if os.path.isfile(dot_git):
+                text = _read(dot_git).strip()
+                if not text.startswith("gitdir:"):
+                    return ""
+                head = os.path.join(folder, text[len("gitdir:"):].strip(), "HEAD")
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return ""
+            folder = parent
+        ref = _read(head).strip()
+    except OSError:
+        return ""
+    return ref[len("ref: refs/heads/"):][:300] if ref.startswith("ref: refs/heads/") else ""

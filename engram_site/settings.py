@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "reflection",
     "dashboard",
     "codegraph",
+    "work",
 ]
 
 MIDDLEWARE = [
@@ -302,6 +303,8 @@ SPECTACULAR_SETTINGS = {
         "ContradictionStatusEnum": "memories.models.ContradictionStatus",
         "JobStatusEnum": "memories.models.JobStatus",
         "InsightStatusEnum": "reflection.models.InsightStatus",
+        "PatternKindEnum": "work.models.PatternKind",
+        "TaskStatusEnum": "work.models.TaskStatus",
     },
 }
 
@@ -364,6 +367,13 @@ ENGRAM_CAPTURE_SKIP_PATHS = envlist(
 ENGRAM_EXTRACTION_DEDUP_THRESHOLD = envfloat("ENGRAM_EXTRACTION_DEDUP_THRESHOLD", 0.85, 0.5, 1.0)
 # A chunk the model failed on is retried with back-off this many times, then extracted by
 # the rules so that nothing is lost.
+# The work log: a task left active this long without a tool event is paused (a turn with
+# a 10-minute Bash call, Claude Code's longest, is not quiet; three of them in a row is).
+ENGRAM_WORK_IDLE_MINUTES = envint("ENGRAM_WORK_IDLE_MINUTES", 30, 1, 10_000)
+# A learned pattern becomes a procedural memory once seen this often (seed 004's co-edit
+# query: at least 3 times) with at least this confidence.
+ENGRAM_WORK_PATTERN_MIN_COUNT = envint("ENGRAM_WORK_PATTERN_MIN_COUNT", 3, 1, 1000)
+ENGRAM_WORK_PATTERN_MIN_CONFIDENCE = envfloat("ENGRAM_WORK_PATTERN_MIN_CONFIDENCE", 0.5, 0.0, 1.0)
 ENGRAM_CAPTURE_MAX_ATTEMPTS = envint("ENGRAM_CAPTURE_MAX_ATTEMPTS", 5, 1, 100)
 # Cost control: model tokens per owner and project per UTC day, after which the rules
 # extract; and the circuit breaker: this many failures in a row open it for the cooldown.

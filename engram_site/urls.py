@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/v1/", include("memories.api.urls")),
     path("api/v1/", include("reflection.urls")),
     path("api/v1/", include("codegraph.urls")),
+    path("api/v1/", include("work.urls")),
     # The schema and its docs hold no data, so they are open to read.
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]),
          name="schema"),

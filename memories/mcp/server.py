@@ -20,6 +20,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from memories.selectors import Scope
+from work import mcp as work_mcp
 
 from . import operations
 from .operations import Refused, refusals
@@ -323,6 +324,118 @@ TOOLS += [
 ]
 
 
+# -- The work log (work/mcp.py): seed 004's queries and predictive context --------------
+
+WorkProject = Annotated[str | None, Field(description="The project, e.g. the repository's "
+                                                      "name; left out, every project")]
+
+
+async def work_file_history(
+    path: Annotated[str, Field(description="The file, e.g. app/auth.py")], ctx: Context,
+    project: WorkProject = None,
+    limit: Annotated[int | None, Field(description="How many interactions, at most")] = None,
+) -> str:
+    """Have I worked on this file before? Its latest reads and edits, with their tasks."""
+    return await _run(ctx, work_mcp.file_history, path=path, project=project, limit=limit)
+
+
+async def work_co_edits(
+    ctx: Context, project: WorkProject = None,
+    path: Annotated[str | None, Field(description="Only pairs holding this file")] = None,
+    min_count: Annotated[int | None, Field(description="Tasks they were edited together "
+                                                       "in, at least (default 3)")] = None,
+) -> str:
+    """Files edited together: in the same task within 5 minutes, in at least 3 tasks."""
+    return await _run(ctx, work_mcp.co_edits, project=project, path=path, min_count=min_count)
+
+
+async def work_tool_success_rates(
+    ctx: Context, project: WorkProject = None,
+    days: Annotated[int | None, Field(description="Over the last days (default 7)")] = None,
+) -> str:
+    """Each tool's success rate over the last days."""
+    return await _run(ctx, work_mcp.tool_success_rates, project=project, days=days)
+
+
+async def work_open_tasks(ctx: Context, project: WorkProject = None,
+                          session_id: SessionId = None) -> str:
+    """What was I working on? Active and paused tasks, newest first."""
+    return await _run(ctx, work_mcp.open_tasks, project=project, session_id=session_id)
+
+
+async def work_error_fixes(
+    ctx: Context, project: WorkProject = None,
+    error_text: Annotated[str | None, Field(description="The error seen; fixes of errors "
+                                                        "that read like it come first")] = None,
+) -> str:
+    """How errors like this one were fixed before: the command, the error, the files."""
+    return await _run(ctx, work_mcp.error_fixes, project=project, error_text=error_text)
+
+
+async def context_predict(
+    ctx: Context,
+    project: Annotated[str | None, Field(description="The project (repository)")] = None,
+    file_opened: Annotated[str | None, Field(description="The file being worked on")] = None,
+    files: Annotated[list[str] | None, Field(description="Other files in view")] = None,
+    branch: Annotated[str | None, Field(description="The git branch")] = None,
+    error_text: Annotated[str | None, Field(description="The error just seen")] = None,
+    activity: Annotated[str | None, Field(description="e.g. deploy, debugging, review")] = None,
+    prompt: Annotated[str | None, Field(description="The request being worked on")] = None,
+    session_id: SessionId = None,
+    max_tokens: Annotated[int | None, Field(description="Token budget (default 1500)")] = None,
+) -> str:
+    """What you will likely need next from what you see now: the active task, fixes of
+    similar errors, memories about the files, files edited with them, the workflow."""
+    return await _run(ctx, work_mcp.predict, project=project, file_opened=file_opened,
+                      files=files, branch=branch, error_text=error_text, activity=activity,
+                      prompt=prompt, session_id=session_id, max_tokens=max_tokens)
+
+
+async def plan_deviation(
+    goal: Annotated[str, Field(description="The plan being followed")],
+    observation: Annotated[str, Field(description="What just happened")], ctx: Context,
+    context: Annotated[str | None, Field(description="What else matters now")] = None,
+    project: WorkProject = None, session_id: SessionId = None,
+) -> str:
+    """Should you abandon your plan? Fast rules first; the model only for what they cannot
+    tell, at most once per 5 minutes per session."""
+    return await _run(ctx, work_mcp.plan_deviation, goal=goal, observation=observation,
+                      context=context, project=project, session_id=session_id)
+
+
+async def plan_decompose(
+    goal: Annotated[str, Field(description="What to achieve")],
+    minutes: Annotated[int, Field(description="The time it should take")], ctx: Context,
+    chunk_minutes: Annotated[int | None, Field(description="An atomic step's length "
+                                                           "(default 15)")] = None,
+    max_depth: Annotated[int | None, Field(description="Levels, 0 to 3 (default 2)")] = None,
+    project: WorkProject = None,
+) -> str:
+    """Break a goal into sequential subgoals, recursively, down to chunk-sized steps."""
+    return await _run(ctx, work_mcp.plan_decompose, goal=goal, minutes=minutes,
+                      chunk_minutes=chunk_minutes, max_depth=max_depth, project=project)
+
+
+async def plan_next_action(
+    goals: Annotated[list[dict], Field(description='Goals as {"text": ..., "done": bool}')],
+    ctx: Context,
+    context: Annotated[str | None, Field(description="What you know now")] = None,
+    recent_actions: Annotated[list[str] | None, Field(description="Recent action types: "
+                              "retrieval, reasoning, learning, grounding")] = None,
+    project: WorkProject = None,
+) -> str:
+    """Propose next actions, value each (seed 000's heuristic), and pick the best."""
+    return await _run(ctx, work_mcp.plan_next_action, goals=goals, context=context,
+                      recent_actions=recent_actions, project=project)
+
+
+WORK_TOOLS = [(work_file_history, READ_ONLY), (work_co_edits, READ_ONLY),
+              (work_tool_success_rates, READ_ONLY), (work_open_tasks, READ_ONLY),
+              (work_error_fixes, READ_ONLY), (context_predict, READ_ONLY),
+              (plan_deviation, READ_ONLY), (plan_decompose, READ_ONLY),
+              (plan_next_action, READ_ONLY)]
+
+
 def build_server(*, owner=None, key=None) -> MCPServer:
     """A fresh server (each HTTP endpoint runs its own session manager, once). With
     `owner`, every call is that owner's, within `key`'s project if it has one: the stdio
@@ -332,7 +445,7 @@ def build_server(*, owner=None, key=None) -> MCPServer:
         yield {"owner": owner, "key": key}
 
     server = MCPServer("engram", instructions=INSTRUCTIONS, lifespan=lifespan)
-    for tool, annotations in TOOLS:
+    for tool, annotations in TOOLS + WORK_TOOLS:
         server.add_tool(tool, annotations=annotations, structured_output=False)
     server.resource("engram://projects/{project}/index", mime_type="text/plain",
                     description=project_index.__doc__)(project_index)

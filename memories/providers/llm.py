@@ -22,7 +22,7 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from memories.engine import reflection
+from memories.engine import planning, reflection
 from memories.engine.consolidation import (
     ClusterSummary,
     extractive_summary,
@@ -38,7 +38,7 @@ from memories.engine.reflection import Insights, Questions, ReflectionMemory
 from .errors import ProviderError
 
 Purpose = Literal["gate", "extract", "judge", "reflect_questions", "reflect_insights",
-                  "summarize"]
+                  "summarize", "plan_deviation", "plan_decompose", "plan_propose"]
 Value = TypeVar("Value", bound=BaseModel)
 
 GATE_MAX_TOKENS = 256
@@ -46,6 +46,8 @@ JUDGE_MAX_TOKENS = 256
 EXTRACT_MAX_TOKENS = 4096
 REFLECT_MAX_TOKENS = 2048
 SUMMARIZE_MAX_TOKENS = 512
+PLAN_MAX_TOKENS = 400  # seed 000, Algorithms 10 and 11: max_tokens=400
+DEVIATION_MAX_TOKENS = 100  # Algorithm 12 asks for 50; JSON needs a little more
 REPAIR_ATTEMPTS = 1
 # Besides every 5xx: the statuses the vendors' own SDKs consider worth another try.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -322,6 +324,20 @@ class LLMProvider:
         """One memory that says what a cluster of similar memories says."""
         raise NotImplementedError
 
+    def plan_deviation(self, goal: str, context: str,
+                       observation: str) -> Judged[planning.DeviationVerdict]:
+        """Whether an observation the fast rules could not place calls for replanning."""
+        raise NotImplementedError
+
+    def plan_subgoals(self, goal: str, minutes: int, count: int) -> Judged[planning.Subgoals]:
+        """`count` sequential subgoals of `goal` with their minutes."""
+        raise NotImplementedError
+
+    def plan_proposals(self, context: str, goals: Sequence[str], recent: Sequence[str],
+                       limit: int) -> Judged[planning.Proposals]:
+        """Up to `limit` candidate next actions, each of one of the four types."""
+        raise NotImplementedError
+
     def describe(self) -> dict:
         return {"provider": self.name, "gate_model": self.gate_model,
                 "extract_model": self.extract_model}
@@ -390,6 +406,27 @@ class ChatModelProvider(LLMProvider):
         return self._ask("summarize", self.extract_model, summarize_system_prompt(),
                          summarize_prompt([_redacted(c) for c in contents]), ClusterSummary,
                          SUMMARIZE_MAX_TOKENS)
+
+    def plan_deviation(self, goal, context, observation):
+        return self._ask("plan_deviation", self.gate_model,
+                         planning.DEVIATION_SYSTEM.format(
+                             schema=_schema(planning.DeviationVerdict)),
+                         planning.deviation_prompt(_redacted(goal), _redacted(context),
+                                                   _redacted(observation)),
+                         planning.DeviationVerdict, DEVIATION_MAX_TOKENS)
+
+    def plan_subgoals(self, goal, minutes, count):
+        return self._ask("plan_decompose", self.extract_model,
+                         planning.DECOMPOSE_SYSTEM.format(schema=_schema(planning.Subgoals)),
+                         planning.decompose_prompt(_redacted(goal), minutes, count),
+                         planning.Subgoals, PLAN_MAX_TOKENS)
+
+    def plan_proposals(self, context, goals, recent, limit):
+        return self._ask("plan_propose", self.gate_model,
+                         planning.PROPOSE_SYSTEM.format(schema=_schema(planning.Proposals)),
+                         planning.propose_prompt(_redacted(context),
+                                                 [_redacted(g) for g in goals], recent, limit),
+                         planning.Proposals, PLAN_MAX_TOKENS)
 
     def _complete(self, model: str, system: str, conversation: list[dict],
                   max_tokens: int) -> Completion:
@@ -615,6 +652,18 @@ class RulesProvider(LLMProvider):
         budget = summary_budget([count_tokens(c) for c in contents])
         return self._judged("summarize", lambda: ClusterSummary(
             summary=extractive_summary(contents, max_tokens=budget)))
+
+    def plan_deviation(self, goal, context, observation):
+        # Algorithm 12's last word when neither rules nor a model decide: keep the plan.
+        return self._judged("plan_deviation", lambda: planning.DeviationVerdict(
+            deviate=False, reason="continue_plan"))
+
+    def plan_subgoals(self, goal, minutes, count):
+        return self._judged("plan_decompose",
+                            lambda: planning.rules_subgoals(goal, minutes, count))
+
+    def plan_proposals(self, context, goals, recent, limit):
+        return self._judged("plan_propose", lambda: planning.rules_proposals(goals, limit))
 
     def _judged(self, purpose: Purpose, work: Callable[[], Value]) -> Judged[Value]:
         started = time.monotonic()

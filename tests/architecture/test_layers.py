@@ -10,28 +10,31 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("memories", "reflection", "dashboard", "engram_site", "engram_client", "codegraph")
+PACKAGES = ("memories", "reflection", "dashboard", "engram_site", "engram_client",
+            "codegraph", "work")
 
 # Lowest first. A module may import its own layer and the ones below, never above.
 LAYERS = [
     ("pure", ["memories.engine", "memories.providers", "engram_site.db",
               "engram_site.settings", "engram_site.huey_connection", "engram_client",
-              "codegraph.engine", "codegraph.parsing"]),
+              "codegraph.engine", "codegraph.parsing", "work.engine"]),
     ("models", ["memories.models", "reflection.models", "memories.migrations",
                 "reflection.migrations", "engram_site.migrations",
-                "codegraph.models", "codegraph.migrations"]),
+                "codegraph.models", "codegraph.migrations", "work.models", "work.migrations"]),
     ("core", ["memories.selectors", "memories.signals", "memories.queue",
-              "memories.llm_usage", "memories.jobs", "codegraph.selectors"]),
-    ("services", ["memories.services", "codegraph.services"]),
+              "memories.llm_usage", "memories.jobs", "codegraph.selectors", "work.selectors"]),
+    ("services", ["memories.services", "codegraph.services", "work.services"]),
     ("domain", ["memories.capture", "memories.maintenance", "memories.evaluation",
-                "reflection.services", "reflection.receivers"]),
+                "reflection.services", "reflection.receivers", "work.receivers",
+                "work.prediction", "work.evaluation", "work.decisions"]),
     ("interfaces", ["memories.api", "memories.mcp", "reflection.api", "dashboard",
                     "memories.tasks", "reflection.tasks", "memories.management", "reflection.management",
                     "memories.admin", "reflection.admin", "engram_site.health",
-                "codegraph.api", "codegraph.management"]),
+                "codegraph.api", "codegraph.management",
+                "work.api", "work.tasks", "work.management", "work.mcp"]),
     ("wiring", ["engram_site.urls", "reflection.urls", "memories.apps", "reflection.apps",
                 "dashboard.apps", "engram_site.asgi", "engram_site.wsgi",
-                "codegraph.urls", "codegraph.apps"]),
+                "codegraph.urls", "codegraph.apps", "work.urls", "work.apps"]),
 ]
 RANK = {prefix: (rank, name) for rank, (name, prefixes) in enumerate(LAYERS)
         for prefix in prefixes}

@@ -9,7 +9,7 @@ pytestmark = pytest.mark.django_db
 SCREENS = {"contradictions": "<title>Contradictions", "jobs": "<title>Jobs",
            "api_keys": "<title>API keys", "transfer": "<title>Import and export",
            "export_memories": "application/x-ndjson", "settings_page": "<title>Settings",
-           "stats": "<title>Stats"}
+           "stats": "<title>Stats", "work_log": "<title>Work log"}
 
 
 @pytest.mark.parametrize("name", SCREENS)
@@ -33,7 +33,7 @@ def test_it_opens_for_a_signed_in_person(client, alice, name, shown):
 
 
 @pytest.mark.parametrize("name", ["contradictions", "jobs", "api_keys", "transfer",
-                                  "settings_page", "stats"])
+                                  "settings_page", "stats", "work_log"])
 def test_each_screen_extends_the_site_layout(client, alice, name):
     client.force_login(alice)
     page = client.get(reverse(name)).content.decode()

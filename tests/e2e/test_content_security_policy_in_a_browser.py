@@ -15,7 +15,7 @@ from tests.helpers import htmx_settled
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SCREENS = ["/", "/context/", "/contradictions/", "/reflection/", "/stats/", "/jobs/",
-           "/keys/", "/transfer/", "/settings/"]
+           "/keys/", "/transfer/", "/settings/", "/work/"]
 
 
 @pytest.fixture

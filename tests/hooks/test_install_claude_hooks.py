@@ -38,7 +38,8 @@ def test_installing_adds_every_event_of_the_plugin_and_keeps_other_hooks(project
     said = install("--project", "--dir", str(project))
     written = settings_of(project)
     assert written["model"] == "opus"
-    assert set(written["hooks"]) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop",
+    assert set(written["hooks"]) == {"SessionStart", "UserPromptSubmit", "PostToolUse",
+                                     "PostToolUseFailure", "Stop",
                                      "PreCompact", "SessionEnd"}
     assert written["hooks"]["PostToolUse"][0] == SOMEONE_ELSES["PostToolUse"][0]
     ours = written["hooks"]["PostToolUse"][1]["hooks"][0]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-EVENTS = {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact",
+EVENTS = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact",
           "SessionEnd"}
 
 

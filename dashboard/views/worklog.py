@@ -1,0 +1,37 @@
+"""The work log: a project's tasks newest first with the files they touched, narrowed to
+one file or one task, beside the files edited together and the error -> fix patterns."""
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from work import selectors
+
+TIMELINE_TASKS = 50
+
+
+class WorkLogFilters(forms.Form):
+    project = forms.CharField(max_length=200, required=False)
+    path = forms.CharField(max_length=1000, required=False, label="File")
+    task = forms.IntegerField(min_value=1, required=False)
+
+
+@login_required
+@require_GET
+def work_log(request):
+    projects = selectors.projects(request.user)
+    filters = WorkLogFilters(request.GET or None)
+    given = filters.cleaned_data if filters.is_valid() else {}
+    project = given.get("project") or (projects[0] if projects else "")
+    path, task = given.get("path") or "", given.get("task")
+    context = {
+        "filters": filters, "projects": projects, "project": project, "path": path,
+        "task_id": task,
+        "tasks": selectors.timeline(request.user, project, path=path or None, task_id=task,
+                                    limit=TIMELINE_TASKS),
+        "co_edits": selectors.co_edits(request.user, project, path=path or None),
+        "error_fixes": selectors.error_fix_patterns(request.user, project, limit=20),
+    }
+    template = "dashboard/worklog.html#timeline" if request.htmx else "dashboard/worklog.html"
+    return render(request, template, context)

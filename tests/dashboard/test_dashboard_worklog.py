@@ -1,0 +1,68 @@
+"""The work log screen: a project's timeline, narrowed to a file or a task, with the
+co-edit pairs and the error -> fix patterns; a person sees only their own log."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from work.models import FileInteraction, LearnedPattern, PatternKind, Task, TaskStatus
+
+pytestmark = pytest.mark.django_db
+URL = reverse("work_log")
+
+
+def logged(owner, project, description, *paths, days_ago=0):
+    start = timezone.now() - timedelta(days=days_ago)
+    task = Task.objects.create(owner=owner, project=project, description=description,
+                               status=TaskStatus.COMPLETED, started_at=start)
+    for i, path in enumerate(paths):
+        FileInteraction.objects.create(owner=owner, project=project, task=task, path=path,
+                                       operation="edit", created_at=start + timedelta(seconds=i))
+    return task
+
+
+@pytest.fixture
+def log(alice, bob):
+    tasks = [logged(alice, "shop", f"Refund change {day}", "app/refunds.py",
+                    "app/serializers.py", days_ago=day) for day in range(3)]
+    tasks.append(logged(alice, "shop", "Restyle the header", "web/header.css"))
+    logged(alice, "zeta", "Zeta work", "zeta.py")
+    logged(bob, "shop", "Bob's secret task", "app/refunds.py")
+    LearnedPattern.objects.create(owner=alice, project="shop", kind=PatternKind.ERROR_FIX,
+                                  key="k", observed_count=3, confidence=0.6, data={
+                                      "command": "python -m pytest",
+                                      "error": "KeyError: 'currency'",
+                                      "signature": "keyerror: <q>",
+                                      "fix_files": ["app/money.py"]})
+    return tasks
+
+
+def test_the_timeline_shows_the_first_project_with_its_pairs_and_fixes(signed_in, log):
+    page = signed_in.get(URL).content.decode()
+    assert "Refund change 2" in page and "Restyle the header" in page
+    assert "Zeta work" not in page and "Bob&#x27;s secret task" not in page
+    assert "<code>app/refunds.py</code> and <code>app/serializers.py</code>: 3 tasks" in page
+    assert "KeyError: &#x27;currency&#x27;" in page and "app/money.py" in page
+    assert 'aria-current="page">Work log' in page
+
+
+def test_a_file_narrows_the_timeline_to_the_tasks_that_touched_it(signed_in, log):
+    page = signed_in.get(URL, {"project": "shop", "path": "header.css"}).content.decode()
+    assert "Restyle the header" in page and "Refund change" not in page
+
+
+def test_a_task_link_shows_that_task_alone_as_an_htmx_partial(signed_in, log):
+    response = signed_in.get(URL, {"project": "shop", "task": log[0].pk}, HTTP_HX_REQUEST="true")
+    page = response.content.decode()
+    assert page.lstrip().startswith('<div id="timeline">')
+    assert "Refund change 0" in page and "Refund change 1" not in page
+
+
+def test_another_owners_task_or_a_bad_filter_shows_nothing_of_theirs(signed_in, log, bob):
+    bobs = Task.objects.get(owner=bob)
+    page = signed_in.get(URL, {"project": "shop", "task": bobs.pk}).content.decode()
+    assert "secret" not in page and "No tasks" in page
+    response = signed_in.get(URL, {"task": "not-a-number"})
+    assert response.status_code == 200 and "Enter a whole number" in response.content.decode()

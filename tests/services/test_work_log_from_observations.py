@@ -1,0 +1,120 @@
+"""The work log is fed by what the hooks send to /observe: tool events become tool
+executions and file interactions in the session's task; the turn's messages name the
+task by its prompt and end it."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from work import services
+from work.models import (
+    ArtifactKind,
+    EpisodeArtifact,
+    FileInteraction,
+    Task,
+    TaskStatus,
+    ToolExecution,
+)
+
+ROOT = "/home/alice/src/shop"
+SESSION = {"session_id": "s-1", "project": "github.com/acme/shop", "agent_id": "claude-code"}
+
+
+@pytest.fixture
+def observe(api_client_for, django_capture_on_commit_callbacks):
+    clients = {}
+
+    def send(owner, **items):
+        client = clients.setdefault(owner.pk, api_client_for(owner))
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post("/api/v1/observe", {**SESSION, **items}, format="json")
+        assert response.status_code == 202, response.content
+        return response
+    return send
+
+
+def tool(name, tool_input, response=None, success=True):
+    return {"tool_events": [{"tool_name": name, "input": tool_input, "response": response or {},
+                             "success": success,
+                             "file_paths": [tool_input.get("file_path")]
+                             if tool_input.get("file_path") else []}]}
+
+
+def test_a_turn_becomes_one_task_named_by_its_prompt_with_its_files_and_tools(alice, observe):
+    observe(alice, **tool("Read", {"file_path": f"{ROOT}/app/auth.py", "offset": 10,
+                                   "limit": 40}))
+    observe(alice, **tool("Edit", {"file_path": f"{ROOT}/app/auth.py", "old_string": "a",
+                                   "new_string": "b"},
+                          {"structuredPatch": [{"newStart": 21, "newLines": 3}]}))
+    observe(alice, **tool("Grep", {"pattern": "def login", "path": f"{ROOT}/app"}))
+    assert Task.objects.get().status == TaskStatus.ACTIVE
+    observe(alice, messages=[{"role": "user", "text": "Fix the login bug in app/auth.py"},
+                             {"role": "assistant", "text": "Fixed: the token check."}])
+
+    task = Task.objects.get()
+    assert task.description == "Fix the login bug in app/auth.py"
+    assert task.status == TaskStatus.COMPLETED
+    assert task.intent == "project_fixing"
+    assert task.outcome == "Fixed: the token check."
+    assert task.files_touched == ["app/auth.py"]
+    assert task.tools_used == {"Read": 1, "Edit": 1, "Grep": 1}
+    rows = list(FileInteraction.objects.order_by("created_at", "pk").values_list(
+        "path", "operation", "line_start", "line_end", "context"))
+    assert rows == [("app/auth.py", "read", 10, 49, ""), ("app/auth.py", "edit", 21, 23, ""),
+                    ("app", "search", None, None, "def login")]
+
+
+def test_a_failing_command_is_kept_with_its_error_and_a_turn_ending_on_it_failed(alice,
+                                                                                observe):
+    observe(alice, **tool("Bash", {"command": "python -m pytest tests/test_auth.py -q"},
+                          {"error": "E   ImportError: cannot import name 'login' from "
+                                    "'app.auth' (/home/alice/src/shop/app/auth.py)"},
+                          success=False))
+    observe(alice, messages=[{"role": "user", "text": "run the tests"},
+                             {"role": "assistant", "text": "They fail."}])
+    execution = ToolExecution.objects.get()
+    assert execution.success is False
+    assert execution.command_head == "python -m pytest"
+    assert "ImportError" in execution.error_message
+    assert execution.error_signature == \
+        "importerror: cannot import name <q> from <q> (<path>)"
+    assert Task.objects.get().status == TaskStatus.FAILED
+
+
+def test_commits_and_written_files_are_the_tasks_artifacts(alice, observe):
+    observe(alice, **tool("Write", {"file_path": f"{ROOT}/docs/adr/0007-sessions.md",
+                                    "content": "# Sessions\n\nWe use sessions.\n"}))
+    observe(alice, **tool("Bash", {"command": "git commit -am 'Sessions'"},
+                          {"stdout": "[main 3f2a9c1] Sessions\n 1 file changed",
+                           "stderr": ""}))
+    assert set(EpisodeArtifact.objects.values_list("kind", "reference")) == {
+        (ArtifactKind.ADR, "docs/adr/0007-sessions.md"), (ArtifactKind.COMMIT, "3f2a9c1")}
+    assert FileInteraction.objects.get().line_end == 4
+
+
+def test_each_session_and_owner_has_its_own_task(alice, bob, observe):
+    observe(alice, **tool("Read", {"file_path": f"{ROOT}/a.py"}))
+    observe(alice, session_id="s-2", **tool("Read", {"file_path": f"{ROOT}/b.py"}))
+    observe(bob, **tool("Read", {"file_path": f"{ROOT}/c.py"}))
+    assert sorted(Task.objects.values_list("owner__username", "session_id", "files_touched")
+                  ) == [("alice", "s-1", ["a.py"]), ("alice", "s-2", ["b.py"]),
+                        ("bob", "s-1", ["c.py"])]
+
+
+def test_a_quiet_session_pauses_its_task_and_the_next_turn_starts_another(alice, observe,
+                                                                         settings):
+    observe(alice, **tool("Read", {"file_path": f"{ROOT}/a.py"}))
+    later = timezone.now() + timedelta(minutes=settings.ENGRAM_WORK_IDLE_MINUTES + 1)
+    assert services.pause_idle_tasks(later) == 1
+    observe(alice, **tool("Read", {"file_path": f"{ROOT}/b.py"}))
+    assert list(Task.objects.order_by("started_at").values_list("status", flat=True)) == [
+        TaskStatus.PAUSED, TaskStatus.ACTIVE]
+
+
+def test_input_that_is_not_json_is_kept_as_text_and_touches_no_file(alice, observe):
+    observe(alice, **tool("Read", {"file_path": f"{ROOT}/a.py"}))
+    observe(alice, tool_events=[{"tool_name": "Read", "input": "x" * 50, "success": True}])
+    execution = ToolExecution.objects.order_by("created_at", "pk").last()
+    assert execution.parameters == {"input": "x" * 50}
+    assert FileInteraction.objects.count() == 1

@@ -1,0 +1,110 @@
+"""Patterns in the work log: the co-edit query on a seeded log, error -> fix and workflow
+patterns mined from ended tasks, and the strong ones becoming procedural memories."""
+
+from datetime import datetime, timedelta, timezone
+
+from memories.models import Kind, Memory, MemoryType
+from work import selectors, services
+from work.engine import command_head, error_signature
+from work.models import (
+    FileInteraction,
+    LearnedPattern,
+    PatternKind,
+    Task,
+    TaskStatus,
+    ToolExecution,
+)
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+P = "shop"
+
+
+def task(owner, *events, project=P, start=T0):
+    """A completed task; events are (seconds after start, kind, value[, success[, error]])."""
+    t = Task.objects.create(owner=owner, project=project, status=TaskStatus.COMPLETED,
+                            started_at=start, last_activity_at=start)
+    for seconds, kind, value, *rest in events:
+        at = start + timedelta(seconds=seconds)
+        if kind == "edit":
+            FileInteraction.objects.create(owner=owner, project=project, task=t, path=value,
+                                           operation="edit", created_at=at)
+        else:
+            success, error = (rest + [True, ""])[:2] if rest else (True, "")
+            ToolExecution.objects.create(
+                owner=owner, project=project, task=t, tool_name="Bash", command=value,
+                command_head=command_head(value), success=success, error_message=error,
+                error_signature=error_signature(error) if error else "", created_at=at)
+    return t
+
+
+def test_files_edited_together_in_three_tasks_within_five_minutes_are_a_pair(alice, bob):
+    for day in range(3):
+        task(alice, (0, "edit", "app/auth.py"), (120, "edit", "app/api.py"),
+             (200, "edit", "app/auth.py"), start=T0 + timedelta(days=day))
+    task(alice, (0, "edit", "app/auth.py"), (400, "edit", "app/models.py"))  # 6 min apart
+    task(alice, (0, "edit", "app/auth.py"), (10, "edit", "app/models.py"))  # once only
+    task(alice, (0, "edit", "app/auth.py"), (10, "edit", "app/api.py"), project="other")
+    task(bob, (0, "edit", "app/auth.py"), (10, "edit", "app/api.py"))
+
+    pairs = selectors.co_edits(alice, P)
+    assert [(p.file_a, p.file_b, p.count) for p in pairs] == [("app/api.py", "app/auth.py", 3)]
+    assert [(p.file_a, p.count) for p in selectors.co_edits(alice, None)] == [("app/api.py", 4)]
+    assert selectors.co_edited_with(alice, P, "auth.py", min_count=1) == [
+        ("app/api.py", 3), ("app/models.py", 1)]
+    assert selectors.co_edits(bob, P) == []
+
+
+def test_a_failure_fixed_by_edits_in_three_tasks_becomes_a_procedural_memory(alice):
+    tasks = [task(alice, (0, "bash", "python -m pytest tests/test_auth.py", False,
+                          f"E   ImportError: cannot import name 'tok{i}' from 'app.auth'"),
+                  (30, "edit", "app/auth.py"), (60, "bash", "python -m pytest -q"),
+                  start=T0 + timedelta(days=i)) for i in range(3)]
+    assert services.learn_from_task(tasks[0].pk)[0].kind == PatternKind.ERROR_FIX
+    services.learn_from_task(tasks[1].pk)
+    assert not Memory.objects.filter(owner=alice).exists()  # seen twice: not yet
+    services.learn_from_task(tasks[2].pk)
+
+    pattern = LearnedPattern.objects.get(kind=PatternKind.ERROR_FIX)
+    assert (pattern.observed_count, pattern.confidence) == (3, 0.6)  # 3 / (3 + 2)
+    assert pattern.data["fix_files"] == ["app/auth.py"]
+    memory = Memory.objects.get(owner=alice)
+    assert (memory.memory_type, memory.kind, memory.project) == (
+        MemoryType.PROCEDURAL, Kind.ERROR, P)
+    assert "python -m pytest" in memory.content and "app/auth.py" in memory.content
+    assert pattern.memory_id == memory.pk
+    assert services.learn_from_task(tasks[2].pk) == []  # each task is mined once
+
+    found = selectors.error_fix_patterns(alice, P, error_text="ImportError: cannot import "
+                                                              "name 'x' from 'app.views'")
+    assert [p.pk for p in found] == [pattern.pk]
+    assert selectors.error_fix_patterns(alice, P, error_text="KeyError: 'user'",
+                                        min_similarity=0.3) == []
+
+
+def test_a_workflow_repeated_in_three_tasks_is_remembered_as_seed_001_writes_them(alice):
+    for day in range(3):
+        t = task(alice, (0, "bash", "pytest -q"), (10, "bash", "npm run build"),
+                 (20, "bash", "git commit -m release"), start=T0 + timedelta(days=day))
+        services.learn_from_task(t.pk)
+    memory = Memory.objects.get(owner=alice, kind=Kind.WORKFLOW)
+    assert memory.content == "workflow (work): pytest → npm run → git commit"
+
+
+def test_a_workflow_that_holds_in_few_of_its_chances_is_not_remembered(alice):
+    for day in range(6):
+        tail = [(10, "bash", "npm run build"), (20, "bash", "git commit -m x")] \
+            if day >= 3 else [(10, "bash", "ls")]
+        services.learn_from_task(task(alice, (0, "bash", "pytest -q"), *tail,
+                                      start=T0 + timedelta(days=day)).pk)
+    pattern = LearnedPattern.objects.get(key="pytest → npm run → git commit")
+    assert pattern.observed_count == 3 and pattern.confidence < 0.5
+    assert not Memory.objects.filter(owner=alice, kind=Kind.WORKFLOW).exists()
+
+
+def test_the_sweep_mines_ended_tasks_the_queue_missed_and_skips_active_ones(alice):
+    ended = task(alice, (0, "edit", "a.py"), (5, "edit", "b.py"))
+    active = task(alice, (0, "edit", "a.py"), (5, "edit", "b.py"))
+    Task.objects.filter(pk=active.pk).update(status=TaskStatus.ACTIVE)
+    assert services.learn_from_ended_tasks() == 1
+    assert Task.objects.get(pk=ended.pk).learned_at is not None
+    assert LearnedPattern.objects.get(kind=PatternKind.CO_EDIT).observed_count == 1

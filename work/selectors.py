@@ -1,0 +1,160 @@
+"""Reads of the work log: seed 004's "queries we need", each narrowed to one owner and,
+unless `project` is None (every project), one project."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import connection
+from django.db.models import Avg, Count, Prefetch, Q, QuerySet
+
+from . import engine
+from .models import (
+    FileInteraction,
+    LearnedPattern,
+    Operation,
+    PatternKind,
+    Task,
+    TaskStatus,
+    ToolExecution,
+)
+
+CO_EDIT_SECONDS = 300  # seed 004: edited within 5 minutes of each other
+CO_EDIT_MIN_COUNT = 3  # seed 004: HAVING COUNT(*) >= 3
+SUCCESS_RATE_DAYS = 7  # seed 004: tool success over the last 7 days
+EDITS = (Operation.EDIT, Operation.WRITE)
+
+
+def _in(queryset: QuerySet, owner, project: str | None) -> QuerySet:
+    queryset = queryset.filter(owner=owner)
+    return queryset if project is None else queryset.filter(project=project)
+
+
+def _path_is(path: str, field: str = "path") -> Q:
+    """A stored path naming the same file: equal, or ending in it (`auth.py` asked,
+    `app/auth.py` stored), or it ending in the stored one (an absolute path asked)."""
+    path = path.strip().lstrip("./") if path.startswith("./") else path.strip()
+    return Q(**{field: path}) | Q(**{f"{field}__endswith": f"/{path}"})
+
+
+def file_history(owner, project: str | None, path: str, limit: int = 5):
+    """"Have I worked on this file before?": its latest interactions, newest first."""
+    path = engine.relative_path(path, project or "")
+    return list(_in(FileInteraction.objects, owner, project).filter(_path_is(path))
+                .select_related("task").order_by("-created_at")[:limit])
+
+
+@dataclass(frozen=True)
+class CoEdit:
+    file_a: str
+    file_b: str
+    count: int  # tasks in which both were edited within the window
+
+
+def co_edits(owner, project: str | None, *, path: str | None = None,
+             min_count: int = CO_EDIT_MIN_COUNT, window_seconds: int = CO_EDIT_SECONDS,
+             limit: int = 50) -> list[CoEdit]:
+    """"What files are often edited together?" (seed 004): pairs edited (or written) in
+    the same task within `window_seconds` of each other, counted once per task, in at
+    least `min_count` tasks; with `path`, only the pairs holding that file."""
+    table = FileInteraction._meta.db_table
+    where, params = ["f1.owner_id = %s"], [owner.pk]
+    if project is not None:
+        where.append("f1.project = %s")
+        params.append(project)
+    sql = f"""
+        SELECT f1.path, f2.path, COUNT(DISTINCT f1.task_id) AS n
+        FROM {table} f1 JOIN {table} f2
+          ON f1.task_id = f2.task_id AND f1.owner_id = f2.owner_id
+         AND f1.path < f2.path
+         AND abs(extract(epoch FROM f2.created_at - f1.created_at)) < %s
+        WHERE {' AND '.join(where)} AND f1.task_id IS NOT NULL
+          AND f1.operation = ANY(%s) AND f2.operation = ANY(%s)
+          AND f1.success AND f2.success
+        GROUP BY f1.path, f2.path
+        HAVING COUNT(DISTINCT f1.task_id) >= %s
+        ORDER BY n DESC, f1.path, f2.path"""
+    args = [window_seconds, *params, list(EDITS), list(EDITS), min_count]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, args)
+        pairs = [CoEdit(a, b, n) for a, b, n in cursor.fetchall()]
+    if path:
+        path = engine.relative_path(path, project or "")
+        pairs = [p for p in pairs if _same_file(p.file_a, path) or _same_file(p.file_b, path)]
+    return pairs[:limit]
+
+
+def _same_file(stored: str, asked: str) -> bool:
+    return stored == asked or stored.endswith(f"/{asked}") or asked.endswith(f"/{stored}")
+
+
+def co_edited_with(owner, project: str | None, path: str, *, min_count: int = 1,
+                   limit: int = 10) -> list[tuple[str, int]]:
+    """The files edited with `path` (the other side of each pair), most often first."""
+    return [(p.file_b if _same_file(p.file_a, engine.relative_path(path, project or ""))
+             else p.file_a, p.count)
+            for p in co_edits(owner, project, path=path, min_count=min_count, limit=limit)]
+
+
+def tool_success_rates(owner, project: str | None, *, now: datetime,
+                       days: int = SUCCESS_RATE_DAYS) -> list[dict]:
+    """Seed 004's "success rate for this tool" over the last `days`, most used first."""
+    rows = (_in(ToolExecution.objects, owner, project)
+            .filter(created_at__gt=now - timedelta(days=days))
+            .values("tool_name")
+            .annotate(total=Count("id"), successes=Count("id", filter=Q(success=True)),
+                      avg_duration_ms=Avg("duration_ms"))
+            .order_by("-total", "tool_name"))
+    return [{**row, "success_rate": round(row["successes"] / row["total"], 3)} for row in rows]
+
+
+def open_tasks(owner, project: str | None, *, session_id: str | None = None,
+               limit: int = 20):
+    """"What was I working on?": active and paused tasks, newest first."""
+    tasks = _in(Task.objects, owner, project).filter(
+        status__in=[TaskStatus.ACTIVE, TaskStatus.PAUSED])
+    if session_id:
+        tasks = tasks.filter(session_id=session_id)
+    return list(tasks.order_by("-started_at")[:limit])
+
+
+def error_fix_patterns(owner, project: str | None, *, error_text: str = "",
+                       min_similarity: float = 0.0, limit: int = 20) -> list[LearnedPattern]:
+    """Error -> fix patterns, most observed first; with `error_text`, those whose error
+    reads like it (word overlap of the signatures), most alike first."""
+    patterns = list(_in(LearnedPattern.objects, owner, project)
+                    .filter(kind=PatternKind.ERROR_FIX).order_by("-observed_count", "-last_seen"))
+    if not error_text:
+        return patterns[:limit]
+    signature = engine.error_signature(error_text)
+    scored = [(engine.similarity(signature, p.data.get("signature", "")), p) for p in patterns]
+    scored = [(s, p) for s, p in scored if s > min_similarity]
+    scored.sort(key=lambda sp: (-sp[0], -sp[1].observed_count))
+    for score, pattern in scored:
+        pattern.similarity = round(score, 3)
+    return [p for _, p in scored[:limit]]
+
+
+def patterns(owner, project: str | None, *, kind: str | None = None, limit: int = 50):
+    found = _in(LearnedPattern.objects, owner, project)
+    if kind:
+        found = found.filter(kind=kind)
+    return list(found.order_by("-confidence", "-observed_count")[:limit])
+
+
+def timeline(owner, project: str | None, *, path: str | None = None,
+             task_id: int | None = None, limit: int = 100) -> list[Task]:
+    """Tasks newest first with their file interactions, narrowed to one file or task."""
+    tasks = _in(Task.objects, owner, project)
+    if task_id is not None:
+        tasks = tasks.filter(pk=task_id)
+    if path:
+        tasks = tasks.filter(pk__in=_in(FileInteraction.objects, owner, project)
+                             .filter(_path_is(path)).values("task_id"))
+    return list(tasks.order_by("-started_at").prefetch_related(Prefetch(
+        "file_interactions", queryset=FileInteraction.objects.order_by("created_at", "pk")))
+        [:limit])
+
+
+def projects(owner) -> list[str]:
+    return list(Task.objects.filter(owner=owner).order_by("project")
+                .values_list("project", flat=True).distinct())

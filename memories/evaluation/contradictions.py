@@ -4,12 +4,15 @@ contradictions.jsonl holds one pair of memories a line:
     {"id": ..., "split": "dev" | "heldout", "contradicts": true | false, "kind": ...,
      "a": "...", "b": "..."}
 `kind` says what makes the pair contradict (value, number, version, choice, negation,
-always_never, owner, name, preference) or what makes it look like it does without doing
-so (compatible, paraphrase, different_subject, refinement). All pairs were written
-before the rules in memories/engine/contradiction.py, which were then developed on the
-"dev" split only. The "heldout" figures estimate the rules on unseen pairs; one fix came
-after their first run (a version followed by a word, "Node 20 is ...", was not read as
-a version), which took held-out recall from 7 to 8 of 12 pairs.
+always_never, owner, name, preference, direction) or what makes it look like it does
+without doing so (compatible, paraphrase, different_subject, refinement).
+
+Two files, two frozen splits. contradictions.jsonl is "dev": the rules in
+memories/engine/contradiction.py were developed on every pair in it (its former
+"heldout" dozen too, after a fix followed their first run). contradictions_heldout.jsonl
+is "heldout": 80 pairs written for issue 12 before the rules were changed again, scored
+once as they stood (recall 0.400, precision 0.941) and never tuned on since. Measure
+on both, tune on dev only.
 
 A judge is any callable (a, b) -> JudgeVerdict: `rules_verdict`, a provider's
 `lambda a, b: provider.judge(a, b).value`, or `RecordedJudge`, which replays model
@@ -17,7 +20,7 @@ replies recorded in a JSONL file, so a model's figures can be reported without n
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +29,8 @@ from memories.engine.dedup import content_hash
 from memories.engine.llm_json import ReplyParseError, parse_reply
 
 DEFAULT_PATH = Path(__file__).with_name("contradictions.jsonl")
+HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout.jsonl")
+DEFAULT_PATHS = (DEFAULT_PATH, HELDOUT_PATH)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")
 
@@ -113,9 +118,11 @@ def _scores(rows: list[dict]) -> dict:
     }
 
 
-def evaluate(path: Path, judge: Judge) -> dict:
-    """Score `judge` on the labelled pairs in `path`: overall, per split and per kind."""
-    pairs = load(path)
+def evaluate(path: Path | Sequence[Path], judge: Judge) -> dict:
+    """Score `judge` on the labelled pairs in `path` (one file or several): overall, per
+    split and per kind."""
+    paths = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
+    pairs = [pair for one in paths for pair in load(one)]
     rows = []
     for pair in pairs:
         verdict = judge(pair.a, pair.b)
@@ -126,7 +133,7 @@ def evaluate(path: Path, judge: Judge) -> dict:
     splits = sorted({row["split"] for row in rows}, key=lambda s: (s not in SPLITS, s))
     kinds = sorted({row["kind"] for row in rows})
     return {
-        "path": str(path),
+        "path": ", ".join(str(p) for p in paths),
         **_scores(rows),
         "per_split": {split: _scores([r for r in rows if r["split"] == split])
                       for split in splits},

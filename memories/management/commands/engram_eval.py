@@ -92,7 +92,10 @@ class Command(BaseCommand):
             return
         if benchmark == "contradictions":
             # no database and no embedding model: pairs are judged one by one
-            self._contradictions(path or contradictions.DEFAULT_PATH, judge, as_json)
+            # Recorded replies exist for the dev pairs only (they replay, they measure nothing).
+            default = ((contradictions.DEFAULT_PATH,) if judge.startswith("recorded:")
+                       else contradictions.DEFAULT_PATHS)
+            self._contradictions(path or default, judge, as_json)
             return
         if benchmark == "locomo":
             if path is None:

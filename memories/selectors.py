@@ -599,7 +599,8 @@ HEAVY_MEMORY_FIELDS = ("embedding", "search_vector")
 def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
     """memory id -> the open contradiction it is part of, for the context's critical tier."""
     ids = list(memory_ids)
-    open_ = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
+    open_ = Contradiction.objects.for_owner(owner).confident().filter(
+        status=ContradictionStatus.OPEN)
     found = {}
     for c in open_.filter(memory_a_id__in=ids) | open_.filter(memory_b_id__in=ids):
         found.setdefault(c.memory_a_id, c)
@@ -608,7 +609,8 @@ def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
 
 
 def count_open_contradictions(owner) -> int:
-    return Contradiction.objects.for_owner(owner).filter(
+    """The open queue's length: confident verdicts only."""
+    return Contradiction.objects.for_owner(owner).confident().filter(
         status=ContradictionStatus.OPEN).count()
 
 
@@ -621,16 +623,20 @@ def contradictions_of(owner):
             .defer(*heavy))
 
 
-def contradiction_queue(owner, *, status: str):
-    """Open ones oldest first (a queue), resolved ones newest resolution first."""
+def contradiction_queue(owner, *, status: str, unsure: bool = False):
+    """Open ones oldest first (a queue), resolved ones newest resolution first; confident
+    verdicts only, unless `unsure` asks for every one."""
     found = contradictions_of(owner).filter(status=status)
+    if not unsure:
+        found = found.confident()
     if status == ContradictionStatus.OPEN:
         return found.order_by("detected_at", "id")
     return found.order_by("-resolved_at", "-detected_at")
 
 
 def next_open_contradiction(owner, *, after: Contradiction | None = None):
-    found = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
+    found = Contradiction.objects.for_owner(owner).confident().filter(
+        status=ContradictionStatus.OPEN)
     if after is not None:
         found = found.exclude(pk=after.pk)
     return found.order_by("detected_at", "id").only("id").first()

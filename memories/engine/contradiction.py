@@ -50,12 +50,17 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .dedup import _FUNCTION_WORDS, _stem
+from .dedup import _FUNCTION_WORDS, PREPOSITIONS, _stem, conflicting_arrangement
 
 NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause must say
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
+SAME_SUBJECT = 0.5  # share of their words two statements of one measure have in common
 SHORT_SLOT = 2  # words a swapped non-value may have
-NO_RULE_CONFIDENCE = 0.5  # "no rule fired" is weak evidence that nothing conflicts
+# A verdict at or above this enters the open queue a person works through; below it the
+# contradiction is kept and shown only on request. Whoever judged, the same rule.
+CONFIDENT = 0.75
+NO_RULE_CONFIDENCE = 0.5
+ASSERTS_NOTHING_CONFIDENCE = 0.9  # a question cannot contradict a claim  # "no rule fired" is weak evidence that nothing conflicts
 MAX_REASON = 500  # characters of a verdict's reason
 # What the rules compare is a sentence or two; reading only this much keeps a judgement
 # of two long memories (every clause against every clause) from taking minutes.
@@ -203,6 +208,57 @@ def read_clause(text: str) -> Clause:
                   past=bool(_PAST.search(text)), negated=negated)
 
 
+# --- What a statement asserts -----------------------------------------------------------------
+
+# A transcript's line stamp: "[8 May 2023] Caroline: ..." (a date, then who spoke).
+_STAMP = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\]\s*)?(?:(?P<speaker>[A-Z][\w.'-]{0,30}"
+                    r"(?: [A-Z][\w.'-]{0,30})?):\s+)?")
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", _I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Words that open a reaction rather than a claim: greetings, thanks, agreement, feelings.
+REACTIONS = frozenset("""
+hi hey hello thanks thank wow whoa yep yeah yes yup nope ok okay cool awesome great nice lol
+haha bye congrats congratulations sure absolutely totally aw aww oh ooh omg sounds glad
+sorry welcome agreed exactly indeed definitely love hope haha hahaha
+""".split())
+REACTION_WORDS = 6  # a sentence opened by a reaction word and shorter than this is a reaction
+CLAIM_WORDS = 2  # content words a sentence needs to claim something
+
+
+def _claims(sentence: str) -> bool:
+    """Whether a sentence asserts something: not a question, not a greeting or reaction,
+    not too short to say anything."""
+    sentence = sentence.strip()
+    if sentence.endswith("?"):
+        return False
+    raws = _RAW_TOKEN.findall(sentence)
+    content = [raw for raw in raws if raw.casefold() not in _FUNCTION_WORDS]
+    if len(content) < CLAIM_WORDS:
+        return False
+    opens_with_reaction = bool(raws) and raws[0].casefold() in REACTIONS
+    return not (opens_with_reaction and (sentence.endswith("!")
+                                         or len(content) < REACTION_WORDS))
+
+
+# Marks of talk addressed to someone rather than a fact put on record: each lowers a
+# verdict's confidence, so a clash between two chat lines is kept but not queued.
+_ADDRESSED = re.compile(r"\b(you|your|yours|you're|you've|you'll|ya)\b", _I)
+TALK_PENALTY = 0.1  # per mark: an exclamation, words to "you"
+LONG_SWAP = 3  # words a changed value may span before the verdict is less sure
+
+
+def talk_marks(text: str) -> int:
+    """How much a statement reads as conversation: an exclamation, words to "you"."""
+    return int("!" in text) + int(bool(_ADDRESSED.search(text)))
+
+
+def asserted(text: str) -> str:
+    """The part of a statement that asserts something: its line stamp taken off, and its
+    questions, greetings and reactions left out. Empty when it asserts nothing."""
+    text = _STAMP.sub("", text[:RULES_READ_CHARS], count=1)
+    return " ".join(s for s in _SENTENCE_END.split(text.strip()) if s.strip() and _claims(s))
+
+
 def clauses(text: str) -> list[Clause]:
     """The whole statement, then each of its clauses when it has more than one (the first
     MAX_CLAUSES of the first RULES_READ_CHARS characters)."""
@@ -269,7 +325,7 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     exact = said == also
     return _verdict(True, f"one statement negates the other: {negated.text!r} against "
-                          f"{other.text!r}", 0.9 if exact else 0.7)
+                          f"{other.text!r}", 0.9 if exact else 0.8)
 
 
 def _slot_words(segment: Sequence[Token]) -> list[Token]:
@@ -321,7 +377,10 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
                       for _, i1, i2, j1, j2 in changes)
-    return _verdict(True, f"the same statement with another value: {swaps}", 0.8)
+    # A long swap is more likely another statement than another value of one slot.
+    long_swap = any(max(i2 - i1, j2 - j1) >= LONG_SWAP for _, i1, i2, j1, j2 in changes)
+    return _verdict(True, f"the same statement with another value: {swaps}",
+                    0.75 if long_swap else 0.8)
 
 
 def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
@@ -385,13 +444,27 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
             continue
         # The rest of each statement, without the measures: one must hold the other.
         units = set(_SECONDS) | set(_BYTES) | set(key.removeprefix("version of ").split("/"))
-        key_a, key_b = ({t.norm for t in clause.tokens
-                         if _number(t.norm) is None and t.norm not in units}
+        key_a, key_b = ({t.norm for t in clause.tokens if _number(t.norm) is None
+                         and t.norm not in units and t.raw.casefold() not in PREPOSITIONS}
                         for clause in (a, b))
-        if len(key_a & key_b) >= KEY_WORDS and (key_a <= key_b or key_b <= key_a):
+        shared = key_a & key_b
+        if len(shared) >= KEY_WORDS and (key_a <= key_b or key_b <= key_a
+                                         or len(shared) >= SAME_SUBJECT * len(key_a | key_b)):
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", 0.75)
     return None
+
+
+def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """The same words, arranged into another fact: "billing depends on auth" / "auth
+    depends on billing", "from A to B" / "from B to A" (dedup's conflicting_arrangement,
+    without its modal verbs: "must" against "may" is no contradiction)."""
+    if len(a.tokens) < KEY_WORDS or sorted(a.norms) != sorted(b.norms):
+        return None
+    if a.norms == b.norms or not conflicting_arrangement(a.text, b.text, modals=False):
+        return None
+    return _verdict(True, "the same words in another direction: "
+                          f"{a.text!r} against {b.text!r}", 0.8)
 
 
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -400,19 +473,35 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.negative != b.negative:
         rules = (_negation, _denied_value, _changed_measure)
     else:
-        rules = (_reversed_preference, _changed_slot, _changed_measure)
+        rules = (_reversed_preference, _reversed_direction, _changed_slot, _changed_measure)
     for rule in rules:
         if found := rule(a, b):
             return found
     return None
 
 
+def _speaking_of_themselves(a: str, b: str) -> bool:
+    """Two transcript lines by different speakers, one saying "I": two people, not one
+    subject ("Tim: I've played for four months" / "John: I've played for a year")."""
+    speakers = [found.group("speaker") for found in (_STAMP.match(a), _STAMP.match(b))]
+    return (all(speakers) and speakers[0] != speakers[1]
+            and any(_FIRST_PERSON.search(asserted(text)) for text in (a, b)))
+
+
 def rules_verdict(a: str, b: str) -> JudgeVerdict:
     """Whether statements `a` and `b` contradict, by the rules in this module's docstring."""
+    if _speaking_of_themselves(a, b):
+        return _verdict(False, "two speakers, each speaking of themselves", 0.8)
+    a, b = asserted(a), asserted(b)
+    if not a or not b:
+        return _verdict(False, "a statement asserts nothing: a question, a greeting or a "
+                               "reaction", ASSERTS_NOTHING_CONFIDENCE)
     for clause_a in clauses(a):
         for clause_b in clauses(b):
             found = _clause_verdict(clause_a, clause_b)
             if found:
-                return found
+                penalty = TALK_PENALTY * (talk_marks(a) + talk_marks(b))
+                return found.model_copy(
+                    update={"confidence": round(max(0.0, found.confidence - penalty), 2)})
     return _verdict(False, "no rule found the same subject with a conflicting value",
                     NO_RULE_CONFIDENCE)

@@ -14,6 +14,10 @@ is "heldout": 80 pairs written for issue 12 before the rules were changed again,
 once as they stood (recall 0.400, precision 0.941) and never tuned on since. Measure
 on both, tune on dev only.
 
+A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
+confidence: what enters the open queue. Contradictions kept below it are counted apart
+("unsure").
+
 A judge is any callable (a, b) -> JudgeVerdict: `rules_verdict`, a provider's
 `lambda a, b: provider.judge(a, b).value`, or `RecordedJudge`, which replays model
 replies recorded in a JSONL file, so a model's figures can be reported without network.
@@ -24,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memories.engine.contradiction import JudgeVerdict, pair_key
+from memories.engine.contradiction import CONFIDENT, JudgeVerdict, pair_key
 from memories.engine.dedup import content_hash
 from memories.engine.llm_json import ReplyParseError, parse_reply
 
@@ -111,6 +115,7 @@ def _scores(rows: list[dict]) -> dict:
     return {
         "pairs": len(rows),
         "contradictory": counts["tp"] + counts["fn"],
+        "unsure": sum(row.get("unsure", False) for row in rows),
         **counts,
         "precision": _ratio(counts["tp"], counts["tp"] + counts["fp"]),
         "recall": _ratio(counts["tp"], counts["tp"] + counts["fn"]),
@@ -126,8 +131,11 @@ def evaluate(path: Path | Sequence[Path], judge: Judge) -> dict:
     rows = []
     for pair in pairs:
         verdict = judge(pair.a, pair.b)
+        # What a person would be asked about: a contradiction confident enough to queue.
         rows.append({"id": pair.id, "kind": pair.kind, "split": pair.split,
-                     "expected": pair.contradicts, "got": verdict.contradicts,
+                     "expected": pair.contradicts,
+                     "got": verdict.contradicts and verdict.confidence >= CONFIDENT,
+                     "unsure": verdict.contradicts and verdict.confidence < CONFIDENT,
                      "reason": verdict.reason, "confidence": verdict.confidence,
                      "a": pair.a, "b": pair.b})
     splits = sorted({row["split"] for row in rows}, key=lambda s: (s not in SPLITS, s))

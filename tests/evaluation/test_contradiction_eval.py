@@ -24,11 +24,12 @@ TINY = [
 ]
 
 
-def canned(flagged: set[str]):
+def canned(flagged: set[str], confidence: float = 0.9):
     """A judge that says "contradicts" for the pairs whose marker is in `flagged`."""
     def judge(a, b):
         marker = a.split()[0]
-        return JudgeVerdict(contradicts=marker in flagged, reason=marker, confidence=0.7)
+        return JudgeVerdict(contradicts=marker in flagged, reason=marker,
+                            confidence=confidence)
     return judge
 
 
@@ -48,6 +49,15 @@ def test_it_scores_precision_and_recall_as_computed_by_hand(tmp_path):
     assert report["accuracy"] == pytest.approx(3 / 5)
     assert (report["pairs"], report["contradictory"]) == (5, 3)
     assert [m["id"] for m in report["misses"]] == ["db", "servers"]
+
+
+def test_an_unsure_verdict_is_counted_apart_not_as_flagged(tmp_path):
+    """Only a confident verdict reaches the queue a person works through."""
+    report = contradictions.evaluate(_write(tmp_path, TINY),
+                                     canned({"PORT", "OWNER", "SERVERS"}, confidence=0.6))
+    assert (report["tp"], report["fp"], report["unsure"]) == (0, 0, 3)
+    sure = contradictions.evaluate(_write(tmp_path, TINY), canned({"PORT"}, confidence=0.75))
+    assert (sure["tp"], sure["unsure"]) == (1, 0)
 
 
 def test_it_breaks_the_figures_down_per_split_and_per_kind(tmp_path):

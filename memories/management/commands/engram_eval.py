@@ -1,7 +1,8 @@
 """Retrieval quality: `engram_eval locomo PATH` and `engram_eval paraphrase [PATH]`;
 extraction quality: `engram_eval extraction [PATH]`; contradiction detection:
 `engram_eval contradictions [PATH] [--judge rules|recorded:FILE|llm]`; the usage tracker's
-cited / ignored marking: `engram_eval usage [PATH]`."""
+cited / ignored marking: `engram_eval usage [PATH]`; the contradictions real chat raises:
+`engram_eval chat-contradictions PATH [--conversations 1-5]`."""
 
 import json
 from pathlib import Path
@@ -10,8 +11,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memories.engine import rules_extractor
 from memories.engine.contradiction import rules_verdict
-from memories.evaluation import (contradictions, extraction, locomo, paraphrases, runner,
-                                 usage)
+from memories.evaluation import (chat_contradictions, contradictions, extraction, locomo,
+                                 paraphrases, runner, usage)
 from memories.providers.embeddings import get_provider
 from memories.providers.llm import get_llm_provider
 
@@ -25,6 +26,21 @@ def _categories(value: str) -> list[int]:
     if not found or any(c not in locomo.CATEGORY_NAMES for c in found):
         raise CommandError(f"--categories takes numbers 1-5 separated by commas, not {value!r}")
     return found
+
+
+def _conversations(value: str) -> list[int]:
+    """ "1-5", "6-10" or "1,3,7": 1-based positions of conversations in the file."""
+    found = set()
+    try:
+        for part in value.split(","):
+            low, _, high = part.strip().partition("-")
+            found.update(range(int(low), int(high or low) + 1))
+    except ValueError as exc:
+        raise CommandError(f"--conversations takes numbers and ranges such as 1-5 or 1,3,7, "
+                           f"not {value!r}") from exc
+    if not found or min(found) < 1:
+        raise CommandError(f"--conversations takes numbers from 1, not {value!r}")
+    return sorted(found)
 
 
 def _judge(value: str) -> tuple[contradictions.Judge, str]:
@@ -56,12 +72,14 @@ class Command(BaseCommand):
             "unlike their memory. `extraction [PATH]`: recall, precision and gate accuracy "
             "of the rules extractor on annotated conversation chunks. `contradictions "
             "[PATH]`: precision and recall of a contradiction judge on labelled pairs. `usage "
-            "[PATH]`: agreement of the usage tracker with hand-labelled turns.")
+            "[PATH]`: agreement of the usage tracker with hand-labelled turns. "
+            "`chat-contradictions PATH`: open contradictions per 1,000 turns of LoCoMo chat "
+            "stored turn by turn (conversations 1-5 dev, 6-10 held out).")
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark",
                             choices=["locomo", "paraphrase", "extraction", "contradictions",
-                                     "usage"])
+                                     "usage", "chat-contradictions"])
         parser.add_argument("path", nargs="?", type=Path,
                             help="LoCoMo JSON (required for locomo), or paraphrase, "
                                  "extraction or contradictions JSONL (defaults to the set "
@@ -70,6 +88,9 @@ class Command(BaseCommand):
                             help="LoCoMo question categories, e.g. 1,2,3,4 (default)")
         parser.add_argument("--limit-conversations", type=int, default=None,
                             help="only the first N LoCoMo conversations")
+        parser.add_argument("--conversations", default="1-10",
+                            help="chat-contradictions: which LoCoMo conversations, by position "
+                                 "in the file (1-5 dev, 6-10 held out; default 1-10)")
         parser.add_argument("--batch-size", type=int, default=128)
         parser.add_argument("--judge", default="rules",
                             help="contradictions: rules (default), recorded:FILE.jsonl to "
@@ -79,9 +100,12 @@ class Command(BaseCommand):
                             help="print JSON instead of tables")
 
     def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
-               judge, as_json, **options):
+               judge, as_json, conversations, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
+        if benchmark == "chat-contradictions":
+            self._chat_contradictions(path, _conversations(conversations), batch_size, as_json)
+            return
         if benchmark == "extraction":
             # no database and no embedding model: the rules extractor is pure
             self._extraction(path or extraction.DEFAULT_PATH, as_json)
@@ -256,6 +280,38 @@ class Command(BaseCommand):
             what = "missed" if miss["expected"] else "wrongly flagged"
             out(f"  {miss['id']} ({miss['split']}, {miss['kind']}): {what}: {miss['a']!r} / "
                 f"{miss['b']!r}")
+
+
+    def _chat_contradictions(self, path, numbers, batch_size, as_json):
+        if path is None:
+            raise CommandError("chat-contradictions needs the path of a LoCoMo JSON file.")
+        try:
+            conversations = locomo.load(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        if max(numbers) > len(conversations):
+            raise CommandError(f"{path} has {len(conversations)} conversations, not "
+                               f"{max(numbers)}.")
+        report = chat_contradictions.evaluate(
+            [conversations[n - 1] for n in numbers], numbers, batch_size=batch_size,
+            progress=self.stderr.write)
+        report["path"] = str(path)
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Contradictions raised by chat in {path} (rules judge; one turn a memory)")
+        out("")
+        out(f"{'split':<8} {'conv':>4} {'turns':>6} {'open':>5} {'per 1,000 turns':>15} "
+            f"{'stored':>6} {'stored per 1,000':>16}")
+        for split, s in report["splits"].items():
+            out(f"{split:<8} {s['conversations']:>4} {s['turns']:>6} {s['open']:>5} "
+                f"{_f(s['open_per_1000_turns']):>15} {s['stored']:>6} "
+                f"{_f(s['stored_per_1000_turns']):>16}")
+        for row in report["conversations"]:
+            for flag in row["flags"]:
+                out(f"  {row['sample_id']} ({row['split']}): {flag['a']!r} / {flag['b']!r}: "
+                    f"{flag['reason']}")
 
 
 def _dumps(report) -> str:

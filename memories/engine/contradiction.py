@@ -50,11 +50,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .dedup import _FUNCTION_WORDS, PREPOSITIONS, _stem, conflicting_arrangement
+from .dedup import (_FUNCTION_WORDS, PREPOSITIONS, _stem, arrangement,
+                    conflicting_arrangement)
 
 NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause must say
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
-SAME_SUBJECT = 0.5  # share of their words two statements of one measure have in common
+SAME_SUBJECT = 0.5  # share of their other words two statements of one subject have in common
 SHORT_SLOT = 2  # words a swapped non-value may have
 # A verdict at or above this enters the open queue a person works through; below it the
 # contradiction is kept and shown only on request. Whoever judged, the same rule.
@@ -169,8 +170,11 @@ class Clause:
         return self.raws[token.at - 1].casefold() if token.at else ""
 
 
-def _norm(word: str) -> str:
-    """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"."""
+def _norm(word: str, raw: str = "") -> str:
+    """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
+    acronym as written ("HTTPS" is not "HTTP")."""
+    if len(raw) > 1 and raw.isupper():
+        return word
     stem = _stem(word)
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
@@ -200,7 +204,7 @@ def read_clause(text: str) -> Clause:
             continue
         if word in _FUNCTION_WORDS or word in _POSITIVE_MARKERS:
             continue
-        norm = NUMBER_WORDS.get(word) or _norm(word)
+        norm = NUMBER_WORDS.get(word) or _norm(word, raw)
         if negations and not negated:
             negated = norm
         tokens.append(Token(raw, norm, at, _is_value(raw, at)))
@@ -356,17 +360,28 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
         return False
     if values_a or values_b:
         return True
-    # Neither is a value: only a slot that holds one thing ("is main", "prefer tabs").
+    # Neither is a value: only a slot that holds one thing ("is main", "prefer tabs"),
+    # and only one such change ("explicit over wildcard" / "absolute over relative" is
+    # another preference, not this one reversed).
+    if len(_changes(a, b)) > 1:
+        return False
     if "prefer" in a.norms and "prefer" in b.norms:
         return True
     return a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
 
 
+def _opcodes(a: Clause, b: Clause):
+    return difflib.SequenceMatcher(None, a.norms, b.norms, autojunk=False).get_opcodes()
+
+
+def _changes(a: Clause, b: Clause):
+    return [op for op in _opcodes(a, b) if op[0] != "equal"]
+
+
 def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS:
         return None
-    matcher = difflib.SequenceMatcher(None, a.norms, b.norms, autojunk=False)
-    ops = matcher.get_opcodes()
+    ops = _opcodes(a, b)
     changes = [op for op in ops if op[0] != "equal"]
     shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")
     if not changes or shared < KEY_WORDS or any(op[0] != "replace" for op in changes):
@@ -447,12 +462,20 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         key_a, key_b = ({t.norm for t in clause.tokens if _number(t.norm) is None
                          and t.norm not in units and t.raw.casefold() not in PREPOSITIONS}
                         for clause in (a, b))
-        shared = key_a & key_b
-        if len(shared) >= KEY_WORDS and (key_a <= key_b or key_b <= key_a
-                                         or len(shared) >= SAME_SUBJECT * len(key_a | key_b)):
+        # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash.
+        if {_amount(measured_a[key]), _amount(measured_b[key])} <= set(a.words) & set(b.words):
+            continue
+        if len(key_a & key_b) >= KEY_WORDS and (key_a <= key_b or key_b <= key_a):
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", 0.75)
     return None
+
+
+def _swapped_ends(a: Clause, b: Clause) -> bool:
+    """Subject and object exchanged: each statement opens on a word the other ends on
+    ("billing calls auth" / "auth calls billing")."""
+    return (a.norms[0] != b.norms[0] and a.norms[0] == b.norms[-1]
+            and b.norms[0] == a.norms[-1])
 
 
 def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -461,10 +484,70 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
     without its modal verbs: "must" against "may" is no contradiction)."""
     if len(a.tokens) < KEY_WORDS or sorted(a.norms) != sorted(b.norms):
         return None
-    if a.norms == b.norms or not conflicting_arrangement(a.text, b.text, modals=False):
+    if a.norms == b.norms or not conflicting_arrangement(a.text, b.text, modals=False,
+                                                         order=False) and not _swapped_ends(a, b):
         return None
     return _verdict(True, "the same words in another direction: "
                           f"{a.text!r} against {b.text!r}", 0.8)
+
+
+def _modifies(clause: Clause, unique: set[str], shared: set[str]) -> bool:
+    """Whether a word only this statement says (not a number) stands right before a word
+    both say, as "free" in "the free plan" or "API" in "the API server": then the two
+    are about different things."""
+    tokens = clause.tokens
+    return any(token.norm in unique and tokens[i + 1].norm in shared
+               and _number(token.norm) is None and not any(c.isdigit() for c in token.raw)
+               for i, token in enumerate(tokens[:-1]))
+
+
+def _in_phrase(clause: Clause, unique: set[str]) -> bool:
+    """Whether a word only this statement says sits after a preposition ("for caching"):
+    a value beside it fills that role, maybe not the other statement's."""
+    slots = arrangement(clause.text).slots
+    return any(slots.get(token.norm) or slots.get(token.raw.casefold())
+               for token in clause.tokens if token.norm in unique and not token.value)
+
+
+def subject_match(a: Clause, b: Clause, key_a: set[str], key_b: set[str],
+                  values: tuple[set[str], set[str]] = (set(), set())) -> float | None:
+    """How sure it is that two statements speak of one subject, from their words other
+    than the values: 0.8 when one says nothing the other does not, 0.75 when most of
+    their words are shared; 0.65 (kept, not queued) when a word only one says modifies
+    a shared one, or both say words of their own after a preposition; else None."""
+    shared = key_a & key_b
+    if len(shared) < KEY_WORDS:
+        return None
+    unique_a, unique_b = key_a - key_b, key_b - key_a
+    if (_modifies(a, unique_a | values[0], shared | (values[0] & values[1]))
+            or _modifies(b, unique_b | values[1], shared | (values[0] & values[1]))
+            or (_in_phrase(a, unique_a) and _in_phrase(b, unique_b))):
+        return 0.65
+    if not unique_a or not unique_b:
+        return 0.8
+    if len(shared) < SAME_SUBJECT * len(key_a | key_b):
+        return None
+    return 0.75
+
+
+def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """The same subject with another value, in any word order: "the docs are built with
+    Sphinx 7" / "we build the docs with Sphinx 5.3"; "background jobs run on Sidekiq" /
+    "we process background jobs with Resque"."""
+    values_a = {t.norm for t in a.tokens if t.value}
+    values_b = {t.norm for t in b.tokens if t.value}
+    only_a, only_b = values_a - values_b, values_b - values_a
+    if not only_a or not only_b or max(len(only_a), len(only_b)) > SHORT_SLOT:
+        return None
+    key_a = {t.norm for t in a.tokens if not t.value and t.raw.casefold() not in PREPOSITIONS}
+    key_b = {t.norm for t in b.tokens if not t.value and t.raw.casefold() not in PREPOSITIONS}
+    confidence = subject_match(a, b, key_a, key_b, (only_a, only_b))
+    if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
+        return None
+    shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
+    shown_b = " ".join(t.raw for t in b.tokens if t.norm in only_b)
+    return _verdict(True, f"the same subject with another value: {shown_a!r} against "
+                          f"{shown_b!r}", confidence)
 
 
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -473,7 +556,8 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.negative != b.negative:
         rules = (_negation, _denied_value, _changed_measure)
     else:
-        rules = (_reversed_preference, _reversed_direction, _changed_slot, _changed_measure)
+        rules = (_reversed_preference, _reversed_direction, _changed_slot, _changed_measure,
+                 _changed_value)
     for rule in rules:
         if found := rule(a, b):
             return found

@@ -49,10 +49,16 @@ def _stem(word: str) -> str:
     return word
 
 
+def stem_of(raw: str) -> str:
+    """A word's stem; an acronym is its own ("HTTPS" is not "HTTP")."""
+    word = raw.casefold()
+    return word if len(raw) > 1 and raw.isupper() else _stem(word)
+
+
 def details(content: str) -> frozenset[str]:
     """The stemmed content words of a text: what it says, without how it says it."""
-    words = (w.casefold() for w in _TOKEN.findall(content))
-    return frozenset(_stem(w) for w in words if w not in _FUNCTION_WORDS)
+    return frozenset(stem_of(w) for w in _TOKEN.findall(content)
+                     if w.casefold() not in _FUNCTION_WORDS)
 
 
 _PHRASE_END = re.compile(r"[,;:!?()]|\.(?=\s|$)")
@@ -83,14 +89,14 @@ def arrangement(content: str) -> Arrangement:
             modals.add(word)
         if word in _FUNCTION_WORDS:
             continue
-        stem = _stem(word)
+        stem = stem_of(token)
         slots.setdefault(stem, preposition)
         if not preposition:
             order.append(stem)
     return Arrangement(frozenset(modals), slots, tuple(order))
 
 
-def conflicting_arrangement(a: str, b: str, *, modals: bool = True) -> bool:
+def conflicting_arrangement(a: str, b: str, *, modals: bool = True, order: bool = True) -> bool:
     """Whether two texts arrange their shared words into another fact: another modal verb,
     two words that exchange their slots ("from A to B" / "from B to A"; "billing depends
     on auth" / "auth depends on billing"), or the words outside phrases in another order
@@ -103,6 +109,8 @@ def conflicting_arrangement(a: str, b: str, *, modals: bool = True) -> bool:
              if first.slots[w] != second.slots[w]}
     if any((there, here) in moved for here, there in moved):
         return True
+    if not order:
+        return False
     shared = set(first.order) & set(second.order)
     return ([w for w in first.order if w in shared]
             != [w for w in second.order if w in shared])

@@ -472,10 +472,11 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
 
 
 def _swapped_ends(a: Clause, b: Clause) -> bool:
-    """Subject and object exchanged: each statement opens on a word the other ends on
-    ("billing calls auth" / "auth calls billing")."""
-    return (a.norms[0] != b.norms[0] and a.norms[0] == b.norms[-1]
-            and b.norms[0] == a.norms[-1])
+    """Two words trade places and all else stays ("billing calls auth" / "auth calls
+    billing"): subject and object exchanged."""
+    differ = [i for i, (x, y) in enumerate(zip(a.norms, b.norms)) if x != y]
+    return (len(differ) == 2 and a.norms[differ[0]] == b.norms[differ[1]]
+            and a.norms[differ[1]] == b.norms[differ[0]])
 
 
 def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -514,14 +515,14 @@ def subject_match(a: Clause, b: Clause, key_a: set[str], key_b: set[str],
     """How sure it is that two statements speak of one subject, from their words other
     than the values: 0.8 when one says nothing the other does not, 0.75 when most of
     their words are shared; 0.65 (kept, not queued) when a word only one says modifies
-    a shared one, or both say words of their own after a preposition; else None."""
+    a shared one, or either says words of its own after a preposition; else None."""
     shared = key_a & key_b
     if len(shared) < KEY_WORDS:
         return None
     unique_a, unique_b = key_a - key_b, key_b - key_a
     if (_modifies(a, unique_a | values[0], shared | (values[0] & values[1]))
             or _modifies(b, unique_b | values[1], shared | (values[0] & values[1]))
-            or (_in_phrase(a, unique_a) and _in_phrase(b, unique_b))):
+            or _in_phrase(a, unique_a) or _in_phrase(b, unique_b)):
         return 0.65
     if not unique_a or not unique_b:
         return 0.8

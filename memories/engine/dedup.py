@@ -49,16 +49,10 @@ def _stem(word: str) -> str:
     return word
 
 
-def stem_of(raw: str) -> str:
-    """A word's stem; an acronym is its own ("HTTPS" is not "HTTP")."""
-    word = raw.casefold()
-    return word if len(raw) > 1 and raw.isupper() else _stem(word)
-
-
 def details(content: str) -> frozenset[str]:
     """The stemmed content words of a text: what it says, without how it says it."""
-    return frozenset(stem_of(w) for w in _TOKEN.findall(content)
-                     if w.casefold() not in _FUNCTION_WORDS)
+    words = (w.casefold() for w in _TOKEN.findall(content))
+    return frozenset(_stem(w) for w in words if w not in _FUNCTION_WORDS)
 
 
 _PHRASE_END = re.compile(r"[,;:!?()]|\.(?=\s|$)")
@@ -89,7 +83,7 @@ def arrangement(content: str) -> Arrangement:
             modals.add(word)
         if word in _FUNCTION_WORDS:
             continue
-        stem = stem_of(token)
+        stem = _stem(word)
         slots.setdefault(stem, preposition)
         if not preposition:
             order.append(stem)

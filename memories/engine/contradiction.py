@@ -48,7 +48,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .dedup import (_FUNCTION_WORDS, PREPOSITIONS, _stem, arrangement,
                     conflicting_arrangement)
@@ -87,6 +87,39 @@ class JudgeVerdict(BaseModel):
         if isinstance(reason, str) and len(reason.strip()) > MAX_REASON:
             return reason.strip()[:MAX_REASON - 1] + "…"
         return reason
+
+
+MAX_SLOT = 200  # characters of a model verdict's subject and of each value
+
+
+class ModelVerdict(JudgeVerdict):
+    """A model's verdict: a contradiction must name what it is about and the two values
+    that conflict (a number, a version, a named choice, "does" / "does not", "A depends
+    on B" / "B depends on A"), which must differ. A "contradiction" that cannot say them
+    is refused and asked again, as any malformed reply is."""
+
+    subject: str = Field(default="", max_length=MAX_SLOT)
+    value_a: str = Field(default="", max_length=MAX_SLOT)
+    value_b: str = Field(default="", max_length=MAX_SLOT)
+
+    @model_validator(mode="after")
+    def _names_the_conflict(self):
+        if self.contradicts:
+            if not (self.subject and self.value_a and self.value_b):
+                raise ValueError("a contradiction must name its subject, value_a and value_b")
+            if self.value_a.casefold() == self.value_b.casefold():
+                raise ValueError("value_a and value_b are the same: that is no contradiction")
+        return self
+
+
+def described(verdict: JudgeVerdict) -> str:
+    """The verdict's reason, led by the subject and the two values when a model named
+    them: what a person reads in the queue."""
+    subject = getattr(verdict, "subject", "")
+    if not (verdict.contradicts and subject):
+        return verdict.reason
+    text = f"{subject}: {verdict.value_a!r} against {verdict.value_b!r}. {verdict.reason}"
+    return text.strip()[:MAX_REASON]
 
 
 def pair_key(a_hash: str, b_hash: str) -> str:

@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from .. import llm_usage, queue, selectors, signals
-from ..engine.contradiction import JudgeVerdict, pair_key
+from ..engine.contradiction import JudgeVerdict, described, pair_key
 from ..jobs import progress_reporter
 from ..models import (
     CheckDrain,
@@ -71,11 +71,13 @@ def _verdict(provider, memory: Memory, other: Memory, now: datetime) -> JudgeVer
                             confidence=cached.confidence)
     judged = provider.judge(other.content, memory.content)
     llm_usage.log_model_calls(memory.owner, memory.project, judged.calls)
+    verdict = JudgeVerdict(contradicts=judged.value.contradicts, reason=described(judged.value),
+                           confidence=judged.value.confidence)
     JudgedPair.objects.get_or_create(
         owner_id=memory.owner_id, pair_key=key, judged_by=provider.name,
-        defaults={"contradicts": judged.value.contradicts, "reason": judged.value.reason,
-                  "confidence": judged.value.confidence, "judged_at": now})
-    return judged.value
+        defaults={"contradicts": verdict.contradicts, "reason": verdict.reason,
+                  "confidence": verdict.confidence, "judged_at": now})
+    return verdict
 
 
 def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,

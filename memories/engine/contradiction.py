@@ -159,6 +159,8 @@ _DISLIKE = {"dislike": "like", "dislikes": "likes", "disliked": "liked", "hate":
             "hates": "likes", "hated": "liked"}
 _POSITIVE_MARKERS = frozenset({"always"})
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
+_CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "chooses",
+                       "pick", "picks"})
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -203,12 +205,21 @@ class Clause:
         return self.raws[token.at - 1].casefold() if token.at else ""
 
 
+# Irregular past forms read as their verb: "the docs are built" says "we build the docs".
+IRREGULAR = {"built": "build", "ran": "run", "written": "write", "wrote": "write",
+             "kept": "keep", "held": "hold", "sent": "send", "made": "make", "done": "do",
+             "gone": "go", "went": "go", "given": "give", "gave": "give", "taken": "take",
+             "took": "take", "chosen": "choose", "chose": "choose", "known": "know",
+             "shown": "show", "bought": "buy", "brought": "bring", "left": "leave",
+             "found": "find", "told": "tell", "paid": "pay", "led": "lead"}
+
+
 def _norm(word: str, raw: str = "") -> str:
     """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
     acronym as written ("HTTPS" is not "HTTP")."""
     if len(raw) > 1 and raw.isupper():
         return word
-    stem = _stem(word)
+    stem = _stem(IRREGULAR.get(word, word))
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
@@ -354,7 +365,12 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     negated, other = (a, b) if a.negative else (b, a)
     said, also = set(negated.norms), set(other.norms)
     shared = said & also
-    if not a.tokens or not b.tokens or a.norms[0] != b.norms[0]:
+    if not a.tokens or not b.tokens:
+        return None
+    if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
+        return _verdict(True, f"one statement negates the other: {negated.text!r} against "
+                              f"{other.text!r}", 0.85)
+    if a.norms[0] != b.norms[0]:
         return None
     if negated.negated not in also:  # "not deployed" says nothing against "manifests live"
         return None
@@ -399,6 +415,10 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     if len(_changes(a, b)) > 1:
         return False
     if "prefer" in a.norms and "prefer" in b.norms:
+        return True
+    # "use double quotes" / "use single quotes": the word right after "use" is a choice
+    chosen_by = a.word_before(seg_a[0])
+    if chosen_by in _CHOOSING and chosen_by == b.word_before(seg_b[0]):
         return True
     return a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
 
@@ -568,13 +588,17 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     """The same subject with another value, in any word order: "the docs are built with
     Sphinx 7" / "we build the docs with Sphinx 5.3"; "background jobs run on Sidekiq" /
     "we process background jobs with Resque"."""
-    values_a = {t.norm for t in a.tokens if t.value}
-    values_b = {t.norm for t in b.tokens if t.value}
+    # A name is a value in both statements though one opens on it ("Prometheus scrapes").
+    named = {t.norm for t in (*a.tokens, *b.tokens) if t.value}
+    values_a = {t.norm for t in a.tokens if t.norm in named}
+    values_b = {t.norm for t in b.tokens if t.norm in named}
     only_a, only_b = values_a - values_b, values_b - values_a
     if not only_a or not only_b or max(len(only_a), len(only_b)) > SHORT_SLOT:
         return None
-    key_a = {t.norm for t in a.tokens if not t.value and t.raw.casefold() not in PREPOSITIONS}
-    key_b = {t.norm for t in b.tokens if not t.value and t.raw.casefold() not in PREPOSITIONS}
+    key_a = {t.norm for t in a.tokens
+             if t.norm not in named and t.raw.casefold() not in PREPOSITIONS}
+    key_b = {t.norm for t in b.tokens
+             if t.norm not in named and t.raw.casefold() not in PREPOSITIONS}
     confidence = subject_match(a, b, key_a, key_b, (only_a, only_b))
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
         return None

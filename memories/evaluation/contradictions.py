@@ -7,12 +7,13 @@ contradictions.jsonl holds one pair of memories a line:
 always_never, owner, name, preference, direction) or what makes it look like it does
 without doing so (compatible, paraphrase, different_subject, refinement).
 
-Two files, two frozen splits. contradictions.jsonl is "dev": the rules in
-memories/engine/contradiction.py were developed on every pair in it (its former
-"heldout" dozen too, after a fix followed their first run). contradictions_heldout.jsonl
-is "heldout": 80 pairs written for issue 12 before the rules were changed again, scored
-once as they stood (recall 0.400, precision 0.941) and never tuned on since. Measure
-on both, tune on dev only.
+Two frozen splits. "dev" is contradictions.jsonl (82 pairs; the rules in
+memories/engine/contradiction.py were developed on every one, its former "heldout" dozen
+too, after a fix followed their first run) and contradictions_dev_added.jsonl (50 pairs
+written for issue 12 to tune on, after the held-out batch). "heldout" is
+contradictions_heldout.jsonl: 80 pairs written for issue 12 before the rules were
+changed again, scored once as they stood (recall 0.400, precision 0.941) and never tuned
+on since. Measure on both, tune on dev only.
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -33,8 +34,10 @@ from memories.engine.dedup import content_hash
 from memories.engine.llm_json import ReplyParseError, parse_reply
 
 DEFAULT_PATH = Path(__file__).with_name("contradictions.jsonl")
+DEV_ADDED_PATH = Path(__file__).with_name("contradictions_dev_added.jsonl")
 HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout.jsonl")
-DEFAULT_PATHS = (DEFAULT_PATH, HELDOUT_PATH)
+DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH)
+DEFAULT_PATHS = (*DEV_PATHS, HELDOUT_PATH)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")
 

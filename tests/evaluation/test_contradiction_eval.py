@@ -96,7 +96,7 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
 
 def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
     pairs = [pair for path in contradictions.DEFAULT_PATHS for pair in contradictions.load(path)]
-    assert len(pairs) >= 140
+    assert len(pairs) >= 200
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
     assert len({p.id for p in pairs}) == len(pairs)
     heldout = [p for p in pairs if p.split == "heldout"]
@@ -106,9 +106,19 @@ def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
     assert len({kind for kind, _ in labels}) == len(labels)
 
 
-def test_the_rules_keep_their_figures_on_the_shipped_set():
-    report = contradictions.evaluate(contradictions.DEFAULT_PATH, rules_verdict)
-    assert report["precision"] >= 0.95 and report["recall"] >= 0.85
+def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
+    """Tuned on these 132 pairs: precision 1.000, recall 0.742 when written."""
+    report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
+    assert report["pairs"] == 132 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.95 and report["recall"] >= 0.72
+
+
+def test_the_rules_hold_their_floor_on_the_held_out_pairs():
+    """Measured on the fresh held-out batch (never tuned on): precision 0.920, recall
+    0.575 (23 of 40) when written; the floors sit just under, so a regression fails."""
+    report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
+    assert report["per_split"].keys() == {"heldout"}
+    assert report["precision"] >= 0.88 and report["recall"] >= 0.55
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():
@@ -139,3 +149,42 @@ def test_engram_eval_contradictions_replays_recorded_replies_as_json():
 def test_engram_eval_contradictions_refuses_an_unknown_judge():
     with pytest.raises(CommandError, match="--judge takes rules"):
         call_command("engram_eval", "contradictions", "--judge", "oracle")
+
+
+def _locomo(tmp_path, turns):
+    sessions = {"session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [{"speaker": speaker, "dia_id": f"D1:{i}", "text": text}
+                              for i, (speaker, text) in enumerate(turns, 1)]}
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([{"sample_id": "conv-x", "qa": [], "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Ben", **sessions}}]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.django_db
+def test_engram_eval_chat_contradictions_counts_the_open_queue_per_1000_turns(tmp_path):
+    small_talk = [("Ana", "Hi Ben! How are you?"), ("Ben", "Thanks, Ana! Great to hear!"),
+                  ("Ana", "Wow, that sounds awesome!"), ("Ben", "What's new with you?")]
+    clash = [("Ana", "The book club meets in the library on Mondays."),
+             ("Ana", "The book club never meets in the library on Mondays.")]
+    out = StringIO()
+    call_command("engram_eval", "chat-contradictions", str(_locomo(tmp_path, small_talk)),
+                 "--conversations", "1", "--json", stdout=out, stderr=StringIO())
+    quiet = json.loads(out.getvalue())["splits"]["dev"]
+    assert (quiet["turns"], quiet["open"], quiet["open_per_1000_turns"]) == (4, 0, 0.0)
+    out = StringIO()
+    call_command("engram_eval", "chat-contradictions",
+                 str(_locomo(tmp_path, small_talk + clash)), "--conversations", "1",
+                 "--json", stdout=out, stderr=StringIO())
+    loud = json.loads(out.getvalue())["splits"]["dev"]
+    assert (loud["turns"], loud["open"]) == (6, 1)
+    assert loud["open_per_1000_turns"] == pytest.approx(1000 / 6, abs=0.01)
+
+
+def test_engram_eval_chat_contradictions_refuses_a_bad_conversation_range(tmp_path):
+    with pytest.raises(CommandError, match="--conversations takes"):
+        call_command("engram_eval", "chat-contradictions", str(_locomo(tmp_path, [])),
+                     "--conversations", "one")
+    with pytest.raises(CommandError, match="has 1 conversations"):
+        call_command("engram_eval", "chat-contradictions",
+                     str(_locomo(tmp_path, [("Ana", "Hi.")])), "--conversations", "6-10")

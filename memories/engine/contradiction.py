@@ -510,7 +510,7 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
     for key in measured_a.keys() & measured_b.keys():
         if measured_a[key] == measured_b[key]:
             continue
-        # The rest of each statement, without the measures: one must hold the other.
+        # The rest of each statement, without the measures: the same subject.
         units = set(_SECONDS) | set(_BYTES) | set(key.removeprefix("version of ").split("/"))
         key_a, key_b = ({t.norm for t in clause.tokens if _number(t.norm) is None
                          and t.norm not in units and t.raw.casefold() not in PREPOSITIONS}
@@ -518,9 +518,10 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash.
         if {_amount(measured_a[key]), _amount(measured_b[key])} <= set(a.words) & set(b.words):
             continue
-        if len(key_a & key_b) >= KEY_WORDS and (key_a <= key_b or key_b <= key_a):
+        sure = subject_match(a, b, key_a, key_b)
+        if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
-                                  f"{_amount(measured_b[key])}", 0.75)
+                                  f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
 
 
@@ -545,14 +546,19 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"{a.text!r} against {b.text!r}", 0.8)
 
 
+_DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
+
+
 def _modifies(clause: Clause, unique: set[str], shared: set[str]) -> bool:
     """Whether a word only this statement says (not a number) stands right before a word
     both say, as "free" in "the free plan" or "API" in "the API server": then the two
-    are about different things."""
+    are about different things. A determiner between them starts a new phrase ("scale
+    the API"), so the word is no modifier."""
     tokens = clause.tokens
-    return any(token.norm in unique and tokens[i + 1].norm in shared
+    return any(token.norm in unique and after.norm in shared
                and _number(token.norm) is None and not any(c.isdigit() for c in token.raw)
-               for i, token in enumerate(tokens[:-1]))
+               and not _DETERMINERS & set(clause.words[token.at + 1:after.at])
+               for token, after in zip(tokens, tokens[1:]))
 
 
 def _in_phrase(clause: Clause, unique: set[str]) -> bool:

@@ -107,18 +107,18 @@ def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 132 pairs: precision 1.000, recall 0.742 when written."""
+    """Tuned on these 132 pairs: precision 1.000, recall 0.758 when written."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
     assert report["pairs"] == 132 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.95 and report["recall"] >= 0.72
+    assert report["precision"] >= 0.95 and report["recall"] >= 0.73
 
 
 def test_the_rules_hold_their_floor_on_the_held_out_pairs():
-    """Measured on the fresh held-out batch (never tuned on): precision 0.920, recall
-    0.575 (23 of 40) when written; the floors sit just under, so a regression fails."""
+    """Measured on the fresh held-out batch (never tuned on): precision 0.926, recall
+    0.625 (25 of 40) when written; the floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
     assert report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.88 and report["recall"] >= 0.55
+    assert report["precision"] >= 0.89 and report["recall"] >= 0.60
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

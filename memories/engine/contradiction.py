@@ -30,7 +30,20 @@ kept in order) with the polarity words taken out. A pair contradicts when:
   named version) with another value, where one statement's other words are all in the
   other ("the cache TTL is 5 minutes" / "... one hour"; "5 minutes" equals "300 seconds").
 
-A clause about the past ("used to", "previously") contradicts nothing.
+- a reversed direction: the same words with two of them exchanging their roles ("the
+  billing service depends on the auth service" / "the auth service depends on the
+  billing service"; "from A to B" / "from B to A");
+- a changed value in any word order: each statement names a value the other does not,
+  and their other words speak of one subject (subject_match: one says nothing the other
+  does not, or most words are shared and no word of one modifies a shared one, as
+  "free" in "the free plan" against "the team plan").
+
+A clause about the past ("used to", "previously") contradicts nothing. Only what a
+statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
+taken off, and questions, greetings and short reactions are left out; two speakers each
+saying "I" speak of two people. Every verdict has a confidence; talk marks (an
+exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above enters
+the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: contradictions worded differently ("the public API allows 1000
 requests per minute" against "the rate limit for the public API is 100 ...", "PRs need

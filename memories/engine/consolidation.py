@@ -23,8 +23,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memories.engine.context import count_tokens
-from memories.engine.dedup import (content_hash, conflicting_arrangement, details,
-                                   first_duplicate_in_batch)
+from memories.engine.dedup import (
+    conflicting_arrangement,
+    content_hash,
+    details,
+    first_duplicate_in_batch,
+)
 from memories.engine.importance import clamp_importance
 
 CLUSTER_THRESHOLD = 0.85  # seed 002 step 2

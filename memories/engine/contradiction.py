@@ -57,14 +57,20 @@ anyway). A model judge is the answer to both.
 
 import difflib
 import hashlib
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .dedup import (_FUNCTION_WORDS, PREPOSITIONS, _stem, arrangement,
-                    conflicting_arrangement)
+from .dedup import (
+    _FUNCTION_WORDS,
+    PREPOSITIONS,
+    _stem,
+    arrangement,
+    conflicting_arrangement,
+)
 
 NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause must say
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
@@ -277,11 +283,12 @@ _STAMP = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\]\s*)?(?:(?P<speaker>[A-Z][\w.'-]{0
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", _I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # Words that open a reaction rather than a claim: greetings, thanks, agreement, feelings.
-REACTIONS = frozenset("""
-hi hey hello thanks thank wow whoa yep yeah yes yup nope ok okay cool awesome great nice lol
-haha bye congrats congratulations sure absolutely totally aw aww oh ooh omg sounds glad
-sorry welcome agreed exactly indeed definitely love hope haha hahaha
-""".split())
+REACTIONS = frozenset({"hi", "hey", "hello", "thanks", "thank", "wow", "whoa", "yep",
+                       "yeah", "yes", "yup", "nope", "ok", "okay", "cool", "awesome",
+                       "great", "nice", "lol", "haha", "bye", "congrats", "congratulations",
+                       "sure", "absolutely", "totally", "aw", "aww", "oh", "ooh", "omg",
+                       "sounds", "glad", "sorry", "welcome", "agreed", "exactly", "indeed",
+                       "definitely", "love", "hope", "hahaha"})
 REACTION_WORDS = 6  # a sentence opened by a reaction word and shorter than this is a reaction
 CLAIM_WORDS = 2  # content words a sentence needs to claim something
 
@@ -559,7 +566,8 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"{a.text!r} against {b.text!r}", 0.8)
 
 
-_DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
+_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "their", "his", "her",
+                          "its", "this", "that", "these", "those"})
 
 
 def _modifies(clause: Clause, unique: set[str], shared: set[str]) -> bool:
@@ -571,7 +579,7 @@ def _modifies(clause: Clause, unique: set[str], shared: set[str]) -> bool:
     return any(token.norm in unique and after.norm in shared
                and _number(token.norm) is None and not any(c.isdigit() for c in token.raw)
                and not _DETERMINERS & set(clause.words[token.at + 1:after.at])
-               for token, after in zip(tokens, tokens[1:]))
+               for token, after in itertools.pairwise(tokens))
 
 
 def _in_phrase(clause: Clause, unique: set[str]) -> bool:

@@ -28,12 +28,14 @@ must also just very really please ok okay yes
 """.split())
 _SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "es", "s", "ly")
 # Function words that still change what a statement commits to.
-MODALS = frozenset("must may might should shall can could will would".split())
+MODALS = frozenset({"must", "may", "might", "should", "shall", "can", "could", "will",
+                    "would"})
 # A preposition's object keeps its role wherever the phrase stands in the sentence.
-PREPOSITIONS = frozenset("""
-from to into onto on over than via through toward towards by before after against above
-below under behind of in at for with about between within without across per
-""".split())
+PREPOSITIONS = frozenset({"from", "to", "into", "onto", "on", "over", "than", "via",
+                          "through", "toward", "towards", "by", "before", "after",
+                          "against", "above", "below", "under", "behind", "of", "in", "at",
+                          "for", "with", "about", "between", "within", "without", "across",
+                          "per"})
 
 
 def content_hash(content: str) -> str:

@@ -105,8 +105,8 @@ def test_a_malformed_verdict_twice_is_a_retryable_malformed_reply(vendor):
 
 @pytest.mark.parametrize("reply", [
     '{"contradicts": true, "reason": "they differ", "confidence": 0.9}',
-    '{"contradicts": true, "subject": "the port", "value_a": "8080", "value_b": "8080", '
-    '"reason": "same", "confidence": 0.9}',
+    ('{"contradicts": true, "subject": "the port", "value_a": "8080", "value_b": "8080", '
+     '"reason": "same", "confidence": 0.9}'),
 ])
 def test_a_contradiction_that_names_no_conflict_is_asked_again(vendor, reply):
     provider, answer = vendor

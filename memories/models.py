@@ -12,6 +12,7 @@ from django.utils import timezone
 from pgvector.django import VectorField
 
 from memories.engine.ids import uuid7
+from memories.engine.contradiction import CONFIDENT
 
 MAX_CONTENT_LENGTH = 100_000
 MAX_TAGS = 50
@@ -579,9 +580,17 @@ class Resolution(models.TextChoices):
     MERGED = "merged"
 
 
+class ContradictionQuerySet(OwnedQuerySet):
+    def confident(self):
+        """The verdicts sure enough to ask a person about: the queue shows only these
+        unless the unsure ones are asked for."""
+        return self.filter(confidence__gte=CONFIDENT)
+
+
 class Contradiction(models.Model):
     """Two memories that cannot both be true ("Contradiction Scanner"); a person or an
-    agent resolves it, and resolving never deletes either memory."""
+    agent resolves it, and resolving never deletes either memory. Every verdict is kept
+    with its confidence; only confident ones (CONFIDENT) are in the open queue."""
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
@@ -591,7 +600,8 @@ class Contradiction(models.Model):
     detected_at = models.DateTimeField(default=timezone.now)
     detected_by = models.CharField(max_length=100, blank=True, default="")
     reason = models.TextField(blank=True, default="")
-    confidence = models.FloatField(default=0.5)
+    # The judge's; one recorded without a verdict (by hand) is taken as sure.
+    confidence = models.FloatField(default=1.0)
     status = models.CharField(max_length=16, choices=ContradictionStatus.choices,
                               default=ContradictionStatus.OPEN)
     resolution = models.CharField(max_length=16, choices=Resolution.choices, blank=True,
@@ -603,7 +613,11 @@ class Contradiction(models.Model):
     merged_into = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
 
-    objects = OwnedQuerySet.as_manager()
+    objects = ContradictionQuerySet.as_manager()
+
+    @property
+    def confident(self) -> bool:
+        return self.confidence >= CONFIDENT
 
     class Meta:
         ordering = ["-detected_at"]
@@ -622,6 +636,7 @@ class JudgedPair(models.Model):
     pair_key = models.CharField(max_length=64)
     contradicts = models.BooleanField()
     reason = models.TextField(blank=True, default="")
+    confidence = models.FloatField(default=0.5)
     judged_by = models.CharField(max_length=100)
     judged_at = models.DateTimeField(default=timezone.now)
 

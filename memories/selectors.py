@@ -17,6 +17,7 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from memories.engine.contradiction import CONFIDENT
 from reflection.models import InsightStatus
 
 from .models import (
@@ -736,7 +737,8 @@ def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
     ids = list(memory_ids)
     if not ids or not _any_open_contradiction(owner.pk, ids):
         return {}
-    open_ = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
+    open_ = Contradiction.objects.for_owner(owner).confident().filter(
+        status=ContradictionStatus.OPEN)
     found = {}
     for c in open_.filter(memory_a_id__in=ids) | open_.filter(memory_b_id__in=ids):
         found.setdefault(c.memory_a_id, c)
@@ -757,7 +759,7 @@ def unreviewed_insights(memories: Iterable[Memory]) -> set:
 
 
 _ANY_OPEN_SQL = (f"SELECT EXISTS (SELECT 1 FROM {Contradiction._meta.db_table} "
-                 "WHERE owner_id = %s AND status = %s "
+                 "WHERE owner_id = %s AND status = %s AND confidence >= %s "
                  "AND (memory_a_id = ANY(%s::uuid[]) OR memory_b_id = ANY(%s::uuid[])))")
 
 
@@ -765,12 +767,13 @@ def _any_open_contradiction(owner_id: int, ids: list) -> bool:
     """Whether any of these memories is disputed: plain SQL, because on every context the
     answer is almost always no, and building the ORM's query cost more than asking."""
     with connection.cursor() as cursor:
-        cursor.execute(_ANY_OPEN_SQL, [owner_id, ContradictionStatus.OPEN, ids, ids])
+        cursor.execute(_ANY_OPEN_SQL, [owner_id, ContradictionStatus.OPEN, CONFIDENT, ids, ids])
         return cursor.fetchone()[0]
 
 
 def count_open_contradictions(owner) -> int:
-    return Contradiction.objects.for_owner(owner).filter(
+    """The open queue's length: confident verdicts only."""
+    return Contradiction.objects.for_owner(owner).confident().filter(
         status=ContradictionStatus.OPEN).count()
 
 
@@ -783,16 +786,20 @@ def contradictions_of(owner):
             .defer(*heavy))
 
 
-def contradiction_queue(owner, *, status: str):
-    """Open ones oldest first (a queue), resolved ones newest resolution first."""
+def contradiction_queue(owner, *, status: str, unsure: bool = False):
+    """Open ones oldest first (a queue), resolved ones newest resolution first; confident
+    verdicts only, unless `unsure` asks for every one."""
     found = contradictions_of(owner).filter(status=status)
+    if not unsure:
+        found = found.confident()
     if status == ContradictionStatus.OPEN:
         return found.order_by("detected_at", "id")
     return found.order_by("-resolved_at", "-detected_at")
 
 
 def next_open_contradiction(owner, *, after: Contradiction | None = None):
-    found = Contradiction.objects.for_owner(owner).filter(status=ContradictionStatus.OPEN)
+    found = Contradiction.objects.for_owner(owner).confident().filter(
+        status=ContradictionStatus.OPEN)
     if after is not None:
         found = found.exclude(pk=after.pk)
     return found.order_by("detected_at", "id").only("id").first()

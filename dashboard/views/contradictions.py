@@ -20,13 +20,15 @@ from ..forms import ResolveForm
 @login_required
 @require_GET
 def contradiction_list(request):
-    """The queue: open contradictions oldest first; resolved ones stay browsable."""
+    """The queue: open contradictions oldest first; resolved ones stay browsable. Unsure
+    verdicts are listed only when asked for (`unsure=1`)."""
     status = request.GET.get("status")
     if status not in ContradictionStatus.values:
         status = ContradictionStatus.OPEN
-    page = Paginator(contradiction_queue(request.user, status=status), 25).get_page(
-        request.GET.get("page"))
-    context = {"status": status, "page": page}
+    unsure = request.GET.get("unsure") == "1"
+    page = Paginator(contradiction_queue(request.user, status=status, unsure=unsure),
+                     25).get_page(request.GET.get("page"))
+    context = {"status": status, "page": page, "unsure": unsure}
     template = "dashboard/contradictions.html#queue" if request.htmx else "dashboard/contradictions.html"
     return render(request, template, context)
 

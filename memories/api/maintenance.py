@@ -41,11 +41,21 @@ class OwnedContradictionView(ScopedView):
 class ContradictionList(OwnedContradictionView):
     class Filters(serializers.Serializer):
         status = serializers.ChoiceField(ContradictionStatus.choices, required=False)
+        unsure = serializers.BooleanField(
+            required=False, default=False,
+            help_text="Also list the verdicts below the confidence the queue asks for "
+                      "(kept, never queued)")
 
     @extend_schema(parameters=[Filters], responses=ContradictionOutput(many=True),
-                   summary="Contradictions between memories, newest first")
+                   summary="Contradictions between memories, newest first; confident ones "
+                           "unless unsure=true")
     def get(self, request):
-        return page_by_status(self, self.get_queryset(), self.Filters,
+        filters = self.Filters(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        found = self.get_queryset()
+        if not filters.validated_data["unsure"]:
+            found = found.confident()
+        return page_by_status(self, found, self.Filters,
                               lambda page: ContradictionOutput(page, many=True).data)
 
 

@@ -23,7 +23,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memories.engine.context import count_tokens
-from memories.engine.dedup import content_hash, details, first_duplicate_in_batch
+from memories.engine.dedup import (
+    conflicting_arrangement,
+    content_hash,
+    details,
+    first_duplicate_in_batch,
+)
 from memories.engine.importance import clamp_importance
 
 CLUSTER_THRESHOLD = 0.85  # seed 002 step 2
@@ -248,7 +253,9 @@ def extractive_summary(contents: Sequence[str], *, max_tokens: int) -> str:
     stemmed content words, as dedup.details) with every other sentence, as in degree
     centrality (LexRank): what several memories of a cluster say scores highest.
     Sentences with numbers, names, identifiers or paths get a small bonus, so details
-    survive. Near-repeats of a chosen sentence are skipped. The chosen sentences keep
+    survive. Near-repeats of a chosen sentence are skipped, unless they arrange the
+    words otherwise (a direction swapped, "must" against "may": dedup's
+    conflicting_arrangement), which is another fact. The chosen sentences keep
     their original order. Nothing is rewritten, so no number or name can change; only a
     single sentence longer than the budget is cut at a word, and marked with "…".
     """
@@ -265,8 +272,8 @@ def extractive_summary(contents: Sequence[str], *, max_tokens: int) -> str:
               for i in range(len(sentences))]
     chosen: list[int] = []
     for i in sorted(range(len(sentences)), key=lambda i: (-scores[i], i)):
-        if any(words[i] == words[j] or _overlap(words[i], words[j]) >= REDUNDANT_OVERLAP
-               for j in chosen):
+        if any((words[i] == words[j] or _overlap(words[i], words[j]) >= REDUNDANT_OVERLAP)
+               and not conflicting_arrangement(sentences[i], sentences[j]) for j in chosen):
             continue
         trial = " ".join(sentences[j] for j in sorted([*chosen, i]))
         if count_tokens(trial) <= max_tokens:

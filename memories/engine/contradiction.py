@@ -30,7 +30,20 @@ kept in order) with the polarity words taken out. A pair contradicts when:
   named version) with another value, where one statement's other words are all in the
   other ("the cache TTL is 5 minutes" / "... one hour"; "5 minutes" equals "300 seconds").
 
-A clause about the past ("used to", "previously") contradicts nothing.
+- a reversed direction: the same words with two of them exchanging their roles ("the
+  billing service depends on the auth service" / "the auth service depends on the
+  billing service"; "from A to B" / "from B to A");
+- a changed value in any word order: each statement names a value the other does not,
+  and their other words speak of one subject (subject_match: one says nothing the other
+  does not, or most words are shared and no word of one modifies a shared one, as
+  "free" in "the free plan" against "the team plan").
+
+A clause about the past ("used to", "previously") contradicts nothing. Only what a
+statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
+taken off, and questions, greetings and short reactions are left out; two speakers each
+saying "I" speak of two people. Every verdict has a confidence; talk marks (an
+exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above enters
+the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: contradictions worded differently ("the public API allows 1000
 requests per minute" against "the rate limit for the public API is 100 ...", "PRs need
@@ -44,18 +57,30 @@ anyway). A model judge is the answer to both.
 
 import difflib
 import hashlib
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .dedup import _FUNCTION_WORDS, _stem
+from .dedup import (
+    _FUNCTION_WORDS,
+    PREPOSITIONS,
+    _stem,
+    arrangement,
+    conflicting_arrangement,
+)
 
 NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause must say
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
+SAME_SUBJECT = 0.5  # share of their other words two statements of one subject have in common
 SHORT_SLOT = 2  # words a swapped non-value may have
-NO_RULE_CONFIDENCE = 0.5  # "no rule fired" is weak evidence that nothing conflicts
+# A verdict at or above this enters the open queue a person works through; below it the
+# contradiction is kept and shown only on request. Whoever judged, the same rule.
+CONFIDENT = 0.75
+NO_RULE_CONFIDENCE = 0.5
+ASSERTS_NOTHING_CONFIDENCE = 0.9  # a question cannot contradict a claim  # "no rule fired" is weak evidence that nothing conflicts
 MAX_REASON = 500  # characters of a verdict's reason
 # What the rules compare is a sentence or two; reading only this much keeps a judgement
 # of two long memories (every clause against every clause) from taking minutes.
@@ -81,6 +106,39 @@ class JudgeVerdict(BaseModel):
         if isinstance(reason, str) and len(reason.strip()) > MAX_REASON:
             return reason.strip()[:MAX_REASON - 1] + "…"
         return reason
+
+
+MAX_SLOT = 200  # characters of a model verdict's subject and of each value
+
+
+class ModelVerdict(JudgeVerdict):
+    """A model's verdict: a contradiction must name what it is about and the two values
+    that conflict (a number, a version, a named choice, "does" / "does not", "A depends
+    on B" / "B depends on A"), which must differ. A "contradiction" that cannot say them
+    is refused and asked again, as any malformed reply is."""
+
+    subject: str = Field(default="", max_length=MAX_SLOT)
+    value_a: str = Field(default="", max_length=MAX_SLOT)
+    value_b: str = Field(default="", max_length=MAX_SLOT)
+
+    @model_validator(mode="after")
+    def _names_the_conflict(self):
+        if self.contradicts:
+            if not (self.subject and self.value_a and self.value_b):
+                raise ValueError("a contradiction must name its subject, value_a and value_b")
+            if self.value_a.casefold() == self.value_b.casefold():
+                raise ValueError("value_a and value_b are the same: that is no contradiction")
+        return self
+
+
+def described(verdict: JudgeVerdict) -> str:
+    """The verdict's reason, led by the subject and the two values when a model named
+    them: what a person reads in the queue."""
+    subject = getattr(verdict, "subject", "")
+    if not (verdict.contradicts and subject):
+        return verdict.reason
+    text = f"{subject}: {verdict.value_a!r} against {verdict.value_b!r}. {verdict.reason}"
+    return text.strip()[:MAX_REASON]
 
 
 def pair_key(a_hash: str, b_hash: str) -> str:
@@ -120,6 +178,8 @@ _DISLIKE = {"dislike": "like", "dislikes": "likes", "disliked": "liked", "hate":
             "hates": "likes", "hated": "liked"}
 _POSITIVE_MARKERS = frozenset({"always"})
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
+_CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "chooses",
+                       "pick", "picks"})
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -164,9 +224,21 @@ class Clause:
         return self.raws[token.at - 1].casefold() if token.at else ""
 
 
-def _norm(word: str) -> str:
-    """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"."""
-    stem = _stem(word)
+# Irregular past forms read as their verb: "the docs are built" says "we build the docs".
+IRREGULAR = {"built": "build", "ran": "run", "written": "write", "wrote": "write",
+             "kept": "keep", "held": "hold", "sent": "send", "made": "make", "done": "do",
+             "gone": "go", "went": "go", "given": "give", "gave": "give", "taken": "take",
+             "took": "take", "chosen": "choose", "chose": "choose", "known": "know",
+             "shown": "show", "bought": "buy", "brought": "bring", "left": "leave",
+             "found": "find", "told": "tell", "paid": "pay", "led": "lead"}
+
+
+def _norm(word: str, raw: str = "") -> str:
+    """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
+    acronym as written ("HTTPS" is not "HTTP")."""
+    if len(raw) > 1 and raw.isupper():
+        return word
+    stem = _stem(IRREGULAR.get(word, word))
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
@@ -195,12 +267,64 @@ def read_clause(text: str) -> Clause:
             continue
         if word in _FUNCTION_WORDS or word in _POSITIVE_MARKERS:
             continue
-        norm = NUMBER_WORDS.get(word) or _norm(word)
+        norm = NUMBER_WORDS.get(word) or _norm(word, raw)
         if negations and not negated:
             negated = norm
         tokens.append(Token(raw, norm, at, _is_value(raw, at)))
     return Clause(text.strip(), tuple(raws), tuple(tokens), negative=negations % 2 == 1,
                   past=bool(_PAST.search(text)), negated=negated)
+
+
+# --- What a statement asserts -----------------------------------------------------------------
+
+# A transcript's line stamp: "[8 May 2023] Caroline: ..." (a date, then who spoke).
+_STAMP = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\]\s*)?(?:(?P<speaker>[A-Z][\w.'-]{0,30}"
+                    r"(?: [A-Z][\w.'-]{0,30})?):\s+)?")
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", _I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Words that open a reaction rather than a claim: greetings, thanks, agreement, feelings.
+REACTIONS = frozenset({"hi", "hey", "hello", "thanks", "thank", "wow", "whoa", "yep",
+                       "yeah", "yes", "yup", "nope", "ok", "okay", "cool", "awesome",
+                       "great", "nice", "lol", "haha", "bye", "congrats", "congratulations",
+                       "sure", "absolutely", "totally", "aw", "aww", "oh", "ooh", "omg",
+                       "sounds", "glad", "sorry", "welcome", "agreed", "exactly", "indeed",
+                       "definitely", "love", "hope", "hahaha"})
+REACTION_WORDS = 6  # a sentence opened by a reaction word and shorter than this is a reaction
+CLAIM_WORDS = 2  # content words a sentence needs to claim something
+
+
+def _claims(sentence: str) -> bool:
+    """Whether a sentence asserts something: not a question, not a greeting or reaction,
+    not too short to say anything."""
+    sentence = sentence.strip()
+    if sentence.endswith("?"):
+        return False
+    raws = _RAW_TOKEN.findall(sentence)
+    content = [raw for raw in raws if raw.casefold() not in _FUNCTION_WORDS]
+    if len(content) < CLAIM_WORDS:
+        return False
+    opens_with_reaction = bool(raws) and raws[0].casefold() in REACTIONS
+    return not (opens_with_reaction and (sentence.endswith("!")
+                                         or len(content) < REACTION_WORDS))
+
+
+# Marks of talk addressed to someone rather than a fact put on record: each lowers a
+# verdict's confidence, so a clash between two chat lines is kept but not queued.
+_ADDRESSED = re.compile(r"\b(you|your|yours|you're|you've|you'll|ya)\b", _I)
+TALK_PENALTY = 0.1  # per mark: an exclamation, words to "you"
+LONG_SWAP = 3  # words a changed value may span before the verdict is less sure
+
+
+def talk_marks(text: str) -> int:
+    """How much a statement reads as conversation: an exclamation, words to "you"."""
+    return int("!" in text) + int(bool(_ADDRESSED.search(text)))
+
+
+def asserted(text: str) -> str:
+    """The part of a statement that asserts something: its line stamp taken off, and its
+    questions, greetings and reactions left out. Empty when it asserts nothing."""
+    text = _STAMP.sub("", text[:RULES_READ_CHARS], count=1)
+    return " ".join(s for s in _SENTENCE_END.split(text.strip()) if s.strip() and _claims(s))
 
 
 def clauses(text: str) -> list[Clause]:
@@ -261,7 +385,12 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     negated, other = (a, b) if a.negative else (b, a)
     said, also = set(negated.norms), set(other.norms)
     shared = said & also
-    if not a.tokens or not b.tokens or a.norms[0] != b.norms[0]:
+    if not a.tokens or not b.tokens:
+        return None
+    if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
+        return _verdict(True, f"one statement negates the other: {negated.text!r} against "
+                              f"{other.text!r}", 0.85)
+    if a.norms[0] != b.norms[0]:
         return None
     if negated.negated not in also:  # "not deployed" says nothing against "manifests live"
         return None
@@ -269,7 +398,7 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     exact = said == also
     return _verdict(True, f"one statement negates the other: {negated.text!r} against "
-                          f"{other.text!r}", 0.9 if exact else 0.7)
+                          f"{other.text!r}", 0.9 if exact else 0.8)
 
 
 def _slot_words(segment: Sequence[Token]) -> list[Token]:
@@ -300,17 +429,32 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
         return False
     if values_a or values_b:
         return True
-    # Neither is a value: only a slot that holds one thing ("is main", "prefer tabs").
+    # Neither is a value: only a slot that holds one thing ("is main", "prefer tabs"),
+    # and only one such change ("explicit over wildcard" / "absolute over relative" is
+    # another preference, not this one reversed).
+    if len(_changes(a, b)) > 1:
+        return False
     if "prefer" in a.norms and "prefer" in b.norms:
         return True
+    # "use double quotes" / "use single quotes": the word right after "use" is a choice
+    chosen_by = a.word_before(seg_a[0])
+    if chosen_by in _CHOOSING and chosen_by == b.word_before(seg_b[0]):
+        return True
     return a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+
+
+def _opcodes(a: Clause, b: Clause):
+    return difflib.SequenceMatcher(None, a.norms, b.norms, autojunk=False).get_opcodes()
+
+
+def _changes(a: Clause, b: Clause):
+    return [op for op in _opcodes(a, b) if op[0] != "equal"]
 
 
 def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS:
         return None
-    matcher = difflib.SequenceMatcher(None, a.norms, b.norms, autojunk=False)
-    ops = matcher.get_opcodes()
+    ops = _opcodes(a, b)
     changes = [op for op in ops if op[0] != "equal"]
     shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")
     if not changes or shared < KEY_WORDS or any(op[0] != "replace" for op in changes):
@@ -321,7 +465,10 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
                       for _, i1, i2, j1, j2 in changes)
-    return _verdict(True, f"the same statement with another value: {swaps}", 0.8)
+    # A long swap is more likely another statement than another value of one slot.
+    long_swap = any(max(i2 - i1, j2 - j1) >= LONG_SWAP for _, i1, i2, j1, j2 in changes)
+    return _verdict(True, f"the same statement with another value: {swaps}",
+                    0.75 if long_swap else 0.8)
 
 
 def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
@@ -383,15 +530,109 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
     for key in measured_a.keys() & measured_b.keys():
         if measured_a[key] == measured_b[key]:
             continue
-        # The rest of each statement, without the measures: one must hold the other.
+        # The rest of each statement, without the measures: the same subject.
         units = set(_SECONDS) | set(_BYTES) | set(key.removeprefix("version of ").split("/"))
-        key_a, key_b = ({t.norm for t in clause.tokens
-                         if _number(t.norm) is None and t.norm not in units}
+        key_a, key_b = ({t.norm for t in clause.tokens if _number(t.norm) is None
+                         and t.norm not in units and t.raw.casefold() not in PREPOSITIONS}
                         for clause in (a, b))
-        if len(key_a & key_b) >= KEY_WORDS and (key_a <= key_b or key_b <= key_a):
+        # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash.
+        if {_amount(measured_a[key]), _amount(measured_b[key])} <= set(a.words) & set(b.words):
+            continue
+        sure = subject_match(a, b, key_a, key_b)
+        if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
-                                  f"{_amount(measured_b[key])}", 0.75)
+                                  f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
+
+
+def _swapped_ends(a: Clause, b: Clause) -> bool:
+    """Two words trade places and all else stays ("billing calls auth" / "auth calls
+    billing"): subject and object exchanged."""
+    differ = [i for i, (x, y) in enumerate(zip(a.norms, b.norms)) if x != y]
+    return (len(differ) == 2 and a.norms[differ[0]] == b.norms[differ[1]]
+            and a.norms[differ[1]] == b.norms[differ[0]])
+
+
+def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """The same words, arranged into another fact: "billing depends on auth" / "auth
+    depends on billing", "from A to B" / "from B to A" (dedup's conflicting_arrangement,
+    without its modal verbs: "must" against "may" is no contradiction)."""
+    if len(a.tokens) < KEY_WORDS or sorted(a.norms) != sorted(b.norms):
+        return None
+    if a.norms == b.norms or not conflicting_arrangement(a.text, b.text, modals=False,
+                                                         order=False) and not _swapped_ends(a, b):
+        return None
+    return _verdict(True, "the same words in another direction: "
+                          f"{a.text!r} against {b.text!r}", 0.8)
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "their", "his", "her",
+                          "its", "this", "that", "these", "those"})
+
+
+def _modifies(clause: Clause, unique: set[str], shared: set[str]) -> bool:
+    """Whether a word only this statement says (not a number) stands right before a word
+    both say, as "free" in "the free plan" or "API" in "the API server": then the two
+    are about different things. A determiner between them starts a new phrase ("scale
+    the API"), so the word is no modifier."""
+    tokens = clause.tokens
+    return any(token.norm in unique and after.norm in shared
+               and _number(token.norm) is None and not any(c.isdigit() for c in token.raw)
+               and not _DETERMINERS & set(clause.words[token.at + 1:after.at])
+               for token, after in itertools.pairwise(tokens))
+
+
+def _in_phrase(clause: Clause, unique: set[str]) -> bool:
+    """Whether a word only this statement says sits after a preposition ("for caching"):
+    a value beside it fills that role, maybe not the other statement's."""
+    slots = arrangement(clause.text).slots
+    return any(slots.get(token.norm) or slots.get(token.raw.casefold())
+               for token in clause.tokens if token.norm in unique and not token.value)
+
+
+def subject_match(a: Clause, b: Clause, key_a: set[str], key_b: set[str],
+                  values: tuple[set[str], set[str]] = (set(), set())) -> float | None:
+    """How sure it is that two statements speak of one subject, from their words other
+    than the values: 0.8 when one says nothing the other does not, 0.75 when most of
+    their words are shared; 0.65 (kept, not queued) when a word only one says modifies
+    a shared one, or either says words of its own after a preposition; else None."""
+    shared = key_a & key_b
+    if len(shared) < KEY_WORDS:
+        return None
+    unique_a, unique_b = key_a - key_b, key_b - key_a
+    if (_modifies(a, unique_a | values[0], shared | (values[0] & values[1]))
+            or _modifies(b, unique_b | values[1], shared | (values[0] & values[1]))
+            or _in_phrase(a, unique_a) or _in_phrase(b, unique_b)):
+        return 0.65
+    if not unique_a or not unique_b:
+        return 0.8
+    if len(shared) < SAME_SUBJECT * len(key_a | key_b):
+        return None
+    return 0.75
+
+
+def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """The same subject with another value, in any word order: "the docs are built with
+    Sphinx 7" / "we build the docs with Sphinx 5.3"; "background jobs run on Sidekiq" /
+    "we process background jobs with Resque"."""
+    # A name is a value in both statements though one opens on it ("Prometheus scrapes").
+    named = {t.norm for t in (*a.tokens, *b.tokens) if t.value}
+    values_a = {t.norm for t in a.tokens if t.norm in named}
+    values_b = {t.norm for t in b.tokens if t.norm in named}
+    only_a, only_b = values_a - values_b, values_b - values_a
+    if not only_a or not only_b or max(len(only_a), len(only_b)) > SHORT_SLOT:
+        return None
+    key_a = {t.norm for t in a.tokens
+             if t.norm not in named and t.raw.casefold() not in PREPOSITIONS}
+    key_b = {t.norm for t in b.tokens
+             if t.norm not in named and t.raw.casefold() not in PREPOSITIONS}
+    confidence = subject_match(a, b, key_a, key_b, (only_a, only_b))
+    if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
+        return None
+    shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
+    shown_b = " ".join(t.raw for t in b.tokens if t.norm in only_b)
+    return _verdict(True, f"the same subject with another value: {shown_a!r} against "
+                          f"{shown_b!r}", confidence)
 
 
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -400,19 +641,36 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.negative != b.negative:
         rules = (_negation, _denied_value, _changed_measure)
     else:
-        rules = (_reversed_preference, _changed_slot, _changed_measure)
+        rules = (_reversed_preference, _reversed_direction, _changed_slot, _changed_measure,
+                 _changed_value)
     for rule in rules:
         if found := rule(a, b):
             return found
     return None
 
 
+def _speaking_of_themselves(a: str, b: str) -> bool:
+    """Two transcript lines by different speakers, one saying "I": two people, not one
+    subject ("Tim: I've played for four months" / "John: I've played for a year")."""
+    speakers = [found.group("speaker") for found in (_STAMP.match(a), _STAMP.match(b))]
+    return (all(speakers) and speakers[0] != speakers[1]
+            and any(_FIRST_PERSON.search(asserted(text)) for text in (a, b)))
+
+
 def rules_verdict(a: str, b: str) -> JudgeVerdict:
     """Whether statements `a` and `b` contradict, by the rules in this module's docstring."""
+    if _speaking_of_themselves(a, b):
+        return _verdict(False, "two speakers, each speaking of themselves", 0.8)
+    a, b = asserted(a), asserted(b)
+    if not a or not b:
+        return _verdict(False, "a statement asserts nothing: a question, a greeting or a "
+                               "reaction", ASSERTS_NOTHING_CONFIDENCE)
     for clause_a in clauses(a):
         for clause_b in clauses(b):
             found = _clause_verdict(clause_a, clause_b)
             if found:
-                return found
+                penalty = TALK_PENALTY * (talk_marks(a) + talk_marks(b))
+                return found.model_copy(
+                    update={"confidence": round(max(0.0, found.confidence - penalty), 2)})
     return _verdict(False, "no rule found the same subject with a conflicting value",
                     NO_RULE_CONFIDENCE)

@@ -1,7 +1,13 @@
 """Delta ingestion with semantic deduplication: decide whether new content is new.
 
 Cosine similarity of unit vectors is their dot product. At or above the threshold the
-existing memory is strengthened instead of storing a near-copy.
+existing memory is strengthened instead of storing a near-copy, when (strict) the two
+say the same details in the same arrangement: the same content words, the same modal
+verbs ("must" is not "may"), the same words after each preposition ("from us-east-1 to
+eu-west-1" is not "from eu-west-1 to us-east-1", "billing depends on auth" is not "auth
+depends on billing") and the rest in the same order ("billing calls auth" is not "auth
+calls billing"). A fronted phrase keeps its preposition's object, so "for tests, use
+pytest" still merges with "use pytest for tests".
 """
 
 import hashlib
@@ -21,6 +27,15 @@ he she they our my your their his her me us them will would shall should can cou
 must also just very really please ok okay yes
 """.split())
 _SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "es", "s", "ly")
+# Function words that still change what a statement commits to.
+MODALS = frozenset({"must", "may", "might", "should", "shall", "can", "could", "will",
+                    "would"})
+# A preposition's object keeps its role wherever the phrase stands in the sentence.
+PREPOSITIONS = frozenset({"from", "to", "into", "onto", "on", "over", "than", "via",
+                          "through", "toward", "towards", "by", "before", "after",
+                          "against", "above", "below", "under", "behind", "of", "in", "at",
+                          "for", "with", "about", "between", "within", "without", "across",
+                          "per"})
 
 
 def content_hash(content: str) -> str:
@@ -42,14 +57,71 @@ def details(content: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in words if w not in _FUNCTION_WORDS)
 
 
+_PHRASE_END = re.compile(r"[,;:!?()]|\.(?=\s|$)")
+_WORD_OR_BREAK = re.compile(f"{_TOKEN.pattern}|{_PHRASE_END.pattern}", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """How a text's details are put together: what decides who does what to whom."""
+
+    modals: frozenset[str]  # must, may, should, ...
+    slots: dict[str, str]  # content stem -> the preposition of its phrase, or "" outside
+    order: tuple[str, ...]  # the stems outside phrases, in order
+
+
+def arrangement(content: str) -> Arrangement:
+    """A prepositional phrase runs from its preposition to the next preposition or
+    punctuation mark ("for the unit tests, use pytest"); a word keeps the slot of its
+    first use."""
+    modals, slots, order = set(), {}, []
+    preposition = ""
+    for token in _WORD_OR_BREAK.findall(content):
+        word = token.casefold()
+        if _PHRASE_END.fullmatch(word) or word in PREPOSITIONS:
+            preposition = word if word in PREPOSITIONS else ""
+            continue
+        if word in MODALS:
+            modals.add(word)
+        if word in _FUNCTION_WORDS:
+            continue
+        stem = _stem(word)
+        slots.setdefault(stem, preposition)
+        if not preposition:
+            order.append(stem)
+    return Arrangement(frozenset(modals), slots, tuple(order))
+
+
+def conflicting_arrangement(a: str, b: str, *, modals: bool = True, order: bool = True) -> bool:
+    """Whether two texts arrange their shared words into another fact: another modal verb,
+    two words that exchange their slots ("from A to B" / "from B to A"; "billing depends
+    on auth" / "auth depends on billing"), or the words outside phrases in another order
+    ("billing calls auth" / "auth calls billing"). A phrase moved whole, or a word that
+    only moves into or out of a phrase, changes nothing."""
+    first, second = arrangement(a), arrangement(b)
+    if modals and first.modals != second.modals:
+        return True
+    moved = {(first.slots[w], second.slots[w]) for w in first.slots.keys() & second.slots.keys()
+             if first.slots[w] != second.slots[w]}
+    if any((there, here) in moved for here, there in moved):
+        return True
+    if not order:
+        return False
+    shared = set(first.order) & set(second.order)
+    return ([w for w in first.order if w in shared]
+            != [w for w in second.order if w in shared])
+
+
 def same_details(a: str, b: str) -> bool:
-    """True when two texts differ only in wording: function words, inflection, punctuation.
+    """True when two texts differ only in wording: function words, inflection, punctuation,
+    where a prepositional phrase stands.
 
     MiniLM puts distinct facts of one shape above 0.90 cosine ("the Redis cluster is in
-    us-east-2 with 5 replicas" / "... eu-west-1 with 3 replicas"); merging those would
-    bury the newer fact, which is a contradiction to surface, not a repeat.
+    us-east-2 with 5 replicas" / "... eu-west-1 with 3 replicas"; "must enable 2FA" /
+    "may enable 2FA" at 0.977; a replication's direction swapped at 0.997); merging those
+    would bury the newer fact, which is a contradiction to surface, not a repeat.
     """
-    return details(a) == details(b)
+    return details(a) == details(b) and not conflicting_arrangement(a, b)
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,20 @@ contradictions.jsonl holds one pair of memories a line:
     {"id": ..., "split": "dev" | "heldout", "contradicts": true | false, "kind": ...,
      "a": "...", "b": "..."}
 `kind` says what makes the pair contradict (value, number, version, choice, negation,
-always_never, owner, name, preference) or what makes it look like it does without doing
-so (compatible, paraphrase, different_subject, refinement). All pairs were written
-before the rules in memories/engine/contradiction.py, which were then developed on the
-"dev" split only. The "heldout" figures estimate the rules on unseen pairs; one fix came
-after their first run (a version followed by a word, "Node 20 is ...", was not read as
-a version), which took held-out recall from 7 to 8 of 12 pairs.
+always_never, owner, name, preference, direction) or what makes it look like it does
+without doing so (compatible, paraphrase, different_subject, refinement).
+
+Two frozen splits. "dev" is contradictions.jsonl (82 pairs; the rules in
+memories/engine/contradiction.py were developed on every one, its former "heldout" dozen
+too, after a fix followed their first run) and contradictions_dev_added.jsonl (50 pairs
+written for issue 12 to tune on, after the held-out batch). "heldout" is
+contradictions_heldout.jsonl: 80 pairs written for issue 12 before the rules were
+changed again, scored once as they stood (recall 0.400, precision 0.941) and never tuned
+on since. Measure on both, tune on dev only.
+
+A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
+confidence: what enters the open queue. Contradictions kept below it are counted apart
+("unsure").
 
 A judge is any callable (a, b) -> JudgeVerdict: `rules_verdict`, a provider's
 `lambda a, b: provider.judge(a, b).value`, or `RecordedJudge`, which replays model
@@ -17,15 +25,19 @@ replies recorded in a JSONL file, so a model's figures can be reported without n
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memories.engine.contradiction import JudgeVerdict, pair_key
+from memories.engine.contradiction import CONFIDENT, JudgeVerdict, pair_key
 from memories.engine.dedup import content_hash
 from memories.engine.llm_json import ReplyParseError, parse_reply
 
 DEFAULT_PATH = Path(__file__).with_name("contradictions.jsonl")
+DEV_ADDED_PATH = Path(__file__).with_name("contradictions_dev_added.jsonl")
+HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout.jsonl")
+DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH)
+DEFAULT_PATHS = (*DEV_PATHS, HELDOUT_PATH)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")
 
@@ -106,6 +118,7 @@ def _scores(rows: list[dict]) -> dict:
     return {
         "pairs": len(rows),
         "contradictory": counts["tp"] + counts["fn"],
+        "unsure": sum(row.get("unsure", False) for row in rows),
         **counts,
         "precision": _ratio(counts["tp"], counts["tp"] + counts["fp"]),
         "recall": _ratio(counts["tp"], counts["tp"] + counts["fn"]),
@@ -113,20 +126,25 @@ def _scores(rows: list[dict]) -> dict:
     }
 
 
-def evaluate(path: Path, judge: Judge) -> dict:
-    """Score `judge` on the labelled pairs in `path`: overall, per split and per kind."""
-    pairs = load(path)
+def evaluate(path: Path | Sequence[Path], judge: Judge) -> dict:
+    """Score `judge` on the labelled pairs in `path` (one file or several): overall, per
+    split and per kind."""
+    paths = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
+    pairs = [pair for one in paths for pair in load(one)]
     rows = []
     for pair in pairs:
         verdict = judge(pair.a, pair.b)
+        # What a person would be asked about: a contradiction confident enough to queue.
         rows.append({"id": pair.id, "kind": pair.kind, "split": pair.split,
-                     "expected": pair.contradicts, "got": verdict.contradicts,
+                     "expected": pair.contradicts,
+                     "got": verdict.contradicts and verdict.confidence >= CONFIDENT,
+                     "unsure": verdict.contradicts and verdict.confidence < CONFIDENT,
                      "reason": verdict.reason, "confidence": verdict.confidence,
                      "a": pair.a, "b": pair.b})
     splits = sorted({row["split"] for row in rows}, key=lambda s: (s not in SPLITS, s))
     kinds = sorted({row["kind"] for row in rows})
     return {
-        "path": str(path),
+        "path": ", ".join(str(p) for p in paths),
         **_scores(rows),
         "per_split": {split: _scores([r for r in rows if r["split"] == split])
                       for split in splits},

@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from .. import llm_usage, queue, selectors, signals
-from ..engine.contradiction import pair_key
+from ..engine.contradiction import JudgeVerdict, described, pair_key
 from ..jobs import progress_reporter
 from ..models import (
     CheckDrain,
@@ -59,23 +59,25 @@ def _neighbours(memories: list[Memory]) -> dict:
     return {pk: [others[i] for i in ids if i in others] for pk, ids in near.items()}
 
 
-def _verdict(provider, memory: Memory, other: Memory, now: datetime):
+def _verdict(provider, memory: Memory, other: Memory, now: datetime) -> JudgeVerdict:
     """The cached verdict on the pair, or a new one from the judge (then cached)."""
     if isinstance(provider, RulesProvider):  # free and deterministic: nothing to cache
-        judged = provider.judge(other.content, memory.content)
-        return judged.value.contradicts, judged.value.reason
+        return provider.judge(other.content, memory.content).value
     key = pair_key(memory.content_hash, other.content_hash)
     cached = JudgedPair.objects.filter(owner_id=memory.owner_id, pair_key=key,
                                        judged_by=provider.name).first()
     if cached:
-        return cached.contradicts, cached.reason
+        return JudgeVerdict(contradicts=cached.contradicts, reason=cached.reason,
+                            confidence=cached.confidence)
     judged = provider.judge(other.content, memory.content)
     llm_usage.log_model_calls(memory.owner, memory.project, judged.calls)
+    verdict = JudgeVerdict(contradicts=judged.value.contradicts, reason=described(judged.value),
+                           confidence=judged.value.confidence)
     JudgedPair.objects.get_or_create(
         owner_id=memory.owner_id, pair_key=key, judged_by=provider.name,
-        defaults={"contradicts": judged.value.contradicts, "reason": judged.value.reason,
-                  "judged_at": now})
-    return judged.value.contradicts, judged.value.reason
+        defaults={"contradicts": verdict.contradicts, "reason": verdict.reason,
+                  "confidence": verdict.confidence, "judged_at": now})
+    return verdict
 
 
 def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
@@ -94,13 +96,13 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
         provider, _ = llm_usage.choose_provider(memory.owner, memory.project, now)
         for other in neighbours.get(memory.pk, []):
             try:
-                contradicts, reason = _verdict(provider, memory, other, now)
+                verdict = _verdict(provider, memory, other, now)
             except ProviderError as exc:
                 llm_usage.log_failed_call(memory.owner, memory.project, provider, exc, "judge")
                 provider = RulesProvider()
-                contradicts, reason = _verdict(provider, memory, other, now)
-            if contradicts:
-                found.append(_record(memory, other, provider.name, reason, now, dry_run))
+                verdict = _verdict(provider, memory, other, now)
+            if verdict.contradicts:
+                found.append(_record(memory, other, provider.name, verdict, now, dry_run))
         advance(1)
     return [c for c in found if c is not None]
 
@@ -148,11 +150,16 @@ def drain_stalled_checks() -> int:
     return sum(queue.drain_checks(owner_id, interactive=False) for owner_id in owners)
 
 
-def _record(memory, other, judged_by, reason, now, dry_run) -> Contradiction | None:
+def _record(memory, other, judged_by, verdict: JudgeVerdict, now,
+            dry_run) -> Contradiction | None:
+    """Every contradicting verdict is kept with its confidence; the queue a person works
+    through lists the confident ones (Contradiction.objects.confident())."""
     # The older memory is a, the newer b: "b wins" then reads as "the update holds".
     a, b = sorted((memory, other), key=lambda m: (m.created_at, str(m.pk)))
     contradiction = Contradiction(owner_id=memory.owner_id, memory_a=a, memory_b=b,
-                                  detected_at=now, detected_by=judged_by, reason=reason[:2000])
+                                  detected_at=now, detected_by=judged_by,
+                                  reason=verdict.reason[:2000],
+                                  confidence=verdict.confidence)
     if dry_run:
         return contradiction
     if Contradiction.objects.filter(memory_a=a, memory_b=b).exists():

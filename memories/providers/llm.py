@@ -29,7 +29,7 @@ from memories.engine.consolidation import (
     summary_budget,
 )
 from memories.engine.context import count_tokens
-from memories.engine.contradiction import JudgeVerdict, rules_verdict
+from memories.engine.contradiction import JudgeVerdict, ModelVerdict, rules_verdict
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
 from memories.engine.redaction import redact
@@ -195,17 +195,24 @@ When nothing is worth keeping, reply {{{{"memories": []}}}}."""
 
 JUDGE_SYSTEM = f"""\
 You decide whether two statements from an AI agent's long-term memory contradict each \
-other: whether both cannot be true at the same time about the same subject (a setting \
-with two values, a choice and its opposite, a rule and its negation, a preference and \
-its reversal, two holders of one role). Statements about different subjects, details \
-that add to each other, a past state next to the current one, and rewordings of the \
-same fact do not contradict. confidence runs from 0 (a guess) to 1 (certain).
+other: whether both cannot be true at the same time about the same subject. Only \
+statements that assert something can contradict (facts, decisions, preferences, \
+instructions); greetings, questions, thanks and small talk never do. A contradiction \
+needs one shared subject and, in the same slot, two values that conflict: a number, a \
+version, a named choice, a holder of one role, a rule and its negation, a preference \
+and its reversal, or a direction reversed ("billing depends on auth" against "auth \
+depends on billing"). Statements about different subjects, details that add to each \
+other, a past state next to the current one, and rewordings of the same fact do not \
+contradict. When they contradict, name the subject and the value each statement gives \
+it (value_a from statement A, value_b from statement B). confidence runs from 0 (a \
+guess) to 1 (certain); only a confident verdict is shown to a person.
 
 {DATA_NOTICE}
 
 Reply with one JSON object and nothing else, matching this JSON Schema:
 {{schema}}
-For example: {{{{"contradicts": true, "reason": "port 8080 against port 9090", \
+For example: {{{{"contradicts": true, "subject": "the API server's port", \
+"value_a": "8080", "value_b": "9090", "reason": "port 8080 against port 9090", \
 "confidence": 0.9}}}}"""
 
 RETRY_PROMPT = ("Your reply could not be used: {problem}. Reply again with only the "
@@ -238,7 +245,7 @@ def extract_system_prompt() -> str:
 
 @functools.cache
 def judge_system_prompt() -> str:
-    return JUDGE_SYSTEM.format(schema=_schema(JudgeVerdict))
+    return JUDGE_SYSTEM.format(schema=_schema(ModelVerdict))
 
 
 def _fenced_chunk(chunk_text: str) -> str:
@@ -384,7 +391,7 @@ class ChatModelProvider(LLMProvider):
 
     def judge(self, a, b):
         return self._ask("judge", self.gate_model, judge_system_prompt(),
-                         judge_prompt(_redacted(a), _redacted(b)), JudgeVerdict,
+                         judge_prompt(_redacted(a), _redacted(b)), ModelVerdict,
                          JUDGE_MAX_TOKENS)
 
     def reflection_questions(self, memories):

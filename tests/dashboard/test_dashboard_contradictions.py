@@ -35,6 +35,18 @@ def test_the_queue_shows_open_contradictions(client, alices):
     assert "port 8080" in page and "port 9090" in page and detail(alices) in page
 
 
+def test_unsure_verdicts_are_shown_only_when_asked_for(client, alice, alices):
+    unsure = pair(alice, "Staging deploys on Fridays", "Staging never deploys on Fridays",
+                  confidence=0.6)
+    page = client.get(reverse("contradictions")).content.decode()
+    assert detail(alices) in page and detail(unsure) not in page
+    assert "?unsure=1&amp;status=open" in page  # the toggle, as a plain link
+    page = client.get(reverse("contradictions") + "?unsure=1").content.decode()
+    assert detail(alices) in page and detail(unsure) in page and "unsure</span>" in page
+    # the badge counts the queue: the confident one
+    assert ">1</span>" in page
+
+
 def test_the_queue_shows_only_ones_own(client, alice, bob):
     pair(bob, "Bob's cat is called Tom", "Bob's cat is called Felix")
     client.force_login(alice)

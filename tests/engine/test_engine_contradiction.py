@@ -4,7 +4,9 @@ import pytest
 from pydantic import ValidationError
 
 from memories.engine.contradiction import (
+    CONFIDENT,
     JudgeVerdict,
+    asserted,
     measures,
     pair_key,
     rules_verdict,
@@ -169,3 +171,88 @@ def test_long_statements_are_judged_with_their_reason_cut_to_fit():
     assert verdict.contradicts
     assert len(verdict.reason) == 500 and verdict.reason.endswith("…")
     assert verdict.reason.startswith("one statement negates the other")
+
+
+def queued(a: str, b: str) -> bool:
+    """Whether the pair would enter the open queue: contradicting, and confident."""
+    verdict = rules_verdict(a, b)
+    return verdict.contradicts and verdict.confidence >= CONFIDENT
+
+
+def test_questions_greetings_and_reactions_assert_nothing():
+    assert asserted("What's up with you lately?") == ""
+    assert asserted("Thanks, Caroline!") == ""
+    assert asserted("Wow, great to hear!") == ""
+    assert asserted("The API port is 8080.") == "The API port is 8080."
+    # a claim keeps its place beside the small talk around it
+    assert asserted("Hey! We moved the API to port 9090. Any news?") == (
+        "We moved the API to port 9090.")
+
+
+def test_a_transcript_stamp_is_no_value_to_compare():
+    a = "[15 July 2023] Caroline: The book club meets in the library."
+    b = "[20 July 2023] Caroline: The book club meets in the library."
+    assert not contradicts(a, b)
+    # the same stamps around a real change still leave the change to see
+    assert contradicts(a, "[20 July 2023] Caroline: The book club never meets in the library.")
+
+
+def test_chat_lines_that_only_react_are_not_judged():
+    assert not contradicts("[8 May 2023] Melanie: Thanks, Caroline! What's up with you?",
+                           "[9 June 2023] Melanie: Thanks, Nate! What's new with you?")
+    assert rules_verdict("Yep!", "Thanks!").reason.startswith("a statement asserts nothing")
+
+
+def test_two_speakers_each_speaking_of_themselves_do_not_contradict():
+    assert not contradicts("[6 Dec 2023] Tim: I have been playing for four months now.",
+                           "[6 Dec 2023] John: I have been playing for a year now.")
+    assert contradicts("[6 Dec 2023] Tim: I have been playing for four months now.",
+                       "[7 Dec 2023] Tim: I have been playing for a year now.")
+
+
+def test_a_clash_said_in_conversation_is_kept_but_not_queued():
+    fact = ("The staging database is wiped every night.",
+            "The staging database is never wiped.")
+    assert queued(*fact)
+    talk = ("The staging database is wiped every night, you know!",
+            "The staging database is never wiped, I told you!")
+    assert contradicts(*talk) and not queued(*talk)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The billing service depends on the auth service.",
+     "The auth service depends on the billing service."),
+    ("Replicate the orders database from us-east-1 to eu-west-1.",
+     "Replicate the orders database from eu-west-1 to us-east-1."),
+    ("The billing service calls the auth service.",
+     "The auth service calls the billing service."),
+])
+def test_a_reversed_direction_contradicts(a, b):
+    assert contradicts(a, b) and queued(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Use pytest for the unit tests.", "For the unit tests, use pytest."),
+    ("Background jobs run on Sidekiq.", "Sidekiq runs our background jobs."),
+    ("Lena is the release manager for version 3.", "Version 3's release manager is Lena."),
+])
+def test_the_same_words_rearranged_into_the_same_fact_do_not(a, b):
+    assert not queued(a, b)
+
+
+def test_a_value_changed_in_other_words_is_found_when_the_subject_is_the_same():
+    assert queued("The CI pipeline caches dependencies with Turborepo.",
+                  "With Nx, the CI pipeline caches dependencies.")
+    # another subject: a word of its own modifies a shared one
+    assert not queued("The API server listens on port 8080.",
+                      "The admin server listens on port 9090.")
+    assert not queued("The free plan includes 3 projects.",
+                      "The team plan includes 20 projects.")
+    # a statement naming both values tells of a change
+    assert not queued("Our Helm charts target Kubernetes 1.29.",
+                      "We upgraded the Helm charts from Kubernetes 1.25 to 1.29.")
+
+
+def test_acronyms_keep_their_letters():
+    assert contradicts("The web app redirects HTTP to HTTPS.",
+                       "The web app redirects HTTPS to HTTP.")

@@ -67,3 +67,34 @@ def test_batch_items_with_other_details_are_all_kept():
     contents = ["5 replicas in us-east-2", "3 replicas in eu-west-1"]
     vectors = np.stack([np.array([1.0, 0.0])] * 2)
     assert first_duplicate_in_batch(contents, vectors, 0.9) == [None, None]
+
+
+def test_a_swapped_direction_is_a_different_fact():
+    assert not same_details("Replicate the orders database from us-east-1 to eu-west-1",
+                            "Replicate the orders database from eu-west-1 to us-east-1")
+    assert not same_details("The billing service depends on the auth service",
+                            "The auth service depends on the billing service")
+    assert not same_details("The billing service calls the auth service",
+                            "The auth service calls the billing service")
+
+
+def test_a_changed_modal_verb_is_a_different_fact():
+    assert not same_details("Every admin must enable 2FA", "Every admin may enable 2FA")
+    assert not same_details("Reviewers should squash commits", "Reviewers must squash commits")
+
+
+def test_a_moved_phrase_and_inflection_still_say_the_same():
+    assert same_details("Use pytest for tests", "For tests, use pytest.")
+    assert same_details("Migrate the sessions from Redis to Postgres",
+                        "Migrate sessions to Postgres from Redis")
+    assert same_details("Every admin must enable 2FA", "every admin MUST enable 2FA!")
+
+
+def test_the_decision_keeps_a_reversed_fact_however_close_the_vectors():
+    old = "Replicate the orders database from eu-west-1 to us-east-1"
+    new = "Replicate the orders database from us-east-1 to eu-west-1"
+    assert decide(new, [(old, 0.997)], 0.90).duplicate_of is None
+    assert decide("Admins may enable 2FA", [("Admins must enable 2FA", 0.977)],
+                  0.90).duplicate_of is None
+    assert decide("For tests, use pytest", [("Use pytest for tests", 0.97)],
+                  0.90).duplicate_of == 0

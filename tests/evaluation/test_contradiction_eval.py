@@ -25,11 +25,12 @@ TINY = [
 ]
 
 
-def canned(flagged: set[str]):
+def canned(flagged: set[str], confidence: float = 0.9):
     """A judge that says "contradicts" for the pairs whose marker is in `flagged`."""
     def judge(a, b):
         marker = a.split()[0]
-        return JudgeVerdict(contradicts=marker in flagged, reason=marker, confidence=0.7)
+        return JudgeVerdict(contradicts=marker in flagged, reason=marker,
+                            confidence=confidence)
     return judge
 
 
@@ -49,6 +50,15 @@ def test_it_scores_precision_and_recall_as_computed_by_hand(tmp_path):
     assert report["accuracy"] == pytest.approx(3 / 5)
     assert (report["pairs"], report["contradictory"]) == (5, 3)
     assert [m["id"] for m in report["misses"]] == ["db", "servers"]
+
+
+def test_an_unsure_verdict_is_counted_apart_not_as_flagged(tmp_path):
+    """Only a confident verdict reaches the queue a person works through."""
+    report = contradictions.evaluate(_write(tmp_path, TINY),
+                                     canned({"PORT", "OWNER", "SERVERS"}, confidence=0.6))
+    assert (report["tp"], report["fp"], report["unsure"]) == (0, 0, 3)
+    sure = contradictions.evaluate(_write(tmp_path, TINY), canned({"PORT"}, confidence=0.75))
+    assert (sure["tp"], sure["unsure"]) == (1, 0)
 
 
 def test_it_breaks_the_figures_down_per_split_and_per_kind(tmp_path):
@@ -86,20 +96,30 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
 
 
 def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
-    pairs = contradictions.load()
-    assert len(pairs) >= 70
+    pairs = [pair for path in contradictions.DEFAULT_PATHS for pair in contradictions.load(path)]
+    assert len(pairs) >= 200
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
     assert len({p.id for p in pairs}) == len(pairs)
     heldout = [p for p in pairs if p.split == "heldout"]
-    assert len(heldout) >= 20 and sum(p.contradicts for p in heldout) == len(heldout) / 2
+    assert len(heldout) >= 60 and sum(p.contradicts for p in heldout) == len(heldout) / 2
     # every kind is either a kind of contradiction or a kind of look-alike, never both
     labels = Counter((p.kind, p.contradicts) for p in pairs)
     assert len({kind for kind, _ in labels}) == len(labels)
 
 
-def test_the_rules_keep_their_figures_on_the_shipped_set():
-    report = contradictions.evaluate(contradictions.DEFAULT_PATH, rules_verdict)
-    assert report["precision"] >= 0.95 and report["recall"] >= 0.85
+def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
+    """Tuned on these 132 pairs: precision 1.000, recall 0.758 when written."""
+    report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
+    assert report["pairs"] == 132 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.95 and report["recall"] >= 0.73
+
+
+def test_the_rules_hold_their_floor_on_the_held_out_pairs():
+    """Measured on the fresh held-out batch (never tuned on): precision 0.926, recall
+    0.625 (25 of 40) when written; the floors sit just under, so a regression fails."""
+    report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
+    assert report["per_split"].keys() == {"heldout"}
+    assert report["precision"] >= 0.89 and report["recall"] >= 0.60
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():
@@ -133,9 +153,48 @@ def test_engram_eval_contradictions_replays_recorded_replies_as_json():
     report = json.loads(out.getvalue())
     assert report["judge"].startswith("recorded replies in ")
     assert "NOT A MEASURED MODEL RUN" in report["judge_note"]
-    assert set(report["per_split"]) == {"dev", "heldout"}
+    assert set(report["per_split"]) == {"dev"}  # replies were written for the dev pairs only
 
 
 def test_engram_eval_contradictions_refuses_an_unknown_judge():
     with pytest.raises(CommandError, match="--judge takes rules"):
         call_command("engram_eval", "contradictions", "--judge", "oracle")
+
+
+def _locomo(tmp_path, turns):
+    sessions = {"session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [{"speaker": speaker, "dia_id": f"D1:{i}", "text": text}
+                              for i, (speaker, text) in enumerate(turns, 1)]}
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([{"sample_id": "conv-x", "qa": [], "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Ben", **sessions}}]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.django_db
+def test_engram_eval_chat_contradictions_counts_the_open_queue_per_1000_turns(tmp_path):
+    small_talk = [("Ana", "Hi Ben! How are you?"), ("Ben", "Thanks, Ana! Great to hear!"),
+                  ("Ana", "Wow, that sounds awesome!"), ("Ben", "What's new with you?")]
+    clash = [("Ana", "The book club meets in the library on Mondays."),
+             ("Ana", "The book club never meets in the library on Mondays.")]
+    out = StringIO()
+    call_command("engram_eval", "chat-contradictions", str(_locomo(tmp_path, small_talk)),
+                 "--conversations", "1", "--json", stdout=out, stderr=StringIO())
+    quiet = json.loads(out.getvalue())["splits"]["dev"]
+    assert (quiet["turns"], quiet["open"], quiet["open_per_1000_turns"]) == (4, 0, 0.0)
+    out = StringIO()
+    call_command("engram_eval", "chat-contradictions",
+                 str(_locomo(tmp_path, small_talk + clash)), "--conversations", "1",
+                 "--json", stdout=out, stderr=StringIO())
+    loud = json.loads(out.getvalue())["splits"]["dev"]
+    assert (loud["turns"], loud["open"]) == (6, 1)
+    assert loud["open_per_1000_turns"] == pytest.approx(1000 / 6, abs=0.01)
+
+
+def test_engram_eval_chat_contradictions_refuses_a_bad_conversation_range(tmp_path):
+    with pytest.raises(CommandError, match="--conversations takes"):
+        call_command("engram_eval", "chat-contradictions", str(_locomo(tmp_path, [])),
+                     "--conversations", "one")
+    with pytest.raises(CommandError, match="has 1 conversations"):
+        call_command("engram_eval", "chat-contradictions",
+                     str(_locomo(tmp_path, [("Ana", "Hi.")])), "--conversations", "6-10")

@@ -229,3 +229,21 @@ def test_a_run_clusters_a_bounded_share_of_a_large_backlog(alice, cluster, monke
     second = consolidate(owner=alice, now=NOW)
     assert second["candidates"] >= 1
     assert Memory.objects.filter(status=Status.ARCHIVED).count() >= 2
+
+
+def test_the_nightly_merge_keeps_a_reversed_direction_and_merges_a_true_repeat(alice, settings):
+    settings.ENGRAM_DEDUP_THRESHOLD = 1.01  # store every one, so the nightly merge decides
+    there = old(alice, "Replicate the orders database from us-east-1 to eu-west-1.", days=90)
+    back = old(alice, "Replicate the orders database from eu-west-1 to us-east-1.", days=80)
+    must = old(alice, "Every admin must enable 2FA on their account.", days=90)
+    may = old(alice, "Every admin may enable 2FA on their account.", days=80)
+    first = old(alice, "Use pytest for the unit tests.", days=90)
+    repeat = old(alice, "For the unit tests, use pytest.", days=80)
+    report = consolidate(owner=alice, now=NOW, dry_run=True)
+    assert report["deduplicated"] == 1  # the repeat, and only it
+    consolidate(owner=alice, now=NOW)
+    for memory in (there, back, must, may, first, repeat):
+        memory.refresh_from_db()
+    assert repeat.status == Status.ARCHIVED and first.helpful_count == 1
+    # a merge strengthens the keeper: none of the four facts was taken for a repeat
+    assert [m.helpful_count for m in (there, back, must, may)] == [0, 0, 0, 0]

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from memories.maintenance.contradictions import check_contradictions
 from memories.services import remembering
 from memories.models import Contradiction, ContradictionStatus, JudgedPair, ModelCall
+from memories.selectors import contradiction_queue, count_open_contradictions
 from tests.helpers import anthropic_error, anthropic_reply
 
 
@@ -59,7 +60,8 @@ def test_a_full_scan_finds_each_pair_once_and_a_rerun_adds_nothing(alice, rememb
 
 def judged(contradicts):
     return anthropic_reply({"contradicts": contradicts, "reason": "different ports",
-                            "confidence": 0.9}, 50, 12)
+                            "subject": "the orders API port", "value_a": "8080",
+                            "value_b": "9090", "confidence": 0.9}, 50, 12)
 
 
 def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, settings,
@@ -71,7 +73,9 @@ def test_a_configured_model_judges_and_its_verdicts_are_cached_per_pair(alice, s
     b = remembering.remember(owner=alice, content="The orders API listens on port 9090").memory
     check_contradictions([b.pk])
     assert route.call_count == 1
-    assert Contradiction.objects.get().detected_by == "anthropic"
+    found = Contradiction.objects.get()
+    assert found.detected_by == "anthropic" and found.confidence == 0.9
+    assert found.reason.startswith("the orders API port: '8080' against '9090'.")
     assert JudgedPair.objects.get().contradicts
     assert ModelCall.objects.get().purpose == "judge"
     check_contradictions([b.pk, a.pk])
@@ -87,3 +91,30 @@ def test_a_failing_model_falls_back_to_the_rules(alice, settings, fake_anthropic
     check_contradictions([b.pk])
     assert Contradiction.objects.get().detected_by == "rules"
     assert ModelCall.objects.filter(ok=False).exists()
+
+
+def test_long_memories_are_checked_and_their_contradiction_recorded(alice, remember):
+    """For long memories the verdict's reason outgrew 500 characters and the check task
+    crashed on every retry: contradictions between long memories were never found."""
+    detail = " ".join(f"component{i}" for i in range(80))
+    old = remember(alice, f"The deploy script must run the migrations for {detail} first.")
+    new = remember(alice, f"The deploy script must not run the migrations for {detail} first.")
+    assert len(old.content) > 500
+    found = Contradiction.objects.for_owner(alice).get()
+    assert {found.memory_a_id, found.memory_b_id} == {old.pk, new.pk}
+    assert found.confident and 0 < len(found.reason) <= 500
+
+
+def test_an_unsure_verdict_is_kept_but_not_queued(alice, remember):
+    remember(alice, "The staging database is wiped every night, you know!")
+    remember(alice, "The staging database is never wiped, I told you!")
+    unsure = Contradiction.objects.for_owner(alice).get()
+    assert unsure.status == ContradictionStatus.OPEN and not unsure.confident
+    assert count_open_contradictions(alice) == 0
+    assert list(contradiction_queue(alice, status=ContradictionStatus.OPEN)) == []
+    assert list(contradiction_queue(alice, status=ContradictionStatus.OPEN,
+                                    unsure=True)) == [unsure]
+    # a plain statement of the same clash is queued
+    remember(alice, "Nightly builds are published to the beta channel.")
+    remember(alice, "Nightly builds are not published to the beta channel.")
+    assert count_open_contradictions(alice) == 1

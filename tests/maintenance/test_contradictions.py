@@ -105,6 +105,18 @@ def test_the_list_filters_by_status(alice, api_client_for):
     assert client.get("/api/v1/contradictions?status=maybe").status_code == 400
 
 
+def test_the_list_leaves_unsure_verdicts_out_unless_asked(alice, api_client_for):
+    sure = pair(alice)
+    unsure = pair(alice, "Staging deploys on Fridays", "Staging never deploys on Fridays")
+    Contradiction.objects.filter(pk=unsure.pk).update(confidence=0.6)
+    client = api_client_for(alice)
+    listed = client.get("/api/v1/contradictions").json()["results"]
+    assert [(c["id"], c["confidence"]) for c in listed] == [(str(sure.pk), 1.0)]
+    everything = client.get("/api/v1/contradictions?unsure=true&status=open").json()
+    assert {c["id"] for c in everything["results"]} == {str(sure.pk), str(unsure.pk)}
+    assert client.get("/api/v1/contradictions?unsure=perhaps").status_code == 400
+
+
 @pytest.mark.parametrize("other", ["bob", "charlie"])
 def test_another_owners_contradiction_is_a_404(alice, bob, charlie, api_client_for, other):
     contradiction = pair(alice)

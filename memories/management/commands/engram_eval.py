@@ -2,7 +2,8 @@
 extraction quality: `engram_eval extraction [PATH]`; contradiction detection:
 `engram_eval contradictions [PATH] [--judge rules|recorded:FILE|llm]`; the usage tracker's
 cited / ignored marking: `engram_eval usage [PATH]`; the learned ranker, fitted on the dev splits of LoCoMo and
-the paraphrase set: `engram_eval train-ranker LOCOMO_PATH [--write FILE]`."""
+the paraphrase set: `engram_eval train-ranker LOCOMO_PATH [--write FILE]`; the contradictions
+real chat raises: `engram_eval chat-contradictions PATH [--conversations 1-5]`."""
 
 import json
 from pathlib import Path
@@ -12,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memories.engine import ranker, rules_extractor
 from memories.engine.contradiction import rules_verdict
 from memories.evaluation import (
+    chat_contradictions,
     contradictions,
     extraction,
     locomo,
@@ -33,6 +35,21 @@ def _categories(value: str) -> list[int]:
     if not found or any(c not in locomo.CATEGORY_NAMES for c in found):
         raise CommandError(f"--categories takes numbers 1-5 separated by commas, not {value!r}")
     return found
+
+
+def _conversations(value: str) -> list[int]:
+    """ "1-5", "6-10" or "1,3,7": 1-based positions of conversations in the file."""
+    found = set()
+    try:
+        for part in value.split(","):
+            low, _, high = part.strip().partition("-")
+            found.update(range(int(low), int(high or low) + 1))
+    except ValueError as exc:
+        raise CommandError(f"--conversations takes numbers and ranges such as 1-5 or 1,3,7, "
+                           f"not {value!r}") from exc
+    if not found or min(found) < 1:
+        raise CommandError(f"--conversations takes numbers from 1, not {value!r}")
+    return sorted(found)
 
 
 def _judge(value: str) -> tuple[contradictions.Judge, str]:
@@ -68,12 +85,14 @@ class Command(BaseCommand):
             "[PATH]`: agreement of the usage tracker with hand-labelled turns. `train-ranker "
             "LOCOMO_PATH [--write FILE]`: fit the learned ranker on the dev splits of LoCoMo "
             "and the paraphrase set and print its coefficients. LoCoMo and paraphrase "
-            "figures are reported per split (dev: tune on it; heldout: do not).")
+            "figures are reported per split (dev: tune on it; heldout: do not). "
+            "`chat-contradictions PATH`: open contradictions per 1,000 turns of LoCoMo chat "
+            "stored turn by turn (conversations 1-5 dev, 6-10 held out).")
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark",
                             choices=["locomo", "paraphrase", "extraction", "contradictions",
-                                     "usage", "train-ranker"])
+                                     "usage", "train-ranker", "chat-contradictions"])
         parser.add_argument("path", nargs="?", type=Path,
                             help="LoCoMo JSON (required for locomo), or paraphrase, "
                                  "extraction or contradictions JSONL (defaults to the set "
@@ -92,6 +111,9 @@ class Command(BaseCommand):
         parser.add_argument("--write", type=Path, default=None, metavar="FILE",
                             help="train-ranker: write the fitted coefficients to FILE "
                                  f"(the product reads {ranker.COEFFICIENTS_PATH.name})")
+        parser.add_argument("--conversations", default="1-10",
+                            help="chat-contradictions: which LoCoMo conversations, by position "
+                                 "in the file (1-5 dev, 6-10 held out; default 1-10)")
         parser.add_argument("--batch-size", type=int, default=128)
         parser.add_argument("--judge", default="rules",
                             help="contradictions: rules (default), recorded:FILE.jsonl to "
@@ -101,9 +123,12 @@ class Command(BaseCommand):
                             help="print JSON instead of tables")
 
     def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
-               judge, as_json, split, reuse, write, **options):
+               judge, as_json, split, reuse, write, conversations, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
+        if benchmark == "chat-contradictions":
+            self._chat_contradictions(path, _conversations(conversations), batch_size, as_json)
+            return
         if benchmark == "extraction":
             # no database and no embedding model: the rules extractor is pure
             self._extraction(path or extraction.DEFAULT_PATH, as_json)
@@ -114,7 +139,10 @@ class Command(BaseCommand):
             return
         if benchmark == "contradictions":
             # no database and no embedding model: pairs are judged one by one
-            self._contradictions(path or contradictions.DEFAULT_PATH, judge, as_json)
+            # Recorded replies exist for the dev pairs only (they replay, they measure nothing).
+            default = ((contradictions.DEFAULT_PATH,) if judge.startswith("recorded:")
+                       else contradictions.DEFAULT_PATHS)
+            self._contradictions(path or default, judge, as_json)
             return
         if benchmark == "train-ranker":
             self._train_ranker(path, _categories(categories), reuse, write, as_json)
@@ -327,6 +355,38 @@ class Command(BaseCommand):
             what = "missed" if miss["expected"] else "wrongly flagged"
             out(f"  {miss['id']} ({miss['split']}, {miss['kind']}): {what}: {miss['a']!r} / "
                 f"{miss['b']!r}")
+
+
+    def _chat_contradictions(self, path, numbers, batch_size, as_json):
+        if path is None:
+            raise CommandError("chat-contradictions needs the path of a LoCoMo JSON file.")
+        try:
+            conversations = locomo.load(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        if max(numbers) > len(conversations):
+            raise CommandError(f"{path} has {len(conversations)} conversations, not "
+                               f"{max(numbers)}.")
+        report = chat_contradictions.evaluate(
+            [conversations[n - 1] for n in numbers], numbers, batch_size=batch_size,
+            progress=self.stderr.write)
+        report["path"] = str(path)
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Contradictions raised by chat in {path} (rules judge; one turn a memory)")
+        out("")
+        out(f"{'split':<8} {'conv':>4} {'turns':>6} {'open':>5} {'per 1,000 turns':>15} "
+            f"{'stored':>6} {'stored per 1,000':>16}")
+        for split, s in report["splits"].items():
+            out(f"{split:<8} {s['conversations']:>4} {s['turns']:>6} {s['open']:>5} "
+                f"{_f(s['open_per_1000_turns']):>15} {s['stored']:>6} "
+                f"{_f(s['stored_per_1000_turns']):>16}")
+        for row in report["conversations"]:
+            for flag in row["flags"]:
+                out(f"  {row['sample_id']} ({row['split']}): {flag['a']!r} / {flag['b']!r}: "
+                    f"{flag['reason']}")
 
 
 def _dumps(report) -> str:

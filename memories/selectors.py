@@ -15,6 +15,8 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from engram_site.db import replicas
+
 from .models import (
     Contradiction,
     ContradictionStatus,
@@ -464,8 +466,9 @@ def _server_bound(sql: str, params: list) -> list[tuple]:
     parse it back (0.5 ms of the candidate query). A prepared statement was slower
     still: its generic plan lost more than planning costs.
     """
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    reading = replicas.reading_connection()
+    reading.ensure_connection()
+    with reading.wrap_database_errors, psycopg.Cursor(reading.connection) as cursor:
         cursor.execute(sql, params, prepare=False)
         return cursor.fetchall()
 
@@ -480,9 +483,10 @@ def memories_in_order(ids: Sequence[uuid.UUID]) -> list[Memory]:
     """These memories, in this order, without their vectors (plain SQL: on the recall
     path the ORM's query building took 3 ms for ten rows)."""
     names = [f.attname for f in _READ_FIELDS]
-    with connection.cursor() as cursor:
+    reading = replicas.reading_connection()
+    with reading.cursor() as cursor:
         cursor.execute(_READ_SQL, [list(ids)])
-        found = {row[0]: Memory.from_db(connection.alias, names, list(row))
+        found = {row[0]: Memory.from_db(reading.alias, names, list(row))
                  for row in cursor.fetchall()}
     return [found[pk] for pk in ids if pk in found]
 

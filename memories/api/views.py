@@ -12,6 +12,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engram_site.db.replicas import replica_reads
 from memories import selectors
 from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, UsageKind
 from memories.services.context import MAX_CONTEXT_TOKENS, assemble_context
@@ -361,10 +362,11 @@ class MemorySearch(ScopedView):
         data.is_valid(raise_exception=True)
         filters = self.scope.recall(
             RecallFiltersInput.to_filters(data.validated_data.get("filters", {})))
-        hits = recall(owner=request.user, query=data.validated_data["query"],
-                               limit=data.validated_data["limit"], filters=filters,
-                               track=True, agent_id=data.validated_data["agent_id"],
-                               session_id=data.validated_data["session_id"])
+        with replica_reads():
+            hits = recall(owner=request.user, query=data.validated_data["query"],
+                          limit=data.validated_data["limit"], filters=filters,
+                          track=True, agent_id=data.validated_data["agent_id"],
+                          session_id=data.validated_data["session_id"])
         return Response({"results": self.HitOutput(hits, many=True).data})
 
 
@@ -403,15 +405,17 @@ class MemoryContext(ScopedView):
         data = self.ContextInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        built = assemble_context(
-            owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
-            fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
-            filters=self.scope.recall(selectors.RecallFilters(
-                project=given.get("project"), with_general=given["with_general"],
-                valid_at=given.get("valid_at"),
-                include_superseded=given["include_superseded"])),
-            min_score=given.get("min_score"),
-        )
+        with replica_reads():
+            built = assemble_context(
+                owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
+                fmt=given["format"], session_id=given["session_id"],
+                agent_id=given["agent_id"],
+                filters=self.scope.recall(selectors.RecallFilters(
+                    project=given.get("project"), with_general=given["with_general"],
+                    valid_at=given.get("valid_at"),
+                    include_superseded=given["include_superseded"])),
+                min_score=given.get("min_score"),
+            )
         return Response(self.ContextOutput({
             "context": built.context, "memories_used": len(built.used),
             "tokens_used": built.tokens_used, "truncated": built.truncated,

@@ -174,7 +174,8 @@ HUEY_IMMEDIATE = envbool("HUEY_IMMEDIATE", False)
 if env("HUEY_REDIS_URL"):
     HUEY = {
         "huey_class": "huey.PriorityRedisHuey",  # interactive work before bulk (queue.py)
-        "name": "engram",
+        # Workers on any number of machines share the queue of this name (docs/SCALING.md).
+        "name": env("HUEY_NAME", "engram"),
         "immediate": HUEY_IMMEDIATE,
         "url": env("HUEY_REDIS_URL"),
     }

@@ -357,16 +357,16 @@ class MemorySearch(ScopedView):
     @extend_schema(request=SearchInput, responses=inline_serializer(
         "SearchOutput", {"results": HitOutput(many=True)}),
         summary="Hybrid search (meaning, keywords, links) with each hit's score breakdown")
+    @replica_reads()  # a streaming replica may answer (docs/SCALING.md)
     def post(self, request):
         data = self.SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
         filters = self.scope.recall(
             RecallFiltersInput.to_filters(data.validated_data.get("filters", {})))
-        with replica_reads():
-            hits = recall(owner=request.user, query=data.validated_data["query"],
-                          limit=data.validated_data["limit"], filters=filters,
-                          track=True, agent_id=data.validated_data["agent_id"],
-                          session_id=data.validated_data["session_id"])
+        hits = recall(owner=request.user, query=data.validated_data["query"],
+                               limit=data.validated_data["limit"], filters=filters,
+                               track=True, agent_id=data.validated_data["agent_id"],
+                               session_id=data.validated_data["session_id"])
         return Response({"results": self.HitOutput(hits, many=True).data})
 
 
@@ -401,21 +401,20 @@ class MemoryContext(ScopedView):
 
     @extend_schema(request=ContextInput, responses=ContextOutput,
                    summary="What an agent should know now, fenced as data, within max_tokens")
+    @replica_reads()  # a streaming replica may answer (docs/SCALING.md)
     def post(self, request):
         data = self.ContextInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        with replica_reads():
-            built = assemble_context(
-                owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
-                fmt=given["format"], session_id=given["session_id"],
-                agent_id=given["agent_id"],
-                filters=self.scope.recall(selectors.RecallFilters(
-                    project=given.get("project"), with_general=given["with_general"],
-                    valid_at=given.get("valid_at"),
-                    include_superseded=given["include_superseded"])),
-                min_score=given.get("min_score"),
-            )
+        built = assemble_context(
+            owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
+            fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
+            filters=self.scope.recall(selectors.RecallFilters(
+                project=given.get("project"), with_general=given["with_general"],
+                valid_at=given.get("valid_at"),
+                include_superseded=given["include_superseded"])),
+            min_score=given.get("min_score"),
+        )
         return Response(self.ContextOutput({
             "context": built.context, "memories_used": len(built.used),
             "tokens_used": built.tokens_used, "truncated": built.truncated,

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from rest_framework import serializers
 
+from engram_site.db.replicas import replica_reads
 from memories import selectors
 from memories.api.errors import as_api_validation_error, flatten
 from memories.api.maintenance import ContradictionResolve
@@ -111,6 +112,7 @@ SEARCH_FILTERS = ("project", "tags", "kinds", "memory_types", "min_importance",
                   "include_superseded")
 
 
+@replica_reads()  # a streaming replica may answer (docs/SCALING.md)
 def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(MemorySearch.SearchInput, {
         **{k: v for k, v in arguments.items() if k not in SEARCH_FILTERS},
@@ -125,6 +127,7 @@ def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
         [describe(hit.memory, f"score {hit.score:.2f}") for hit in hits])
 
 
+@replica_reads()
 def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(MemoryContext.ContextInput, arguments)
     built = assemble_context(

@@ -525,8 +525,10 @@ class MiniLMEncoder:
         # in our measurements, while turning it off cost little when idle.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        self.tokens_per_run = TOKENS_PER_RUN  # engram_bench store --tokens-per-run sets it
 
-    def encode(self, texts: list[str], tokens_per_run: int = TOKENS_PER_RUN) -> np.ndarray:
+    def encode(self, texts: list[str], tokens_per_run: int | None = None) -> np.ndarray:
+        tokens_per_run = tokens_per_run or self.tokens_per_run
         out = np.zeros((len(texts), DIM), np.float32)
         if not texts:
             return out

@@ -113,6 +113,9 @@ class Command(BaseCommand):
                                  "then all of them again with a suffix, instead of --count "
                                  "synthetic notes")
         parser.add_argument("--batch-size", type=int, default=256)
+        parser.add_argument("--tokens-per-run", type=int, default=None,
+                            help="store: padded tokens per ONNX run of the local model "
+                                 "(to compare run sizes; default the model's)")
         parser.add_argument("--queries", type=int, default=1000)
         parser.add_argument("--one-by-one", type=int, default=200,
                             help="also time this many single remember() calls")
@@ -143,6 +146,10 @@ class Command(BaseCommand):
         Memory.objects.filter(owner=owner).delete()
         provider = get_provider()
         provider.embed_documents(["warm-up"])  # model load is not part of throughput
+        if options["tokens_per_run"]:
+            if not hasattr(provider, "encoder"):
+                raise CommandError("--tokens-per-run needs the local embedding model.")
+            provider.encoder().tokens_per_run = options["tokens_per_run"]
         self.stdout.write(f"provider {provider.model_id}; {count} memories, batches of "
                           f"{batch_size}")
 

@@ -38,26 +38,30 @@ def standby(django_db_setup, django_db_blocker):
     """A hot standby of the suite's primary; yields (socket dir, port)."""
     with django_db_blocker.unblock():
         primary = connections["default"].get_connection_params()
-    pgdata = Path(connections["default"].settings_dict["EMBEDDED_PGDATA"] or "")
-    if not pgdata.is_dir():
+    if not connections["default"].settings_dict.get("EMBEDDED_PGDATA"):
         pytest.skip("the replica is made from the embedded server's data and binaries")
+    pgdata = Path(connections["default"].settings_dict["EMBEDDED_PGDATA"])
     owner = pwd.getpwuid(pgdata.stat().st_uid).pw_name
     root = Path(tempfile.mkdtemp(prefix="engram-replica-"))
     shutil.chown(root, owner)
     data, port = root / "data", _free_port()
     bin_dir = embedded.bin_dir()
-    run = lambda *command: subprocess.run(  # noqa: E731
-        _as_server_user([str(c) for c in command], owner), check=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
-    run(bin_dir / "pg_basebackup", "-h", primary["host"], "-p", primary.get("port") or 5432,
-        "-U", primary["user"], "-D", data, "-R", "-X", "stream", "-c", "fast")
-    run(bin_dir / "pg_ctl", "-D", data, "-l", root / "log", "-w", "-o",
-        f"-c port={port} -c listen_addresses='' -c unix_socket_directories={root} "
-        "-c hot_standby=on", "start")
+
+    def run(*command, check=True):
+        subprocess.run(_as_server_user([str(c) for c in command], owner), check=check,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+
     try:
+        run(bin_dir / "pg_basebackup", "-h", primary["host"], "-p",
+            primary.get("port") or 5432, "-U", primary["user"], "-D", data, "-R",
+            "-X", "stream", "-c", "fast")
+        run(bin_dir / "pg_ctl", "-D", data, "-l", root / "log", "-w", "-o",
+            f"-c port={port} -c listen_addresses='' -c unix_socket_directories={root} "
+            "-c hot_standby=on", "start")
         yield str(root), port
     finally:
-        run(bin_dir / "pg_ctl", "-D", data, "-m", "immediate", "-w", "stop")
+        if (data / "postmaster.pid").exists():
+            run(bin_dir / "pg_ctl", "-D", data, "-m", "immediate", "-w", "stop", check=False)
         shutil.rmtree(root, ignore_errors=True)
 
 

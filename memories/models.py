@@ -77,8 +77,9 @@ class OwnedThroughParent(models.Model):
     are distributed by owner (docs/SCALING.md), and lets per-owner queries skip the join.
     Filled from the parent by save() and bulk_create(), so callers need not pass it."""
 
+    # Derived from the parent, never chosen: no form (the admin's) offers it.
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                              related_name="+")
+                              related_name="+", editable=False)
 
     objects = OwnerFromParentQuerySet.as_manager()
 

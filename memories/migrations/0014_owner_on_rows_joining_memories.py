@@ -17,7 +17,8 @@ MODELS = ["memorylink", "memoryversion", "memoryentity", "observationchunk"]
 
 
 def owner(null: bool):
-    return models.ForeignKey(null=null, on_delete=django.db.models.deletion.CASCADE,
+    return models.ForeignKey(null=null, editable=False,
+                             on_delete=django.db.models.deletion.CASCADE,
                              related_name="+", to=settings.AUTH_USER_MODEL)
 
 

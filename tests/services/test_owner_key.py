@@ -61,3 +61,16 @@ def test_the_migration_fills_the_owner_of_rows_stored_before_it(alice, bob):
 
     owners = {v.memory.owner_id: v.owner_id for v in MemoryVersion.objects.select_related("memory")}
     assert owners == {alice.pk: alice.pk, bob.pk: bob.pk}
+
+
+def test_a_form_never_offers_the_owner_and_its_rows_get_the_parents(alice):
+    from django.forms import modelform_factory
+
+    first = remember(owner=alice, content="The CI cache is keyed on the lockfile").memory
+    second = remember(owner=alice, content="Nightly builds publish to the staging bucket").memory
+    form = modelform_factory(MemoryLink, fields="__all__")(data={
+        "from_memory": first.pk, "to_memory": second.pk, "relation": "related",
+        "strength": 1.0, "created_at": "2026-01-01T00:00:00Z"})
+    assert "owner" not in form.fields
+    assert form.is_valid(), form.errors
+    assert form.save().owner == alice

@@ -466,11 +466,13 @@ def _server_bound(sql: str, params: list) -> list[tuple]:
     parse it back (0.5 ms of the candidate query). A prepared statement was slower
     still: its generic plan lost more than planning costs.
     """
-    reading = replicas.reading_connection()
-    reading.ensure_connection()
-    with reading.wrap_database_errors, psycopg.Cursor(reading.connection) as cursor:
-        cursor.execute(sql, params, prepare=False)
-        return cursor.fetchall()
+    def run(reading):
+        reading.ensure_connection()
+        with reading.wrap_database_errors, psycopg.Cursor(reading.connection) as cursor:
+            cursor.execute(sql, params, prepare=False)
+            return cursor.fetchall()
+
+    return replicas.read(run)
 
 
 _READ_FIELDS = [f for f in Memory._meta.concrete_fields
@@ -483,11 +485,14 @@ def memories_in_order(ids: Sequence[uuid.UUID]) -> list[Memory]:
     """These memories, in this order, without their vectors (plain SQL: on the recall
     path the ORM's query building took 3 ms for ten rows)."""
     names = [f.attname for f in _READ_FIELDS]
-    reading = replicas.reading_connection()
-    with reading.cursor() as cursor:
-        cursor.execute(_READ_SQL, [list(ids)])
-        found = {row[0]: Memory.from_db(reading.alias, names, list(row))
-                 for row in cursor.fetchall()}
+
+    def run(reading):
+        with reading.cursor() as cursor:
+            cursor.execute(_READ_SQL, [list(ids)])
+            return {row[0]: Memory.from_db(reading.alias, names, list(row))
+                    for row in cursor.fetchall()}
+
+    found = replicas.read(run)
     return [found[pk] for pk in ids if pk in found]
 
 

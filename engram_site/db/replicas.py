@@ -9,6 +9,8 @@ is never read stale by the screens and the API's other views. Inside the mark:
 - a replica more than ENGRAM_REPLICA_MAX_LAG_BYTES of WAL behind the primary, or one that
   does not answer, is skipped (checked at most every ENGRAM_REPLICA_CHECK_SECONDS per
   process), and with none usable the primary answers: a replica down breaks no read.
+  One that dies between two checks fails over to the primary in the plain-SQL reads of
+  recall (`read`); an ORM read sent to it fails until the next check.
 
 A request that follows another's write may read from a replica up to that lag behind.
 """
@@ -17,13 +19,23 @@ import contextvars
 import itertools
 import logging
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    connections,
+)
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -61,9 +73,20 @@ def read_alias() -> str:
     return DEFAULT_DB_ALIAS
 
 
-def reading_connection():
-    """The connection for a read in plain SQL (the ORM's reads go through the router)."""
-    return connections[read_alias()]
+def read(run: Callable[[BaseDatabaseWrapper], T]) -> T:
+    """`run(connection)` on the connection a read should use, for reads in plain SQL (the
+    ORM's go through the router). A replica that fails, having died since its last
+    check, is set aside until the next check and the primary answers instead."""
+    alias = read_alias()
+    if alias == DEFAULT_DB_ALIAS:
+        return run(connections[alias])
+    try:
+        return run(connections[alias])
+    except (OperationalError, InterfaceError) as exc:
+        log.warning("Read replica %s failed, reading the primary: %s", alias, exc)
+        _health[alias] = (time.monotonic(), False)
+        connections[alias].close()
+        return run(connections[DEFAULT_DB_ALIAS])
 
 
 def _usable(alias: str) -> bool:

@@ -154,3 +154,16 @@ def test_a_replica_that_does_not_answer_leaves_reads_to_the_primary(replica_at, 
     remember(owner=alice, content="Releases are tagged from the main branch")
     assert _found(alice, "how are releases tagged") == {
         "Releases are tagged from the main branch"}
+
+
+def test_a_replica_that_died_since_its_last_check_leaves_the_read_to_the_primary(
+        replica_at, alice, tmp_path, settings):
+    replica_at(str(tmp_path), _free_port())  # nothing listens there any more
+    settings.ENGRAM_REPLICA_CHECK_SECONDS = 3600
+    replicas._health["replica"] = (time.monotonic(), True)  # it answered at its last check
+    remember(owner=alice, content="Hotfixes skip the canary stage")
+    with replicas.replica_reads():
+        assert replicas.read_alias() == "replica"
+        hits = recall(owner=alice, query="do hotfixes go through the canary", limit=5)
+        assert [hit.memory.content for hit in hits] == ["Hotfixes skip the canary stage"]
+        assert replicas.read_alias() == "default"  # set aside until the next check

@@ -3,11 +3,13 @@ suite's server, started in standby mode with the embedded server's own binaries)
 go to the primary, a request that wrote reads its own write, and a replica that lags or
 is down leaves reads to the primary."""
 
+import json
 import os
 import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -167,3 +169,18 @@ def test_a_replica_that_died_since_its_last_check_leaves_the_read_to_the_primary
         hits = recall(owner=alice, query="do hotfixes go through the canary", limit=5)
         assert [hit.memory.content for hit in hits] == ["Hotfixes skip the canary stage"]
         assert replicas.read_alias() == "default"  # set aside until the next check
+
+
+def test_database_replica_urls_become_aliases_and_the_router():
+    script = ("import json, django; django.setup(); from django.conf import settings as s; "
+              "print(json.dumps([s.ENGRAM_REPLICAS, s.DATABASE_ROUTERS, "
+              "[(s.DATABASES[a]['HOST'], s.DATABASES[a]['PORT'], s.DATABASES[a]['NAME']) "
+              "for a in s.ENGRAM_REPLICAS]]))")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "engram_site.settings",
+           "DATABASE_REPLICA_URLS":
+               "postgres://u@replica-a/engram, postgres://u@replica-b:5433/engram"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).parents[2],
+                         env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout) == [
+        ["replica1", "replica2"], [ROUTER],
+        [["replica-a", "", "engram"], ["replica-b", 5433, "engram"]]]

@@ -159,6 +159,19 @@ _default_db.setdefault("OPTIONS", {})["options"] = (
     "-c hnsw.ef_search=100 -c hnsw.iterative_scan=strict_order"
 )
 DATABASES = {"default": _default_db}
+# Streaming replicas serving recall, search and context (engram_site/db/replicas.py).
+ENGRAM_REPLICAS = []
+for _url in filter(None, (u.strip() for u in env("DATABASE_REPLICA_URLS", "").split(","))):
+    _alias = f"replica{len(ENGRAM_REPLICAS) + 1}"
+    DATABASES[_alias] = {**dj_database_url.parse(_url, conn_max_age=60), "ENGINE": ENGINE,
+                         "CONN_HEALTH_CHECKS": True, "TEST": {"MIRROR": "default"},
+                         # a replica that does not answer is skipped, not waited for
+                         "OPTIONS": {**_default_db["OPTIONS"], "connect_timeout": 2}}
+    ENGRAM_REPLICAS.append(_alias)
+if ENGRAM_REPLICAS:
+    DATABASE_ROUTERS = ["engram_site.db.replicas.ReplicaRouter"]
+ENGRAM_REPLICA_MAX_LAG_BYTES = envint("ENGRAM_REPLICA_MAX_LAG_BYTES", 1_048_576, 0, 2**40)
+ENGRAM_REPLICA_CHECK_SECONDS = envfloat("ENGRAM_REPLICA_CHECK_SECONDS", 1.0, 0.0, 3600.0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Background work: Huey on the same PostgreSQL, or Redis -------------------------------
@@ -166,7 +179,8 @@ HUEY_IMMEDIATE = envbool("HUEY_IMMEDIATE", False)
 if env("HUEY_REDIS_URL"):
     HUEY = {
         "huey_class": "huey.PriorityRedisHuey",  # interactive work before bulk (queue.py)
-        "name": "engram",
+        # Workers on any number of machines share the queue of this name (docs/SCALING.md).
+        "name": env("HUEY_NAME", "engram"),
         "immediate": HUEY_IMMEDIATE,
         "url": env("HUEY_REDIS_URL"),
     }

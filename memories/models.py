@@ -52,6 +52,47 @@ class OwnedQuerySet(models.QuerySet):
         return self.filter(owner=owner)
 
 
+class OwnerFromParentQuerySet(OwnedQuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        fill_owners(self.model, objs)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+def fill_owners(model, objs) -> None:
+    """Set owner_id, where a caller left it out, to that of the row each hangs off
+    (`model.owner_from`): one query for the parents not already loaded."""
+    parent = model._meta.get_field(model.owner_from)
+    missing = [obj for obj in objs if obj.owner_id is None]
+    unloaded = {getattr(obj, parent.attname) for obj in missing if not parent.is_cached(obj)}
+    owners = dict(parent.related_model.objects.filter(pk__in=unloaded)
+                  .values_list("pk", "owner_id")) if unloaded else {}
+    for obj in missing:
+        obj.owner_id = (getattr(obj, parent.name).owner_id if parent.is_cached(obj)
+                        else owners.get(getattr(obj, parent.attname)))
+
+
+class OwnedThroughParent(models.Model):
+    """A row that hangs off an owned row (a memory, an observation) and carries its
+    owner too: the key that keeps every row of one owner on one shard when the tables
+    are distributed by owner (docs/SCALING.md), and lets per-owner queries skip the join.
+    Filled from the parent by save() and bulk_create(), so callers need not pass it."""
+
+    # Derived from the parent, never chosen: no form (the admin's) offers it.
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="+", editable=False)
+
+    objects = OwnerFromParentQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if self.owner_id is None:
+            fill_owners(type(self), [self])
+        super().save(*args, **kwargs)
+
+
 class Validity(models.TextChoices):
     CURRENT = "current"
     SUPERSEDED = "superseded"
@@ -222,7 +263,8 @@ class LinkRelation(models.TextChoices):
     CONSOLIDATED_INTO = "consolidated_into"
 
 
-class MemoryLink(models.Model):
+class MemoryLink(OwnedThroughParent):
+    owner_from = "from_memory"
     from_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_out")
     to_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_in")
     relation = models.CharField(max_length=20, choices=LinkRelation.choices)
@@ -247,13 +289,14 @@ class VersionChange(models.TextChoices):
     REINFORCED = "reinforced"
 
 
-class MemoryVersion(models.Model):
+class MemoryVersion(OwnedThroughParent):
     """Every change to a memory's content or status, so nothing is ever silently lost.
 
     `before` and `after` hold the changed fields. A duplicate that strengthened this
     memory instead of being stored is kept here too (change "reinforced"), with its text.
     """
 
+    owner_from = "memory"
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions")
     change = models.CharField(max_length=16, choices=VersionChange.choices)
     changed_by = models.ForeignKey(
@@ -440,7 +483,8 @@ class ChunkStatus(models.TextChoices):
     RETRY = "retry"  # the model failed or misbehaved; kept raw for a later attempt
 
 
-class ObservationChunk(models.Model):
+class ObservationChunk(OwnedThroughParent):
+    owner_from = "observation"
     observation = models.ForeignKey(Observation, on_delete=models.CASCADE,
                                     related_name="chunks")
     position = models.IntegerField()
@@ -507,7 +551,8 @@ class Entity(models.Model):
         return self.name
 
 
-class MemoryEntity(models.Model):
+class MemoryEntity(OwnedThroughParent):
+    owner_from = "memory"
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE)
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE)
 

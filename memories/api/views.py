@@ -14,6 +14,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engram_site.db.replicas import replica_reads
 from memories import selectors
 from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, UsageKind
 from memories.services.context import MAX_CONTEXT_TOKENS, assemble_context
@@ -386,6 +387,7 @@ class MemorySearch(ScopedView):
     @extend_schema(request=SearchInput, responses=inline_serializer(
         "SearchOutput", {"results": HitOutput(many=True)}),
         summary="Hybrid search (meaning, keywords, links) with each hit's score breakdown")
+    @replica_reads()  # a streaming replica may answer (docs/SCALING.md)
     def post(self, request):
         data = self.SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -432,6 +434,7 @@ class MemoryContext(ScopedView):
 
     @extend_schema(request=ContextInput, responses=ContextOutput,
                    summary="What an agent should know now, fenced as data, within max_tokens")
+    @replica_reads()  # a streaming replica may answer (docs/SCALING.md)
     def post(self, request):
         data = self.ContextInput(data=request.data)
         data.is_valid(raise_exception=True)

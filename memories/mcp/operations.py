@@ -14,6 +14,7 @@ from rest_framework import serializers
 from codegraph import api as code_api
 from codegraph import selectors as code_selectors
 from codegraph import services as code_services
+from engram_site.db.replicas import replica_reads
 from memories import selectors
 from memories.api.errors import as_api_validation_error, flatten
 from memories.api.maintenance import ContradictionResolve
@@ -118,6 +119,7 @@ SEARCH_FILTERS = ("project", "tags", "kinds", "memory_types", "min_importance",
                   "include_superseded")
 
 
+@replica_reads()  # a streaming replica may answer (docs/SCALING.md)
 def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(MemorySearch.SearchInput, {
         **{k: v for k, v in arguments.items() if k not in SEARCH_FILTERS},
@@ -134,6 +136,7 @@ def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
                   *_unreviewed_label(hit.memory, unreviewed)) for hit in hits])
 
 
+@replica_reads()
 def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     given = _validated(MemoryContext.ContextInput, arguments)
     built = assemble_context(

@@ -497,6 +497,13 @@ def _calibrate(model, weights: dict[str, np.ndarray], cfg: dict, tokenizer_path:
 # --------------------------------------------------------------------------
 
 
+# Padded tokens per ONNX run. Small runs embed faster than large ones on this CPU, most
+# likely because a small run's activations stay in cache: LoCoMo turns (44 tokens on
+# average) embedded at ~120/s in runs of 256 tokens against ~46/s in runs of 64 texts
+# (~2,800 tokens); short notes 1.5-2x faster too (docs/BENCHMARKS.md, bulk remembering).
+TOKENS_PER_RUN = 256
+
+
 class MiniLMEncoder:
     def __init__(self, onnx_path: Path, tokenizer_path: Path, *, max_length: int = MAX_LENGTH,
                  threads: int | None = None):
@@ -518,17 +525,18 @@ class MiniLMEncoder:
         # in our measurements, while turning it off cost little when idle.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        self.tokens_per_run = TOKENS_PER_RUN  # engram_bench store --tokens-per-run sets it
 
-    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: list[str], tokens_per_run: int | None = None) -> np.ndarray:
+        tokens_per_run = tokens_per_run or self.tokens_per_run
         out = np.zeros((len(texts), DIM), np.float32)
         if not texts:
             return out
         ids = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
         # Batch texts of similar length together so little compute goes on padding.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), batch_size):
-            chunk = order[start:start + batch_size]
-            width = max(len(ids[i]) for i in chunk)
+        for chunk in _runs(order, [len(i) for i in ids], tokens_per_run):
+            width = len(ids[chunk[-1]])  # sorted: the last is the longest
             input_ids = np.zeros((len(chunk), width), np.int64)  # 0 == [PAD]
             mask = np.zeros((len(chunk), width), np.int64)
             for row, i in enumerate(chunk):
@@ -537,6 +545,18 @@ class MiniLMEncoder:
             (emb,) = self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})
             out[chunk] = emb
         return out
+
+
+def _runs(order: list[int], lengths: list[int], tokens_per_run: int) -> list[list[int]]:
+    """Cut the length-sorted `order` into runs of at most `tokens_per_run` padded tokens
+    (rows x the longest row), at least one text each."""
+    runs, current = [], []
+    for i in order:
+        if current and (len(current) + 1) * lengths[i] > tokens_per_run:
+            runs.append(current)
+            current = []
+        current.append(i)
+    return runs + [current] if current else runs
 
 
 def ensure_model(cache_dir: Path, *, quantize: bool = False,

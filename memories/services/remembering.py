@@ -309,7 +309,7 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
     signals.memories_stored.send(sender=Memory, owner=owner, memories=to_create)
     _link_session_neighbours(owner, to_create)
     versions = [
-        MemoryVersion(memory=m, change=VersionChange.CREATED, changed_by=owner,
+        MemoryVersion(memory=m, owner=owner, change=VersionChange.CREATED, changed_by=owner,
                       agent_id=m.agent_id, changed_at=now,
                       after={"content": m.content, "status": m.status})
         for m in to_create
@@ -318,7 +318,7 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         _strengthen(memory, [items[i] for i in indexes], now)
         versions += [
             MemoryVersion(
-                memory=memory, change=VersionChange.REINFORCED, changed_by=owner,
+                memory=memory, owner=owner, change=VersionChange.REINFORCED, changed_by=owner,
                 agent_id=items[i].agent_id, changed_at=now,
                 after={"content": items[i].content, "session_id": items[i].session_id,
                        "similarity": round(results[i].similarity, 4),
@@ -380,7 +380,8 @@ def _link_session_neighbours(owner, created: Sequence[Memory]) -> None:
                     .order_by("-created_at", "-id").values_list("pk", flat=True).first())
         for memory in memories:
             if previous is not None:
-                links.append(MemoryLink(from_memory_id=memory.pk, to_memory_id=previous,
+                links.append(MemoryLink(owner=owner, from_memory_id=memory.pk,
+                                        to_memory_id=previous,
                                         relation=LinkRelation.RELATED,
                                         strength=SESSION_LINK_STRENGTH,
                                         created_at=memory.created_at))

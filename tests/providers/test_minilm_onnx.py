@@ -96,9 +96,20 @@ def test_empty_list(encoder):
 def test_length_sorting_keeps_input_order(encoder):
     texts = ["a much longer sentence about gardening, tomatoes and summer rain " * 3,
              "hi", "medium length text about databases", "x"]
-    batched = encoder.encode(texts, batch_size=2)  # sorted batches differ from input order
+    batched = encoder.encode(texts, tokens_per_run=24)  # sorted runs differ from input order
     for text, row in zip(texts, batched):
         assert float(row @ encoder.encode([text])[0]) >= 0.99999, text
+
+
+def test_runs_hold_at_most_the_token_budget_and_every_text_once():
+    lengths = [3, 40, 7, 7, 120, 12, 9, 40]
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    runs = m._runs(order, lengths, tokens_per_run=50)
+    assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
+    for run in runs:
+        padded = len(run) * max(lengths[i] for i in run)
+        assert padded <= 50 or len(run) == 1, run  # a text longer than the budget runs alone
+    assert [lengths[i] for i in runs[-1]] == [120]
 
 
 def test_long_text_is_truncated_to_256_tokens(encoder):
@@ -148,7 +159,7 @@ def test_int8_vector_does_not_depend_on_batch_mates(int8):
     # of other lengths must not move a text's vector (dynamic int8 did, ~0.96).
     long = "The nightly export failed again because the disk on the replica filled up. " * 6
     batch = ["ok", SENTENCES[0], long, MORE[0], "a somewhat longer note about flaky CI tests", SENTENCES[1]]
-    together = int8.encode(batch, batch_size=len(batch))  # one padded run, widths 3..~100
+    together = int8.encode(batch, tokens_per_run=10_000)  # one padded run, widths 3..~100
     for text, row in zip(batch, together):
         assert float(row @ int8.encode([text])[0]) >= 0.9999, text
 

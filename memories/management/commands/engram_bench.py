@@ -59,6 +59,17 @@ def synthetic_memories(count: int, seed: int) -> list[str]:
     return [rng.choice(TEMPLATES)(rng, i) for i in range(count)]
 
 
+def locomo_workload(path: Path) -> list[str]:
+    """Every LoCoMo turn as the evaluation stores it, in order, then every turn again with
+    a suffix: the second half are near-duplicates, as an agent re-telling its day is."""
+    try:
+        turns = [turn.content for conversation in locomo.load(path)
+                 for turn in conversation.turns]
+    except (OSError, ValueError, KeyError) as exc:
+        raise CommandError(f"Cannot read LoCoMo from {path}: {exc}") from exc
+    return turns + [f"{text} (again)" for text in turns]
+
+
 def synthetic_queries(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     asks = ["which database does {s} use", "how do we release {s}", "who decided on {s}",
@@ -109,7 +120,14 @@ class Command(BaseCommand):
         parser.add_argument("--reuse", action="store_true",
                             help="http: measure the store a --keep run left, without seeding")
         parser.add_argument("--count", type=int, default=10_000)
+        parser.add_argument("--locomo", type=Path, default=None, metavar="PATH",
+                            help="store: remember LoCoMo's turns (locomo10.json) in order, "
+                                 "then all of them again with a suffix, instead of --count "
+                                 "synthetic notes")
         parser.add_argument("--batch-size", type=int, default=256)
+        parser.add_argument("--tokens-per-run", type=int, default=None,
+                            help="store: padded tokens per ONNX run of the local model "
+                                 "(to compare run sizes; default the model's)")
         parser.add_argument("--queries", type=int, default=1000)
         parser.add_argument("--one-by-one", type=int, default=200,
                             help="also time this many single remember() calls")
@@ -139,11 +157,17 @@ class Command(BaseCommand):
         if what == "http":
             return self.http(options["sizes"], options["real"], options["concurrency"],
                              queries, seed, keep, options["reuse"], options["server"])
-        corpus = synthetic_memories(count, seed)
+        corpus = (locomo_workload(options["locomo"]) if options["locomo"]
+                  else synthetic_memories(count, seed))
+        count = len(corpus)
         owner, _ = get_user_model().objects.get_or_create(username=BENCH_USER)
         Memory.objects.filter(owner=owner).delete()
         provider = get_provider()
         provider.embed_documents(["warm-up"])  # model load is not part of throughput
+        if options["tokens_per_run"]:
+            if not hasattr(provider, "encoder"):
+                raise CommandError("--tokens-per-run needs the local embedding model.")
+            provider.encoder().tokens_per_run = options["tokens_per_run"]
         self.stdout.write(f"provider {provider.model_id}; {count} memories, batches of "
                           f"{batch_size}")
 

@@ -10,7 +10,7 @@ from memories.evaluation import context_tokens, paraphrases
 
 def notes():
     pairs, distractors = paraphrases.load()
-    return [memory for memory, _ in pairs] + distractors
+    return [pair.memory for pair in pairs] + distractors
 
 
 def test_ten_memories_take_at_least_80_percent_of_a_500_token_markdown_context():

@@ -22,10 +22,11 @@ WORDS = ("amber basil cedar delta ember fjord garnet harbor iris juniper kelp lu
 
 
 def bulk(owner, n):
-    """n memories about different things (no two say the same thing with other values)."""
+    """n memories about different things (no two say the same thing with other values,
+    and none has another's words the other way round)."""
     return remember_many(owner=owner, items=[
         NewMemory(content=f"The {WORDS[i % 26]} {WORDS[(i // 26) % 26]} notebook keeps "
-                          f"{WORDS[(i * 7 + 3) % 26]} recipes")
+                          f"{WORDS[(i * 7 + 3) % 26]}ish recipes")
         for i in range(n)])
 
 

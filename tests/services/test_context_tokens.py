@@ -13,8 +13,8 @@ from memories.services.remembering import remember
 
 def test_ten_relevant_memories_are_at_least_80_percent_of_a_500_token_context(alice):
     pairs, _ = paraphrases.load()
-    for note, _query in pairs[:10]:
-        remember(owner=alice, content=note)
+    for pair in pairs[:10]:
+        remember(owner=alice, content=pair.memory)
     built = assemble_context(owner=alice, query="what do we know about our services?",
                              max_tokens=500, min_score=0, track=False)
     assert len(built.used) == 10

@@ -24,7 +24,7 @@ class Command(BaseCommand):
     def handle(self, *args, path, as_json, **options):
         try:
             pairs, distractors = paraphrases.load(path)
-            report = context_tokens.measure([memory for memory, _ in pairs] + distractors)
+            report = context_tokens.measure([pair.memory for pair in pairs] + distractors)
         except (OSError, ValueError) as exc:
             raise CommandError(f"cannot measure {path}: {exc}") from exc
         report["path"] = str(path)

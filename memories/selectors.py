@@ -611,12 +611,14 @@ def memories_in_order(ids: Sequence[uuid.UUID]) -> list[Memory]:
     return [found[pk] for pk in ids if pk in found]
 
 
-def dates_and_texts(ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, tuple[datetime, str]]:
-    """id -> (valid_from, content) of these memories: what the learned ranker reads of
-    recall's candidates (how much a text says, whether it asks, the dates it names)."""
-    rows = _server_bound(f"SELECT id, valid_from, content FROM {Memory._meta.db_table} "
-                         "WHERE id = ANY(%s)", [list(ids)])
-    return {pk: (valid_from, content) for pk, valid_from, content in rows}
+def dates_texts_and_sessions(ids: Sequence[uuid.UUID],
+                             ) -> dict[uuid.UUID, tuple[datetime, str, str]]:
+    """id -> (valid_from, content, session_id) of these memories: what the learned ranker
+    reads of recall's candidates (how much a text says, whether it asks, the dates it
+    names, who speaks, which candidates were said in the same session)."""
+    rows = _server_bound(f"SELECT id, valid_from, content, session_id "
+                         f"FROM {Memory._meta.db_table} WHERE id = ANY(%s)", [list(ids)])
+    return {pk: (valid_from, content, session) for pk, valid_from, content, session in rows}
 
 
 def related_memories(memory: Memory, *, depth: int, include_superseded: bool = False,

@@ -38,6 +38,9 @@ FEATURES = (
     "date",         # a date the query names matches the memory's (engine/dates.py)
     "substance",    # words of three letters or more, per SUBSTANCE_WORDS, up to 1
     "question",     # 1 when the memory ends with a question: it asks, it does not tell
+    "neighbour",    # best fusion relevance (min-max) among the candidates linked to it
+    "session",      # best fusion relevance (min-max) among the other candidates of its session
+    "speaker",      # 1 when the memory opens with a speaker ("Name: ...") the query names
 )
 
 # "Go get 'em, Jon!" rarely answers anything: below this many words a memory says less.
@@ -49,6 +52,10 @@ _SUBSTANTIVE_WORD = re.compile(r"[^\W\d_]{3,}")
 # A question mark closing the text, before any bracketed note after it.
 _ENDS_ASKING = re.compile(r"\?\s*(?:\[[^\]]*\]\s*)*$")
 _TAIL = 300  # where a closing question mark and its notes are looked for
+# "[8 May 2023] Caroline: ..." or "Jon Smith: ...": a transcript line names who speaks
+# before a colon, after any bracketed note (a date); one or two capitalised words.
+_SPEAKER = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([A-Z][^\W\d_]*(?: [A-Z][^\W\d_]*)?):\s")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +93,52 @@ def asks(text: str) -> float:
     return 1.0 if _ENDS_ASKING.search(text[-_TAIL:]) else 0.0
 
 
+def speaks(text: str, query_words: set[str]) -> float:
+    """1 when `text` opens with a speaker label whose name the query uses (lowercase
+    words of the query), 0 otherwise or without a label."""
+    said = _SPEAKER.match(text)
+    return 1.0 if said and any(part.lower() in query_words
+                               for part in said.group(1).split()) else 0.0
+
+
+def _neighbours(ranked: Sequence[Ranked]) -> list[set[int]]:
+    """Per candidate, the positions of the candidates one link away from it, in either
+    direction (the graph walk's view: `linked`, else the memory it was reached from)."""
+    index = {r.id: i for i, r in enumerate(ranked)}
+    near: list[set[int]] = [set() for _ in ranked]
+    for i, r in enumerate(ranked):
+        c = r.candidate
+        for other in (*c.linked, c.graph_from):
+            j = index.get(other)
+            if j is not None and j != i:
+                near[i].add(j)
+                near[j].add(i)
+    return near
+
+
+def _best_of_session(ranked: Sequence[Ranked], sessions: Sequence[str]) -> list[float]:
+    """Per candidate, the best relevance among the other candidates of its session; 0 for
+    a memory without a session (those are no conversation together)."""
+    best: dict[str, list[float]] = {}  # session -> its two best relevances
+    for r, session in zip(ranked, sessions):
+        if session:
+            top = best.setdefault(session, [0.0, 0.0])
+            top[:] = sorted([*top, r.breakdown.relevance], reverse=True)[:2]
+    return [0.0 if not session else
+            best[session][1] if r.breakdown.relevance >= best[session][0] else best[session][0]
+            for r, session in zip(ranked, sessions)]
+
+
 def describe(ranked: Sequence[Ranked], *, cos_floor: float, keyword_scale: float | None,
-             texts: Sequence[str], dates: Sequence[float] | None = None) -> np.ndarray:
-    """One row of FEATURES per candidate, in the order given; `texts` are their contents."""
+             texts: Sequence[str], dates: Sequence[float] | None = None,
+             sessions: Sequence[str] | None = None, query: str = "") -> np.ndarray:
+    """One row of FEATURES per candidate, in the order given; `texts` are their contents,
+    `sessions` their session ids ("" for none)."""
     best = keyword_scale or max((r.candidate.keyword_score or 0.0 for r in ranked),
                                 default=0.0)
+    near = _neighbours(ranked)
+    of_session = _best_of_session(ranked, sessions) if sessions is not None else [0.0] * len(ranked)
+    query_words = {w.lower() for w in _WORD.findall(query)}
     rows = []
     for i, r in enumerate(ranked):
         b = r.breakdown
@@ -101,7 +149,9 @@ def describe(ranked: Sequence[Ranked], *, cos_floor: float, keyword_scale: float
                      1.0 / (1 + b.dense_rank) if b.dense_rank else 0.0,
                      1.0 / (1 + b.keyword_rank) if b.keyword_rank else 0.0,
                      dates[i] if dates is not None else 0.0,
-                     substance(texts[i]), asks(texts[i])))
+                     substance(texts[i]), asks(texts[i]),
+                     max((ranked[j].breakdown.relevance for j in near[i]), default=0.0),
+                     of_session[i], speaks(texts[i], query_words)))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
 
 
@@ -126,14 +176,23 @@ def rerank(ranked: Sequence[Ranked], features: np.ndarray, coefficients: Coeffic
 
 
 def fit(features: np.ndarray, labels: np.ndarray, sample_weights: np.ndarray | None = None,
-        *, l2: float = 1.0, iterations: int = 50) -> Coefficients:
-    """Weighted logistic regression by Newton's method, L2 on the weights only."""
+        *, l2: float = 1.0, iterations: int = 50,
+        groups: np.ndarray | None = None) -> Coefficients:
+    """Weighted logistic regression by Newton's method, L2 on the weights only.
+
+    `groups` (an integer per row, 0 first) gives each group of rows an intercept of its
+    own: where one evaluation set's candidates are likelier relevant than another's, a
+    shared intercept would push that difference into whichever feature tells the sets
+    apart (a feature one set never has). Ranking compares candidates of one query only,
+    where an intercept cancels, so the first group's is the one kept."""
     n, d = features.shape
-    x = np.hstack([np.ones((n, 1)), features])
+    groups = np.zeros(n, dtype=int) if groups is None else np.asarray(groups, dtype=int)
+    intercepts = int(groups.max()) + 1
+    x = np.hstack([np.eye(intercepts)[groups], features])
     w = np.ones(n) if sample_weights is None else np.asarray(sample_weights, dtype=float)
-    beta = np.zeros(d + 1)
-    penalty = np.eye(d + 1) * l2
-    penalty[0, 0] = 0.0
+    beta = np.zeros(intercepts + d)
+    penalty = np.eye(intercepts + d) * l2
+    penalty[:intercepts, :intercepts] = 0.0
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-(x @ beta)))
         gradient = x.T @ (w * (p - labels)) + penalty @ beta
@@ -142,5 +201,4 @@ def fit(features: np.ndarray, labels: np.ndarray, sample_weights: np.ndarray | N
         beta -= step
         if np.max(np.abs(step)) < 1e-8:
             break
-    return Coefficients(float(beta[0]), tuple(float(v) for v in beta[1:]))
-
+    return Coefficients(float(beta[0]), tuple(float(v) for v in beta[intercepts:]))

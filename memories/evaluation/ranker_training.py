@@ -73,16 +73,20 @@ def paraphrase_rows(pairs: Sequence[Pair], distractors: Sequence[str], *,
 def fit(sets: Sequence[list[tuple]], *, l2: float = 1.0) -> dict:
     """Fit on the questions of each set, each set weighing the same in total and each
     question the same within its set; report what was fitted on."""
-    xs, ys, ws = [], [], []
-    for questions in sets:
+    xs, ys, ws, gs = [], [], [], []
+    for number, questions in enumerate(sets):
         usable = [(x, y) for x, y in questions if len(y)]
         for x, y in usable:
             xs.append(x)
             ys.append(y)
             ws.append(np.full(len(y), 1.0 / (len(y) * len(usable))))
+            gs.append(np.full(len(y), number))
     features, labels, weights = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
     weights *= len(labels) / weights.sum()  # the L2 penalty keeps its meaning per row
-    coefficients = ranker.fit(features, labels, weights, l2=l2)
+    # An intercept per set: LoCoMo's candidates and the paraphrase set's are relevant at
+    # different rates, and the features only LoCoMo has (sessions, speakers) must not
+    # learn that difference instead of what tells candidates of one question apart.
+    coefficients = ranker.fit(features, labels, weights, l2=l2, groups=np.concatenate(gs))
     return {"coefficients": coefficients, "rows": len(labels),
             "positives": int(labels.sum()),
             "questions": [len(questions) for questions in sets]}

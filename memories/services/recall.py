@@ -131,12 +131,15 @@ def _ranked_candidates(owner, query: str, *, limit: int, filters: selectors.Reca
 def _features(ranked: Sequence[Ranked], query: str, *, keyword_scale: float | None,
               now: datetime) -> np.ndarray:
     """What the learned ranker knows of each candidate (engine/ranker.py's FEATURES, a
-    row each); their texts and dates are read in one query."""
-    said = selectors.dates_and_texts([r.id for r in ranked]) if ranked else {}
-    texts = [said.get(r.id, (None, ""))[1] for r in ranked]
+    row each); their texts, dates and sessions are read in one query."""
+    said = selectors.dates_texts_and_sessions([r.id for r in ranked]) if ranked else {}
+    unknown = (None, "", "")  # a memory deleted since the candidate query
     return ranker.describe(ranked, cos_floor=settings.ENGRAM_COSINE_FLOOR,
-                           keyword_scale=keyword_scale, texts=texts,
-                           dates=_date_matches(ranked, said, query, now))
+                           keyword_scale=keyword_scale,
+                           texts=[said.get(r.id, unknown)[1] for r in ranked],
+                           dates=_date_matches(ranked, said, query, now),
+                           sessions=[said.get(r.id, unknown)[2] for r in ranked],
+                           query=query)
 
 
 def _date_matches(ranked: Sequence[Ranked], said: dict, query: str,
@@ -151,7 +154,7 @@ def _date_matches(ranked: Sequence[Ranked], said: dict, query: str,
         return None
     matches = []
     for r in ranked:
-        valid_from, content = said.get(r.id, (None, ""))
+        valid_from, content, _ = said.get(r.id, (None, "", ""))
         if valid_from is None:
             matches.append(0.0)
             continue

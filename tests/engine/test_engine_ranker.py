@@ -69,3 +69,65 @@ def test_recency_and_importance_keep_their_weight_beside_the_learned_relevance()
                                texts=["same words here", "same words here"])
     zero = ranker.Coefficients(0.0, (0.0,) * len(ranker.FEATURES))
     assert ranker.rerank(ranked, features, zero, Weights(0, 1, 1))[0].id == "important"
+
+
+def test_a_memory_by_the_speaker_the_query_names_is_told_apart():
+    asked = {"what", "did", "caroline", "paint"}
+    assert ranker.speaks("[8 May 2023] Caroline: I painted a sunrise.", asked) == 1.0
+    assert ranker.speaks("Caroline Smith: I painted a sunrise.", {"smith"}) == 1.0
+    assert ranker.speaks("[8 May 2023] Melanie: I painted a sunrise.", asked) == 0.0
+    # no speaker label: a name in the text is not who speaks
+    assert ranker.speaks("Caroline painted a sunrise: orange and red.", asked) == 0.0
+
+
+def _column(features, name):
+    return list(features[:, ranker.FEATURES.index(name)])
+
+
+def test_a_candidate_linked_to_a_strong_match_carries_that_match():
+    candidates = [Candidate(id="question", similarity=0.9, importance=5.0, last_accessed_at=NOW),
+                  Candidate(id="answer", similarity=0.3, graph_hop=1, graph_from="question",
+                            importance=5.0, last_accessed_at=NOW),
+                  Candidate(id="alone", similarity=0.5, importance=5.0, last_accessed_at=NOW)]
+    ranked = rank(candidates, now=NOW, weights=Weights(0, 0, 1))
+    order = [r.id for r in ranked]
+    features = ranker.describe(ranked, cos_floor=0.0, keyword_scale=None,
+                               texts=["x"] * 3, sessions=["", "", ""])
+    neighbour = dict(zip(order, _column(features, "neighbour")))
+    relevance = {r.id: r.breakdown.relevance for r in ranked}
+    assert neighbour["answer"] == relevance["question"] == 1.0
+    assert neighbour["question"] == relevance["answer"]  # links go both ways
+    assert neighbour["alone"] == 0.0
+
+
+def test_a_candidate_carries_the_best_other_match_of_its_session():
+    candidates = [Candidate(id=name, similarity=similarity, importance=5.0, last_accessed_at=NOW)
+                  for name, similarity in (("best", 0.9), ("same", 0.2), ("other", 0.5),
+                                           ("loose", 0.6), ("loose2", 0.7))]
+    ranked = rank(candidates, now=NOW, weights=Weights(0, 0, 1))
+    sessions = {"best": "s1", "same": "s1", "other": "s2", "loose": "", "loose2": ""}
+    features = ranker.describe(ranked, cos_floor=0.0, keyword_scale=None, texts=["x"] * 5,
+                               sessions=[sessions[r.id] for r in ranked])
+    session = dict(zip([r.id for r in ranked], _column(features, "session")))
+    relevance = {r.id: r.breakdown.relevance for r in ranked}
+    assert session["same"] == relevance["best"] and session["best"] == relevance["same"]
+    assert session["other"] == 0.0  # alone in its session
+    assert session["loose"] == session["loose2"] == 0.0  # no session is no conversation
+
+
+def test_an_intercept_per_group_keeps_a_feature_from_learning_the_groups_base_rates():
+    rng = np.random.default_rng(3)
+    n = 2000
+    group = (np.arange(n) >= n // 2).astype(int)
+    features = np.zeros((n, len(ranker.FEATURES)))
+    cosine, speaker = ranker.FEATURES.index("cosine"), ranker.FEATURES.index("speaker")
+    features[:, cosine] = rng.random(n)
+    features[:, speaker] = group  # only the second group has it, like a set with speakers
+    # the second group's candidates are relevant far more often, whatever they say
+    labels = (rng.random(n) < np.where(group == 1, 0.5, 0.05) * features[:, cosine] * 2
+              ).astype(float)
+    shared = ranker.fit(features, labels)
+    apart = ranker.fit(features, labels, groups=group)
+    assert shared.weights[speaker] > 1.0
+    assert abs(apart.weights[speaker]) < 0.2
+    assert apart.weights[cosine] > 1.0

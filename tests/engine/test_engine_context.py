@@ -383,7 +383,7 @@ def test_a_60_token_budget_holds_the_best_memory_when_it_fits():
 def test_memory_text_is_at_least_80_percent_of_a_500_token_context_of_ten():
     """The paraphrase set's memories are notes of the size agents store (18-43 tokens)."""
     texts, _ = paraphrases.load()
-    notes = [note for note, _query in texts]
+    notes = [pair.memory for pair in texts]
     for start in range(0, len(notes) - 9, 10):
         ten = [memory(str(i), note) for i, note in enumerate(notes[start:start + 10])]
         result = build_context(ten, budget=500, fmt="markdown")

@@ -101,9 +101,6 @@ class Command(BaseCommand):
                             help="recall: also time, in the same run, a large owner of SIZE "
                                  "memories beside the LoCoMo owners (the `http` store of that "
                                  "size, seeded when missing)")
-        parser.add_argument("--locomo", default=None, metavar="PATH",
-                            help="recall: the LoCoMo JSON whose turns are stored and whose "
-                                 "questions are asked")
         parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
                             help="http: store sizes to measure")
         parser.add_argument("--real", type=int, default=None,
@@ -123,7 +120,8 @@ class Command(BaseCommand):
         parser.add_argument("--locomo", type=Path, default=None, metavar="PATH",
                             help="store: remember LoCoMo's turns (locomo10.json) in order, "
                                  "then all of them again with a suffix, instead of --count "
-                                 "synthetic notes")
+                                 "synthetic notes; recall: store that workload up to each "
+                                 "size and ask LoCoMo's questions")
         parser.add_argument("--batch-size", type=int, default=256)
         parser.add_argument("--tokens-per-run", type=int, default=None,
                             help="store: padded tokens per ONNX run of the local model "
@@ -227,9 +225,8 @@ class Command(BaseCommand):
         it is (seeding 10,000 turns takes minutes)."""
         if not path:
             raise CommandError("recall needs --locomo PATH (the LoCoMo JSON).")
-        conversations = locomo.load(path)
-        turns = [turn.content for c in conversations for turn in c.turns]
-        asked = [q.question for c in conversations for q in c.questions][:queries]
+        workload = locomo_workload(path)
+        asked = [q.question for c in locomo.load(path) for q in c.questions][:queries]
         provider = get_provider()
         provider.embed_query("warm-up")
         if neighbour:
@@ -242,8 +239,7 @@ class Command(BaseCommand):
             if not (reuse and Memory.objects.filter(owner=owner).exists()):
                 Memory.objects.filter(owner=owner).delete()
                 started = time.perf_counter()
-                texts = [f"{turn} (again)" if n >= len(turns) else turn
-                         for n, turn in ((n, turns[n % len(turns)]) for n in range(size))]
+                texts = workload[:size]
                 for start in range(0, size, 256):
                     remember_many(owner=owner, items=[
                         NewMemory(content=text, kind="episode", memory_type="episodic")

@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 
 from . import config as settings
@@ -89,8 +90,9 @@ class Hook:
             if self.event.get("source") in ("clear", "compact"):
                 session.data["epoch"] = session.data.get("epoch", 0) + 1
             key = self._context_key(session)
+        prediction = self._predicting(branch=branch_for(self.cwd))
         output = self._context(SESSION_QUERY, self.conf.session_tokens, key, min_score=0.0)
-        return self._with_prediction(output, branch=branch_for(self.cwd))
+        return self._with_prediction(output, prediction)
 
     def prompt_submitted(self):
         prompt = self.event.get("prompt")
@@ -100,10 +102,10 @@ class Hook:
             key = self._context_key(session)
             session.data["turn"] = {"prompt": prompt[:MAX_PROMPT], "injected": [], "tools": []}
             failure = session.data.get("last_failure") or {}
+        prediction = self._predicting(prompt=prompt[:MAX_PROMPT], branch=branch_for(self.cwd),
+                                      error_text=failure.get("error", ""))
         output = self._context(prompt[:MAX_PROMPT], self.conf.prompt_tokens, key)
-        return self._with_prediction(output, prompt=prompt[:MAX_PROMPT],
-                                     branch=branch_for(self.cwd),
-                                     error_text=failure.get("error", ""))
+        return self._with_prediction(output, prediction)
 
     def tool_used(self):
         tool_name = str(self.event.get("tool_name", ""))
@@ -206,21 +208,36 @@ class Hook:
         return {"hookSpecificOutput": {"hookEventName": self.name,
                                        "additionalContext": str(answer["context"])[:MAX_CONTEXT_CHARS]}}
 
-    def _with_prediction(self, output: dict | None, **signals) -> dict | None:
-        """The memories' context with what Engram predicts the agent will need (the active
-        task, fixes of the last error, memories about the files named, the workflow)
-        after it; items this session was given before are not sent again. A prediction
-        that fails leaves the memories' context as it was."""
+    def _predicting(self, **signals) -> threading.Thread:
+        """Ask what Engram predicts the agent will need (the active task, fixes of the last
+        error, memories about the files named, the workflow), in a thread: it is asked
+        beside the memories' context, so the hook waits for the slower of the two, not
+        their sum. Items this session was given before are not asked for again."""
         with local.Session(self.folder, self.session_id) as session:
             given = session.data.get("predicted", [])
         body = {"project": self.project, "session_id": self.session_id,
                 "max_tokens": PREDICT_TOKENS, "exclude": given,
                 **{name: value for name, value in signals.items() if value}}
-        try:
-            answer = self.client.post("context/predict", body)
-        except (Unreachable, Refused) as error:
-            local.log(self.folder, f"prediction failed: {error}")
+
+        def ask():
+            try:
+                asking.answer = self.client.post("context/predict", body)
+            except (Unreachable, Refused) as error:
+                asking.error = error
+
+        asking = threading.Thread(target=ask, daemon=True)
+        asking.answer, asking.error = None, None
+        asking.start()
+        return asking
+
+    def _with_prediction(self, output: dict | None, asking: threading.Thread) -> dict | None:
+        """The memories' context with the prediction after it. A prediction that fails, or
+        is not back within the client's timeout, leaves the memories' context as it was."""
+        asking.join(self.client.timeout)
+        if asking.error is not None:
+            local.log(self.folder, f"prediction failed: {asking.error}")
             return output
+        answer = asking.answer
         if not isinstance(answer, dict) or not answer.get("items"):
             return output
         keys = [str(item.get("key")) for item in answer["items"] if isinstance(item, dict)]

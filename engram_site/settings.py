@@ -416,7 +416,7 @@ ENGRAM_ENTITY_MERGE_THRESHOLD = envfloat("ENGRAM_ENTITY_MERGE_THRESHOLD", 0.92, 
 # three-factor re-rank weights (recency, importance, relevance).
 ENGRAM_CANDIDATES = envint("ENGRAM_CANDIDATES", 30, 1, 1000)
 # From this many memories an owner gets an HNSW index of its own (memories/selectors.py);
-# every such index adds ~8 us to planning each query on the memory table (BENCHMARKS 12).
+# every such index adds ~8 us to planning each query on the memory table (BENCHMARKS 13).
 ENGRAM_OWN_INDEX_FROM = envint("ENGRAM_OWN_INDEX_FROM", 2000, 1, 100_000_000)
 ENGRAM_FUSION = env("ENGRAM_FUSION", "convex")
 if ENGRAM_FUSION not in ("convex", "rrf"):

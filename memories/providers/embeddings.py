@@ -52,6 +52,11 @@ class EmbeddingProvider:
     def embed_query(self, text: str) -> np.ndarray:
         return self._cached_query(text)
 
+    def forget_queries(self) -> None:
+        """Empty the query cache: a benchmark that asks several stores the same questions
+        must pay each first embedding, not find the last store's answers cached."""
+        self._cached_query.cache_clear()
+
     def _embed_query(self, text: str) -> np.ndarray:
         row = _unit_rows(self._embed([text], query=True), self.dimensions, self.name)[0]
         row.flags.writeable = False  # shared by every caller of the cache

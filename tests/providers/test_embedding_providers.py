@@ -119,6 +119,14 @@ def test_a_repeated_query_is_embedded_once(ollama_provider, fake_ollama):
     assert np.array_equal(first, second)
 
 
+def test_a_forgotten_query_is_embedded_again(ollama_provider, fake_ollama):
+    fake_ollama.always(Reply(200, {"embeddings": [[1.0] * 768]}))
+    ollama_provider.embed_query("same prompt")
+    ollama_provider.forget_queries()
+    ollama_provider.embed_query("same prompt")
+    assert fake_ollama.call_count == 2
+
+
 @pytest.mark.parametrize(
     ("reply", "retryable"),
     [

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connections
 
 from engram_site.db import embedded, replicas
@@ -22,6 +23,13 @@ from memories.services.recall import recall
 from memories.services.remembering import remember
 
 ROUTER = "engram_site.db.replicas.ReplicaRouter"
+
+# pg_basebackup and pg_ctl come from the embedded server, and the standby is made from its
+# data directory: with DATABASE_URL pointing at another server there is neither.
+pytestmark = pytest.mark.skipif(
+    not settings.DATABASES["default"].get("EMBEDDED_PGDATA"),
+    reason="DATABASE_URL is set: the standby is made from the embedded server's data "
+           "directory and binaries, which another server does not give")
 
 
 def _as_server_user(command: list[str], owner: str) -> list[str]:
@@ -40,8 +48,6 @@ def standby(django_db_setup, django_db_blocker):
     """A hot standby of the suite's primary; yields (socket dir, port)."""
     with django_db_blocker.unblock():
         primary = connections["default"].get_connection_params()
-    if not connections["default"].settings_dict.get("EMBEDDED_PGDATA"):
-        pytest.skip("the replica is made from the embedded server's data and binaries")
     pgdata = Path(connections["default"].settings_dict["EMBEDDED_PGDATA"])
     owner = pwd.getpwuid(pgdata.stat().st_uid).pw_name
     root = Path(tempfile.mkdtemp(prefix="engram-replica-"))

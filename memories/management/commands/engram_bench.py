@@ -199,13 +199,7 @@ class Command(BaseCommand):
 
         total = Memory.objects.filter(owner=owner).count()
         asked = synthetic_queries(queries, seed + 2)
-        for query in asked[:20]:  # warm the index pages and the connection
-            recall(owner=owner, query=query + " warm")
-        timings = []
-        for query in asked:
-            started = time.perf_counter()
-            recall(owner=owner, query=query, limit=10)
-            timings.append((time.perf_counter() - started) * 1000)
+        timings = time_recall(owner, asked)
         cached = []
         for query in asked[:200]:  # the same prompts again: query embeddings are cached
             started = time.perf_counter()

@@ -12,14 +12,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from memories.engine.ids import uuid7
-from memories.models import OwnedQuerySet
+from memories.models import OwnedQuerySet, new_id
 
 GRAPH_LINK = {"on_delete": models.DO_NOTHING, "db_constraint": False}
-
-
-def new_id():
-    return uuid7(timezone.now())
 
 
 class SymbolKind(models.TextChoices):

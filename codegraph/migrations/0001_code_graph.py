@@ -5,7 +5,7 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-import codegraph.models
+import memories.models
 
 
 class Migration(migrations.Migration):
@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='CodeFile',
             fields=[
-                ('id', models.UUIDField(default=codegraph.models.new_id, editable=False, primary_key=True, serialize=False)),
+                ('id', models.UUIDField(default=memories.models.new_id, editable=False, primary_key=True, serialize=False)),
                 ('project', models.CharField(max_length=200)),
                 ('path', models.CharField(max_length=1000)),
                 ('language', models.CharField(max_length=16)),
@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='CodeSymbol',
             fields=[
-                ('id', models.UUIDField(default=codegraph.models.new_id, editable=False, primary_key=True, serialize=False)),
+                ('id', models.UUIDField(default=memories.models.new_id, editable=False, primary_key=True, serialize=False)),
                 ('project', models.CharField(max_length=200)),
                 ('kind', models.CharField(choices=[('function', 'Function'), ('class', 'Class'), ('import', 'Import')], max_length=16)),
                 ('name', models.CharField(max_length=200)),

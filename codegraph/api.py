@@ -107,8 +107,8 @@ class CodeView(ScopedView):
         return given
 
     def project_of(self, asked: str | None) -> str:
-        """The project asked for, within the key's scope (403 for another one)."""
-        project = self.scope.project_for(asked)
+        """The project asked for, within the key's reach (403 for another one)."""
+        project = self.reach.project_for(asked)
         if not project:
             raise exceptions.ValidationError({"project": ["Name the project."]})
         return project

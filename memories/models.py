@@ -47,6 +47,81 @@ class Status(models.TextChoices):
     DELETED = "deleted"
 
 
+class Scope(models.TextChoices):
+    """Who sees a memory (seed 001's scopes): its author alone, every member of its
+    project, or every user (written by staff)."""
+    PRIVATE = "private"
+    PROJECT = "project"
+    SYSTEM = "system"
+
+
+class Role(models.TextChoices):
+    """A member's role in a project: an owner manages members, an editor writes and
+    resolves, a reader reads."""
+    OWNER = "owner"
+    EDITOR = "editor"
+    READER = "reader"
+
+
+WRITING_ROLES = (Role.OWNER, Role.EDITOR)
+MAX_PROJECT_NAME = 200
+
+
+class Project(models.Model):
+    """A project shared by its members: its memories (scope "project") are read by every
+    member and written by its owners and editors. The name is unique per creator; the
+    hooks name a project by its git remote (`github.com/acme/shop`)."""
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    name = models.CharField(max_length=MAX_PROJECT_NAME)
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="created_projects")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "created_at"]
+        constraints = [models.UniqueConstraint(fields=["creator", "name"],
+                                               name="project_name_unique_per_creator")]
+
+    def __str__(self):
+        return self.name
+
+
+class MembershipQuerySet(models.QuerySet):
+    def current(self):
+        return self.filter(left_at__isnull=True)
+
+
+class Membership(models.Model):
+    """A user's place in a project. Leaving keeps the row (left_at): who was a member,
+    and so who may have written its memories, stays known."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    added_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="+")
+    joined_at = models.DateTimeField(default=timezone.now)
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    objects = MembershipQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["joined_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="membership_once"),
+            models.CheckConstraint(condition=Q(role__in=Role.values),
+                                   name="membership_role_known"),
+        ]
+        indexes = [models.Index(fields=["user", "project"], name="membership_current",
+                                condition=Q(left_at__isnull=True))]
+
+    @property
+    def writes(self) -> bool:
+        return self.role in WRITING_ROLES
+
+
 class OwnedQuerySet(models.QuerySet):
     def for_owner(self, owner):
         return self.filter(owner=owner)
@@ -112,7 +187,34 @@ def current_at(now) -> Q:
     return Q(valid_from__lte=now) & not_ended_at(now)
 
 
+def readable_by(user, path: str = "") -> Q:
+    """The memories `user` reads: their private ones, those of the projects they are a
+    member of now (a member who leaves loses sight at once), and system ones. `path`
+    reaches the memory from another model ("memory_a__")."""
+    return (Q(**{f"{path}owner": user, f"{path}scope": Scope.PRIVATE})
+            | Q(**{f"{path}shared_with__in":
+                   Membership.objects.current().filter(user=user).values("project")})
+            | Q(**{f"{path}scope": Scope.SYSTEM}))
+
+
+def writable_by(user, path: str = "") -> Q:
+    """The memories `user` may change: their private ones, those of projects where they
+    are an owner or editor, and system ones for staff."""
+    writable = (Q(**{f"{path}owner": user, f"{path}scope": Scope.PRIVATE})
+                | Q(**{f"{path}shared_with__in": Membership.objects.current().filter(
+                    user=user, role__in=WRITING_ROLES).values("project")}))
+    if user.is_staff:
+        writable |= Q(**{f"{path}scope": Scope.SYSTEM})
+    return writable
+
+
 class MemoryQuerySet(OwnedQuerySet):
+
+    def readable_by(self, user):
+        return self.filter(readable_by(user))
+
+    def writable_by(self, user):
+        return self.filter(writable_by(user))
 
     def visible(self):
         """What a person or agent may see: everything not deleted."""
@@ -157,6 +259,11 @@ class Memory(models.Model):
     project = models.CharField(max_length=200, blank=True, default="")
     agent_id = models.CharField(max_length=200, blank=True, default="")
     session_id = models.CharField(max_length=200, blank=True, default="")
+    # Who reads it. `owner` is its author; a project memory is read by every member of
+    # `shared_with` (its `project` is that project's name), a system one by every user.
+    scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.PRIVATE)
+    shared_with = models.ForeignKey(Project, null=True, blank=True,
+                                    on_delete=models.PROTECT, related_name="memories")
 
     memory_type = models.CharField(
         max_length=16, choices=MemoryType.choices, default=MemoryType.SEMANTIC
@@ -216,6 +323,11 @@ class Memory(models.Model):
                 fields=["owner"], name="memory_awaiting_embedding",
                 condition=Q(embedding__isnull=True),
             ),
+            # The shared part of a reader's union: few rows, found without the owner.
+            models.Index(fields=["shared_with", "status"], name="memory_shared",
+                         condition=Q(shared_with__isnull=False)),
+            models.Index(fields=["owner", "status"], name="memory_system",
+                         condition=Q(scope="system")),
         ]
         constraints = [
             models.CheckConstraint(
@@ -232,6 +344,11 @@ class Memory(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(memory_type__in=MemoryType.values), name="memory_type_known"
+            ),
+            models.CheckConstraint(
+                condition=(Q(scope=Scope.PROJECT, shared_with__isnull=False)
+                           | Q(scope__in=[Scope.PRIVATE, Scope.SYSTEM], shared_with__isnull=True)),
+                name="memory_scope_matches_project",
             ),
         ]
 
@@ -252,6 +369,15 @@ class Memory(models.Model):
     @property
     def validity(self) -> str:
         return self.validity_at(timezone.now())
+
+    def writable_by(self, user) -> bool:
+        """Whether `user` may change it (edit, pin, delete, erase, resolve)."""
+        if self.scope == Scope.PRIVATE:
+            return self.owner_id == user.pk
+        if self.scope == Scope.SYSTEM:
+            return user.is_staff
+        return Membership.objects.current().filter(
+            project_id=self.shared_with_id, user=user, role__in=WRITING_ROLES).exists()
 
 
 class LinkRelation(models.TextChoices):
@@ -626,6 +752,14 @@ class Resolution(models.TextChoices):
 
 
 class ContradictionQuerySet(OwnedQuerySet):
+    def queued_for(self, user):
+        """The contradictions `user` works through: their own, and those of the projects
+        where they are an owner or editor (a reader cannot resolve, so has no queue)."""
+        return self.filter(
+            Q(owner=user, shared_with__isnull=True)
+            | Q(shared_with__in=Membership.objects.current().filter(
+                user=user, role__in=WRITING_ROLES).values("project")))
+
     def confident(self):
         """The verdicts sure enough to ask a person about: the queue shows only these
         unless the unsure ones are asked for."""
@@ -642,6 +776,10 @@ class Contradiction(models.Model):
                               related_name="contradictions")
     memory_a = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
     memory_b = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
+    # Between two memories of one project: the project's queue, which its owners and
+    # editors work through; otherwise the owner's own.
+    shared_with = models.ForeignKey(Project, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="contradictions")
     detected_at = models.DateTimeField(default=timezone.now)
     detected_by = models.CharField(max_length=100, blank=True, default="")
     reason = models.TextField(blank=True, default="")

@@ -14,7 +14,8 @@ import numpy as np
 import psycopg
 from django.conf import settings
 from django.db import connection
-from django.db.models import Q
+from django.core.exceptions import PermissionDenied
+from django.db.models import F, Q
 from django.utils import timezone
 
 from engram_site.db import replicas
@@ -27,9 +28,12 @@ from .models import (
     ContradictionStatus,
     KeywordStats,
     Kind,
+    Membership,
     Memory,
     MemoryLink,
     MemoryTerm,
+    Project,
+    Scope,
     Status,
     TermDocuments,
     UsageEvent,
@@ -121,6 +125,15 @@ def _dense_sql(column: str, query: str, dimensions: int, owner_id: int,
     alias = column.rpartition(".")[0]
     return distance, (f" AND {alias}.owner_id = {int(owner_id)}"
                       f" AND {alias}.embedding_model = '{_checked_model(model_id)}'")
+
+
+def _union_dense_sql(column: str, query: str, dimensions: int, size: int) -> tuple[str, str]:
+    """(cosine distance, extra condition) over a union of owners' memories (a member's
+    projects, system memories): exact while it is small, else the shared HNSW index,
+    filtered as it is walked (iterative scan)."""
+    if size < settings.ENGRAM_OWN_INDEX_FROM:
+        return f"{column} <=> {query}::vector({dimensions})", ""
+    return f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})", ""
 
 
 def _checked_model(model_id: str) -> str:
@@ -233,9 +246,12 @@ class CandidateRow:
 
 
 def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: int,
-                     vectors: np.ndarray, per_vector: int = 5,
+                     vectors: np.ndarray, per_vector: int = 5, scope: str = Scope.PRIVATE,
+                     shared_with: uuid.UUID | None = None,
                      ) -> list[list[tuple[uuid.UUID, str, float]]]:
-    """For each vector, the closest current memories of this owner and project.
+    """For each vector, the closest current memories of this owner and project, in one
+    scope: the owner's private ones, those shared with the project `shared_with` (every
+    author's), or system ones. Dedup never merges across scopes.
 
     A round trip or two for a whole batch (a LATERAL top-k per vector through the index,
     or, for a small owner, its vectors compared in NumPy), so bulk imports do not pay a
@@ -247,13 +263,22 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     table = Memory._meta.db_table
     # Only what holds now: a repeat of a superseded fact is stored anew (and judged
     # against what superseded it), and nothing is judged against a fact no longer true.
-    where = ("WHERE m.owner_id = %s AND m.project = %s AND m.status = %s "
+    if scope == Scope.PROJECT:
+        among, values = "m.shared_with_id = %s", [shared_with]
+    elif scope == Scope.SYSTEM:
+        among, values = "m.scope = %s AND m.project = %s", [Scope.SYSTEM, project]
+    else:
+        among, values = ("m.owner_id = %s AND m.scope = %s AND m.project = %s",
+                         [owner_id, Scope.PRIVATE, project])
+    where = (f"WHERE {among} AND m.status = %s "
              "AND m.embedding_model = %s AND m.superseded_by_id IS NULL "
              "AND (m.valid_to IS NULL OR m.valid_to > now()) "
              "AND (m.expires_at IS NULL OR m.expires_at > now())")
-    scope = [owner_id, project, Status.ACTIVE, model_id]
-    if dense_path(owner_id, model_id) == EXACT:
-        return _nearest_exactly(f"FROM {table} m {where}", scope, vectors, per_vector,
+    values += [Status.ACTIVE, model_id]
+    # A project's or the system's memories are compared exactly: they are few beside an
+    # owner's, and no per-owner index covers them.
+    if scope != Scope.PRIVATE or dense_path(owner_id, model_id) == EXACT:
+        return _nearest_exactly(f"FROM {table} m {where}", values, vectors, per_vector,
                                 dimensions)
     distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
     # Each query vector is parsed once, not once per row it is compared with.
@@ -274,13 +299,13 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     literals = [vector_literal(v) for v in vectors]
     found: list[list[tuple[uuid.UUID, str, float]]] = [[] for _ in range(len(vectors))]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [literals, *scope, per_vector])
+        cursor.execute(sql, [literals, *values, per_vector])
         for ordinal, memory_id, content, similarity in cursor.fetchall():
             found[ordinal - 1].append((memory_id, content, float(similarity)))
     return found
 
 
-def _nearest_exactly(rows_sql: str, scope: list, vectors: np.ndarray, per_vector: int,
+def _nearest_exactly(rows_sql: str, values: list, vectors: np.ndarray, per_vector: int,
                      dimensions: int) -> list[list[tuple[uuid.UUID, str, float]]]:
     """nearest_for_each for a small owner: exact cosine against every row of the owner.
 
@@ -290,7 +315,7 @@ def _nearest_exactly(rows_sql: str, scope: list, vectors: np.ndarray, per_vector
     """
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(f"SELECT m.id, vector_send(m.embedding) {rows_sql}", scope,
+        cursor.execute(f"SELECT m.id, vector_send(m.embedding) {rows_sql}", values,
                        binary=True)
         rows = cursor.fetchall()
     if not rows:
@@ -312,6 +337,68 @@ def _nearest_exactly(rows_sql: str, scope: list, vectors: np.ndarray, per_vector
         content = dict(cursor.fetchall())
     return [[(rows[j][0], content[rows[j][0]], float(similarities[i, j])) for j in row]
             for i, row in enumerate(nearest)]
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Whose memories a user's recall reads (models.readable_by, for raw SQL): their
+    private ones, those of the projects they are a member of now, and system ones.
+    `authors` are everyone who may have written one of them (the BM25 postings and
+    statistics are kept per author), `size` how many there are, counted up to the line
+    where an owner gets its own vector index."""
+
+    user_id: int
+    projects: tuple[uuid.UUID, ...] = ()
+    system: bool = False
+    authors: tuple[int, ...] = ()
+    size: int = 0
+
+    @classmethod
+    def of(cls, user) -> "Reader":
+        """One round trip; never cached, so a member who leaves loses sight at once."""
+        memories, memberships = Memory._meta.db_table, Membership._meta.db_table
+        with connection.cursor() as cursor:
+            cursor.execute(f"""
+                WITH mine AS (SELECT project_id FROM {memberships}
+                              WHERE user_id = %s AND left_at IS NULL),
+                     system AS (SELECT EXISTS (SELECT 1 FROM {memories}
+                                WHERE scope = %s AND status <> %s) AS found)
+                SELECT array(SELECT project_id FROM mine), (SELECT found FROM system),
+                       CASE WHEN (SELECT found FROM system) OR EXISTS (SELECT 1 FROM mine)
+                       THEN array(SELECT user_id FROM {memberships}
+                                  WHERE project_id IN (SELECT project_id FROM mine)
+                                  UNION SELECT owner_id FROM {memories} WHERE scope = %s)
+                       END,
+                       CASE WHEN (SELECT found FROM system) OR EXISTS (SELECT 1 FROM mine)
+                       THEN coalesce((SELECT documents FROM {KeywordStats._meta.db_table}
+                                      WHERE owner_id = %s), 0)
+                            + (SELECT count(*) FROM (SELECT 1 FROM {memories}
+                               WHERE (shared_with_id IN (SELECT project_id FROM mine)
+                                      OR scope = %s) AND status <> %s LIMIT %s) shared)
+                       END""",
+                [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, user.pk, Scope.SYSTEM,
+                 Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
+            projects, system, authors, size = cursor.fetchone()
+        return cls(user.pk, tuple(projects), system,
+                   tuple(sorted({user.pk, *(authors or ())})), size or 0)
+
+    @property
+    def alone(self) -> bool:
+        """Reads nothing but the user's own private memories (most users)."""
+        return not self.projects and not self.system
+
+    def where(self, alias: str = "m") -> tuple[str, list]:
+        if self.alone:
+            return f"{alias}.owner_id = %s AND {alias}.scope = %s", [self.user_id, Scope.PRIVATE]
+        clauses = [f"({alias}.owner_id = %s AND {alias}.scope = %s)"]
+        params: list = [self.user_id, Scope.PRIVATE]
+        if self.projects:
+            clauses.append(f"{alias}.shared_with_id = ANY(%s)")
+            params.append(list(self.projects))
+        if self.system:
+            clauses.append(f"{alias}.scope = %s")
+            params.append(Scope.SYSTEM)
+        return f"({' OR '.join(clauses)})", params
 
 
 @dataclass(frozen=True)
@@ -340,13 +427,15 @@ class RecallFilters:
             "memory_types", "kinds", "tags", "project", "agent_id", "session_id",
             "created_after", "created_before", "valid_at", "min_importance"))
 
-    def where(self, owner_id: int, alias: str = "m", *,
+    def where(self, reader: Reader, alias: str = "m", *,
               now: datetime | None = None) -> tuple[str, list]:
-        """The SQL condition and its parameters. By default only what holds at `now` (or
-        at `valid_at`): agents must not hear a fact a person has said is no longer true."""
+        """The SQL condition and its parameters, over what `reader` reads. By default only
+        what holds at `now` (or at `valid_at`): agents must not hear a fact a person has
+        said is no longer true."""
         statuses = [Status.ACTIVE, Status.ARCHIVED] if self.include_archived else [Status.ACTIVE]
-        clauses = [f"{alias}.owner_id = %s", f"{alias}.status = ANY(%s)"]
-        params: list = [owner_id, statuses]
+        readable, params = reader.where(alias)
+        clauses = [readable, f"{alias}.status = ANY(%s)"]
+        params.append(statuses)
         for column, values in (("memory_type", self.memory_types), ("kind", self.kinds)):
             if values:
                 clauses.append(f"{alias}.{column} = ANY(%s)")
@@ -387,8 +476,46 @@ class OutOfProject(Exception):
     """A project-restricted key asked for another project (the API answers 403)."""
 
 
+class NotAllowed(PermissionDenied):
+    """The caller may read this but their role does not let them change it (a reader
+    editing a project memory, a non-owner adding members): 403 in the API and the
+    dashboard."""
+
+
+class NoSuchProject(Exception):
+    """No project of that name is among the caller's (the API answers 404)."""
+
+
+def projects_of(user):
+    """The projects `user` is a member of now, with `role` annotated, by name."""
+    return (Project.objects.filter(memberships__user=user, memberships__left_at__isnull=True)
+            .annotate(role=F("memberships__role")).select_related("creator")
+            .order_by("name", "created_at"))
+
+
+def project_named(user, name: str, *, creator: str | None = None) -> Project:
+    """The project called `name` that `user` is a member of: the one they created if
+    there are several, or the one whose creator is `creator`. Raises NoSuchProject."""
+    found = [p for p in projects_of(user).filter(name=name)
+             if creator in (None, "", p.creator.username)]
+    if len(found) > 1:
+        found = [p for p in found if p.creator_id == user.pk] or found
+    if len(found) != 1:
+        raise NoSuchProject(
+            f"You are a member of no project named {name!r}" + (
+                f" created by {creator!r}." if creator else ".") if not found else
+            f"You are a member of {len(found)} projects named {name!r}: name its creator "
+            f"too ({', '.join(p.creator.username for p in found)}).")
+    return found[0]
+
+
+def role_in(project: Project, user) -> str | None:
+    return (Membership.objects.current().filter(project=project, user=user)
+            .values_list("role", flat=True).first())
+
+
 @dataclass(frozen=True)
-class Scope:
+class Reach:
     """What a caller may reach of its owner's store: every project, or only one (an API
     key restricted to a project). The one place reads are narrowed and writes forced:
     the REST views and the MCP tools start every query and write from here.
@@ -397,8 +524,8 @@ class Scope:
     project: str | None = None  # None: every project
 
     @classmethod
-    def of_key(cls, key) -> "Scope":
-        """The scope of an API key (request.auth); a session or no key reaches all."""
+    def of_key(cls, key) -> "Reach":
+        """The reach of an API key (request.auth); a session or no key reaches all."""
         project = getattr(key, "project", "") or ""
         return cls(project) if project else EVERYWHERE
 
@@ -424,11 +551,11 @@ class Scope:
                                f"and {what} spans every project: use an unrestricted key.")
 
     def memories(self, memories):
-        """A memory queryset narrowed to the scope."""
+        """A memory queryset narrowed to the key's project."""
         return memories if self.project is None else memories.filter(project=self.project)
 
     def recall(self, filters: "RecallFilters") -> "RecallFilters":
-        """Recall filters narrowed to the scope (and without general memories, which
+        """Recall filters narrowed to the key's project (and without general memories, which
         belong to no project)."""
         if self.project is None:
             return filters
@@ -441,14 +568,15 @@ class Scope:
                                      memory_b__project=self.project)
 
 
-EVERYWHERE = Scope()
+EVERYWHERE = Reach()
 
 
 def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id: str,
                       dimensions: int, filters: RecallFilters = RecallFilters(),
                       exclude_ids: Sequence[uuid.UUID] = (), dense_k: int = 50,
                       keyword_k: int = 50, graph_seeds: int = 10, graph_depth: int = 2,
-                      now: datetime | None = None) -> list[CandidateRow]:
+                      now: datetime | None = None,
+                      reader: Reader | None = None) -> list[CandidateRow]:
     """Dense, keyword and graph candidate lists in one round trip.
 
     Each returned memory carries `similarity` and `dense_rank` (HNSW over the active
@@ -457,8 +585,13 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     direction, from the top hits of the other two lists); absent parts are None.
     `keyword_max` is the BM25 score of a memory holding every query term once at
     average length: the scale for normalising keyword scores.
+
+    Candidates are what `owner` reads (`Reader`): alone, through the owner's own vector
+    index and postings; with projects or system memories, through the shared index (or
+    exactly, below the own-index line) and every author's postings, read in full.
     """
-    where, params = filters.where(owner.pk, now=now)
+    reader = reader or Reader.of(owner)
+    where, params = filters.where(reader, now=now)
     if exclude_ids:
         where += " AND m.id <> ALL(%s)"
         params = [*params, list(exclude_ids)]
@@ -467,7 +600,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     ctes, args = [], []
     literal = vector_literal(vector) if vector is not None else None
     if vector is not None:
-        distance, own = _dense_sql("m.embedding", "%s", dimensions, owner.pk, model_id)
+        if reader.alone:
+            distance, own = _dense_sql("m.embedding", "%s", dimensions, owner.pk, model_id)
+        else:
+            distance, own = _union_dense_sql("m.embedding", "%s", dimensions, reader.size)
         ctes.append(f"""dense AS (
             SELECT id, 1 - distance AS similarity,
                    row_number() OVER (ORDER BY distance, id) AS rank
@@ -485,7 +621,9 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         # checked against the memory table, which keeps common words cheap; a narrowing
         # filter reads everything, so a filtered search still finds matches that rank
         # low owner-wide.
-        narrowed = filters.narrows()
+        # Read in full for a union too: other authors' private postings would crowd the
+        # readable ones out of each term's strongest.
+        narrowed = filters.narrows() or not reader.alone
         bounded = "" if narrowed else "LIMIT %s"
         # Every query term counts towards the scale, those the owner never wrote too
         # (at the idf of an unseen word): a query that shares one word with the store
@@ -495,16 +633,19 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                    ln(1 + (s.documents - coalesce(d.documents, 0) + 0.5)::float8
                           / (coalesce(d.documents, 0) + 0.5)::float8) AS idf
             FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS q(term)
-            JOIN {KeywordStats._meta.db_table} s ON s.owner_id = %s
-            LEFT JOIN {TermDocuments._meta.db_table} d
-                   ON d.owner_id = s.owner_id AND d.term = q.term)""")
+            CROSS JOIN (SELECT sum(documents) AS documents
+                        FROM {KeywordStats._meta.db_table} WHERE owner_id = ANY(%s)) s
+            LEFT JOIN LATERAL (SELECT sum(documents) AS documents
+                               FROM {TermDocuments._meta.db_table}
+                               WHERE owner_id = ANY(%s) AND term = q.term) d ON true
+            WHERE s.documents IS NOT NULL)""")
         ctes.append(f"""keyword AS (
             SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
             FROM (SELECT m.id, top.score
                   FROM (SELECT p.memory_id, sum(w.idf * p.impact) AS score
                         FROM terms w CROSS JOIN LATERAL (
                             SELECT p.memory_id, p.impact FROM {MemoryTerm._meta.db_table} p
-                            WHERE p.owner_id = %s AND p.term = w.term
+                            WHERE p.owner_id = ANY(%s) AND p.term = w.term
                             ORDER BY p.impact DESC {bounded}) p
                         GROUP BY p.memory_id ORDER BY score DESC {bounded}) top
                   JOIN {table} m ON m.id = top.memory_id
@@ -512,7 +653,8 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                   ORDER BY top.score DESC LIMIT %s) matched)""")
         limits = [] if narrowed else [POSTINGS_PER_TERM]
         best = [] if narrowed else [keyword_k * 4]
-        args += [query, owner.pk, owner.pk, *limits, *best, *params, keyword_k]
+        authors = list(reader.authors)
+        args += [query, authors, authors, authors, *limits, *best, *params, keyword_k]
     else:
         ctes.append("terms AS (SELECT NULL::text AS term, NULL::float8 AS idf WHERE false)")
         ctes.append("keyword AS (SELECT NULL::uuid AS id, NULL::float AS score, "
@@ -622,7 +764,7 @@ def dates_texts_and_sessions(ids: Sequence[uuid.UUID],
 
 
 def related_memories(memory: Memory, *, depth: int, include_superseded: bool = False,
-                     now: datetime | None = None, scope: "Scope | None" = None,
+                     now: datetime | None = None, reach: "Reach | None" = None,
                      ) -> list[tuple[Memory, int, str]]:
     """Memories linked to `memory` within `depth` hops, either direction, nearest first.
 
@@ -649,8 +791,8 @@ def related_memories(memory: Memory, *, depth: int, include_superseded: bool = F
                                   owner_id=memory.owner_id).defer("embedding", "search_vector")
     if not include_superseded:
         found = found.current(now or timezone.now())
-    if scope is not None:
-        found = scope.memories(found)
+    if reach is not None:
+        found = reach.memories(found)
     return sorted(((m, *seen[m.pk]) for m in found), key=lambda row: (row[1], str(row[0].pk)))
 
 

@@ -52,11 +52,11 @@ class InsightOutput(serializers.ModelSerializer):
                               many=True).data
 
 
-def _cited_memories(insights, scope=EVERYWHERE) -> dict:
+def _cited_memories(insights, reach=EVERYWHERE) -> dict:
     """Every memory the insights cite, in one query (their owner's own, by construction),
-    within the key's scope."""
+    within the key's reach."""
     ids = {i for insight in insights for i in insight.cited_ids}
-    return scope.memories(Memory.objects.only("id", "content", "status", "superseded_by",
+    return reach.memories(Memory.objects.only("id", "content", "status", "superseded_by",
                                               "project")).in_bulk(ids)
 
 
@@ -65,14 +65,14 @@ class OwnedInsightView(ScopedView):
 
     def get_queryset(self):
         insights = Insight.objects.for_owner(self.request.user)
-        if self.scope.restricted:
-            insights = insights.filter(memory__project=self.scope.project)
+        if self.reach.restricted:
+            insights = insights.filter(memory__project=self.reach.project)
         return (insights.select_related("memory", "reviewed_by")
                 .defer("memory__embedding", "memory__search_vector"))
 
     def output(self, insights, **kwargs):
         return InsightOutput(insights, context={"cited": _cited_memories(
-            insights if kwargs.get("many") else [insights], self.scope)}, **kwargs).data
+            insights if kwargs.get("many") else [insights], self.reach)}, **kwargs).data
 
 
 class InsightList(OwnedInsightView):
@@ -110,7 +110,7 @@ class Reflect(ScopedView):
     @extend_schema(request=ReflectInput, responses={202: JobOutput},
                    summary="Reflect on your memories now; returns the job to follow")
     def post(self, request):
-        self.scope.refuse_unscoped("reflection")
+        self.reach.refuse_unscoped("reflection")
         data = self.ReflectInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:

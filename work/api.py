@@ -1,6 +1,6 @@
 """The work log over the REST API: seed 004's queries, predictive context and working
 memory. One view per operation; every query starts from the caller's own rows and the
-key's scope (a key restricted to a project reads only that project)."""
+key's reach (a key restricted to a project reads only that project)."""
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
@@ -31,8 +31,8 @@ class WorkView(ScopedView):
         return data.validated_data
 
     def project(self, given: dict) -> str | None:
-        """The project asked for, narrowed by the key's scope (None: every project)."""
-        return self.scope.project_for(given.get("project"))
+        """The project asked for, narrowed by the key's reach (None: every project)."""
+        return self.reach.project_for(given.get("project"))
 
 
 # -- outputs -------------------------------------------------------------------------------
@@ -235,11 +235,11 @@ class PredictContext(WorkView):
                                               default=prediction.DEFAULT_BUDGET)
 
     @staticmethod
-    def predict(owner, given: dict, scope) -> prediction.Prediction:
-        """The prediction for validated PredictInput, within the key's scope (the MCP tool
+    def predict(owner, given: dict, reach) -> prediction.Prediction:
+        """The prediction for validated PredictInput, within the key's reach (the MCP tool
         shares it)."""
         signals = prediction.Signals(
-            project=scope.project_for(given["project"]), file_opened=given["file_opened"],
+            project=reach.project_for(given["project"]), file_opened=given["file_opened"],
             files=tuple(given["files"]), branch=given["branch"],
             error_text=given["error_text"], activity=given["activity"],
             session_id=given["session_id"], prompt=given["prompt"],
@@ -253,7 +253,7 @@ class PredictContext(WorkView):
     def post(self, request):
         data = self.PredictInput(data=request.data)
         data.is_valid(raise_exception=True)
-        found = self.predict(request.user, data.validated_data, self.scope)
+        found = self.predict(request.user, data.validated_data, self.reach)
         return Response(PredictionOutput({
             "context": found.context,
             "items": [{**item.__dict__, "key": item.key} for item in found.items],
@@ -330,7 +330,7 @@ class PruneContextWindow(WorkView):
         pruning = engine.prune(items, limit=given["limit"], now=now,
                                current_task=given["current_task"])
         snapshot = services.record_pruning(
-            request.user, project=self.scope.project_for(given["project"]),
+            request.user, project=self.reach.project_for(given["project"]),
             session_id=given["session_id"], items=items, pruning=pruning,
             now=now) if pruning.needed else None
         return Response(PruningOutput({
@@ -359,9 +359,9 @@ class PlanDeviation(WorkView):
         context = serializers.CharField(max_length=10_000, default="", allow_blank=True)
 
     @staticmethod
-    def decide(owner, given: dict, scope) -> dict:
+    def decide(owner, given: dict, reach) -> dict:
         return decisions.should_deviate(
-            owner, project=scope.project_for(given["project"]), session_id=given["session_id"],
+            owner, project=reach.project_for(given["project"]), session_id=given["session_id"],
             goal=given["goal"], observation=given["observation"], context=given["context"],
             now=timezone.now())
 
@@ -372,7 +372,7 @@ class PlanDeviation(WorkView):
         data = self.DeviationInput(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(DeviationOutput(self.decide(request.user, data.validated_data,
-                                                    self.scope)).data)
+                                                    self.reach)).data)
 
 
 class PlanNodeOutput(serializers.Serializer):
@@ -399,9 +399,9 @@ class PlanDecompose(WorkView):
         max_depth = serializers.IntegerField(min_value=0, max_value=3, default=2)
 
     @staticmethod
-    def decompose(owner, given: dict, scope) -> dict:
+    def decompose(owner, given: dict, reach) -> dict:
         return decisions.decompose_plan(
-            owner, project=scope.project_for(given["project"]), goal=given["goal"],
+            owner, project=reach.project_for(given["project"]), goal=given["goal"],
             minutes=given["minutes"], chunk_minutes=given["chunk_minutes"],
             max_depth=given["max_depth"], now=timezone.now())
 
@@ -412,7 +412,7 @@ class PlanDecompose(WorkView):
         data = self.DecomposeInput(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(DecompositionOutput(self.decompose(request.user, data.validated_data,
-                                                           self.scope)).data)
+                                                           self.reach)).data)
 
 
 class CandidateOutput(serializers.Serializer):
@@ -454,9 +454,9 @@ class PlanNextAction(WorkView):
             return goals
 
     @staticmethod
-    def choose(owner, given: dict, scope) -> dict:
+    def choose(owner, given: dict, reach) -> dict:
         return decisions.next_action(
-            owner, project=scope.project_for(given["project"]), goals=given["goals"],
+            owner, project=reach.project_for(given["project"]), goals=given["goals"],
             context=given["context"], recent_actions=given["recent_actions"],
             coverage=given.get("coverage"), limit=given["limit"], now=timezone.now())
 
@@ -466,4 +466,4 @@ class PlanNextAction(WorkView):
         data = self.NextActionInput(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(NextActionOutput(self.choose(request.user, data.validated_data,
-                                                     self.scope)).data)
+                                                     self.reach)).data)

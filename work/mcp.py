@@ -5,7 +5,7 @@ API's own serializers, call the same selectors, answer in compact text. Refusals
 from django.utils import timezone
 
 from memories.mcp.operations import _validated
-from memories.selectors import EVERYWHERE, Scope
+from memories.selectors import EVERYWHERE, Reach
 
 from . import selectors, services
 from .api import (
@@ -21,13 +21,13 @@ from .api import (
 )
 
 
-def _project(given: dict, scope: Scope) -> str | None:
-    return scope.project_for(given.get("project"))
+def _project(given: dict, reach: Reach) -> str | None:
+    return reach.project_for(given.get("project"))
 
 
-def file_history(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def file_history(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(FileHistory.Filters, arguments)
-    found = selectors.file_history(owner, _project(given, scope), given["path"], given["limit"])
+    found = selectors.file_history(owner, _project(given, reach), given["path"], given["limit"])
     if not found:
         return f"No work on {given['path']} in the log."
     return "\n".join(
@@ -38,9 +38,9 @@ def file_history(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
         for t in found)
 
 
-def co_edits(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def co_edits(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(CoEdits.Filters, arguments)
-    pairs = selectors.co_edits(owner, _project(given, scope), path=given.get("path"),
+    pairs = selectors.co_edits(owner, _project(given, reach), path=given.get("path"),
                                min_count=given["min_count"],
                                window_seconds=given["window_seconds"])
     if not pairs:
@@ -48,9 +48,9 @@ def co_edits(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     return "\n".join(f"{p.file_a} + {p.file_b}: {p.count} tasks" for p in pairs)
 
 
-def tool_success_rates(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def tool_success_rates(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(ToolSuccessRates.Filters, arguments)
-    rates = selectors.tool_success_rates(owner, _project(given, scope), now=timezone.now(),
+    rates = selectors.tool_success_rates(owner, _project(given, reach), now=timezone.now(),
                                          days=given["days"])
     if not rates:
         return f"No tool runs in the last {given['days']} days."
@@ -58,9 +58,9 @@ def tool_success_rates(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> 
                      f"({r['success_rate']:.0%})" for r in rates)
 
 
-def open_tasks(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def open_tasks(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(OpenTasks.Filters, arguments)
-    tasks = selectors.open_tasks(owner, _project(given, scope),
+    tasks = selectors.open_tasks(owner, _project(given, reach),
                                  session_id=given.get("session_id"))
     if not tasks:
         return "Nothing active or paused."
@@ -70,9 +70,9 @@ def open_tasks(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
                      for t in tasks)
 
 
-def error_fixes(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def error_fixes(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(ErrorFixes.Filters, arguments)
-    found = selectors.error_fix_patterns(owner, _project(given, scope),
+    found = selectors.error_fix_patterns(owner, _project(given, reach),
                                          error_text=given.get("error_text", ""))
     if not found:
         return "No error -> fix pattern like that."
@@ -80,17 +80,17 @@ def error_fixes(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
                      f"{p.confidence:.2f})" for p in found)
 
 
-def predict(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def predict(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(PredictContext.PredictInput, arguments)
-    found = PredictContext.predict(owner, given, scope)
+    found = PredictContext.predict(owner, given, reach)
     if not found.items:
         return "Nothing predicted from these signals."
     return f"{found.context}\n\n({len(found.items)} items, {found.tokens} tokens)"
 
 
-def plan_deviation(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def plan_deviation(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(PlanDeviation.DeviationInput, arguments)
-    found = PlanDeviation.decide(owner, given, scope)
+    found = PlanDeviation.decide(owner, given, reach)
     verdict = "Replan" if found["deviate"] else "Keep the plan"
     return f"{verdict}: {found['reason']} (decided by {found['decided_by']})" + (
         f"; {found['note']}" if found["note"] else "")
@@ -103,17 +103,17 @@ def _outline(plan: dict, depth: int = 0) -> list[str]:
     return lines
 
 
-def plan_decompose(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def plan_decompose(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(PlanDecompose.DecomposeInput, arguments)
-    found = PlanDecompose.decompose(owner, given, scope)
+    found = PlanDecompose.decompose(owner, given, reach)
     return "\n".join(_outline(found["plan"])) + (
         f"\n(decided by {found['decided_by']}, {found['model_calls']} model calls"
         + (f"; {found['note']}" if found["note"] else "") + ")")
 
 
-def plan_next_action(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def plan_next_action(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(PlanNextAction.NextActionInput, arguments)
-    found = PlanNextAction.choose(owner, given, scope)
+    found = PlanNextAction.choose(owner, given, reach)
     lines = [f"Do next: [{found['selected']['type']}] {found['selected']['description']}"]
     lines += [f"  {c['value']:.2f} [{c['type']}] {c['description']}"
               for c in found["candidates"]]

@@ -18,7 +18,7 @@ def usable_key(raw_key: str) -> ApiKey | None:
     """The usable key that `raw_key` is (its owner loaded), or None when it is unknown,
     revoked or expired; notes when it was used. The REST API and the MCP server both
     check keys here, and both narrow what the key reaches by its project
-    (`selectors.Scope.of_key`)."""
+    (`selectors.Reach.of_key`)."""
     key = selectors.usable_api_key(raw_key)
     if key is not None:
         now = timezone.now()

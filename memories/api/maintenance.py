@@ -32,7 +32,7 @@ class OwnedContradictionView(ScopedView):
     throttle_scope = "memories"
 
     def get_queryset(self):
-        return (self.scope.contradictions(Contradiction.objects.for_owner(self.request.user))
+        return (self.reach.contradictions(Contradiction.objects.for_owner(self.request.user))
                 .select_related("memory_a", "memory_b", "resolved_by")
                 .defer("memory_a__embedding", "memory_a__search_vector",
                        "memory_b__embedding", "memory_b__search_vector"))
@@ -108,8 +108,8 @@ class JobDetail(ScopedView):
 
     def get_queryset(self):
         jobs = Job.objects.for_owner(self.request.user)
-        if self.scope.restricted:  # a job's result may name any project: only its imports
-            jobs = jobs.filter(kind=JobKind.IMPORT, params__project=self.scope.project)
+        if self.reach.restricted:  # a job's result may name any project: only its imports
+            jobs = jobs.filter(kind=JobKind.IMPORT, params__project=self.reach.project)
         return jobs.defer("params")
 
     @extend_schema(responses=JobOutput, summary="A maintenance job's status and progress")
@@ -128,7 +128,7 @@ class Consolidate(ScopedView):
                    summary="Consolidate memories: a dry run answers at once with what would "
                            "happen; a real run is queued as a job")
     def post(self, request):
-        self.scope.refuse_unscoped("consolidation")
+        self.reach.refuse_unscoped("consolidation")
         data = self.ConsolidateInput(data=request.data)
         data.is_valid(raise_exception=True)
         dry_run, strategy = data.validated_data["dry_run"], data.validated_data["strategy"]

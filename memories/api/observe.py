@@ -81,7 +81,7 @@ class Observe(ScopedView):
         data = self.ObserveInput(data=request.data)
         data.is_valid(raise_exception=True)
         given = dict(data.validated_data)
-        given["project"] = self.scope.project_for(given["project"]) or ""
+        given["project"] = self.reach.project_for(given["project"]) or ""
         observed = observe(owner=request.user, **given)
         observation = observed.observation
         observation.duplicate = not observed.created
@@ -93,8 +93,8 @@ class ObservationDetail(ScopedView):
 
     def get_queryset(self):
         observations = Observation.objects.for_owner(self.request.user)
-        if self.scope.restricted:
-            observations = observations.filter(project=self.scope.project)
+        if self.reach.restricted:
+            observations = observations.filter(project=self.reach.project)
         return observations
 
     @extend_schema(responses=ObservationOutput,

@@ -101,7 +101,7 @@ class Import(ScopedView):
         options.is_valid(raise_exception=True)
         data = self._file(request)
         fmt, project = (options.validated_data.get("format"),
-                        self.scope.project_for(options.validated_data.get("project") or None))
+                        self.reach.project_for(options.validated_data.get("project") or None))
         if runs_as_job(data):
             try:
                 job = start_import_job(request.user, data, fmt=fmt, project=project)
@@ -152,7 +152,7 @@ class Export(ScopedView):
     def get(self, request):
         filename = f"engram-{request.user.get_username()}-{timezone.localdate():%Y-%m-%d}.jsonl"
         response = StreamingHttpResponse(export_lines(request.user,
-                                                      project=self.scope.project),
+                                                      project=self.reach.project),
                                          content_type="application/x-ndjson; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response

@@ -1,7 +1,7 @@
 """The REST API agents call: one view per operation, small input and output serializers.
 
 Every query starts from the caller's own memories (`get_queryset`), so another owner's
-memory is a 404, never a leak; and from the key's scope (`ScopedView.scope`): a key
+memory is a 404, never a leak; and from the key's reach (`ScopedView.reach`): a key
 restricted to a project reads only that project and writes only into it.
 """
 
@@ -61,9 +61,9 @@ class MemoryOutput(serializers.ModelSerializer):
 
 class ScopedView(APIView):
     @property
-    def scope(self) -> selectors.Scope:
+    def reach(self) -> selectors.Reach:
         """What the caller's key may reach (a session reaches every project)."""
-        return selectors.Scope.of_key(self.request.auth)
+        return selectors.Reach.of_key(self.request.auth)
 
 
 def recorded_after_response(response: Response, request, hits, *, agent_id: str,
@@ -89,7 +89,7 @@ def recorded_after_response(response: Response, request, hits, *, agent_id: str,
 
 class OwnedMemoryView(ScopedView):
     def get_queryset(self):
-        return self.scope.memories(
+        return self.reach.memories(
             Memory.objects.for_owner(self.request.user).defer("embedding", "search_vector"))
 
     def get_memory(self, memory_id) -> Memory:
@@ -157,7 +157,7 @@ class MemoryListCreate(OwnedMemoryView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         reject = fields.pop("on_duplicate") == "reject"
-        fields["project"] = self.scope.project_for(fields["project"]) or ""
+        fields["project"] = self.reach.project_for(fields["project"]) or ""
         try:
             result = remember(owner=request.user, reject_duplicates=reject, **fields)
         except DuplicateMemory as duplicate:
@@ -176,8 +176,8 @@ class MemoryListCreate(OwnedMemoryView):
         })
         filters.is_valid(raise_exception=True)
         given = dict(filters.validated_data)
-        if self.scope.restricted:
-            given["project"] = self.scope.project_for(given.get("project"))
+        if self.reach.restricted:
+            given["project"] = self.reach.project_for(given.get("project"))
         memories = selectors.listed(self.get_queryset(), **given)
         paginator = NewestFirstPages()
         page = paginator.paginate_queryset(memories, request, view=self)
@@ -296,7 +296,7 @@ class MemoryRelated(OwnedMemoryView):
         memory = self.get_memory(memory_id)
         data = self.RelatedInput(data=request.query_params)
         data.is_valid(raise_exception=True)
-        rows = selectors.related_memories(memory, scope=self.scope, **data.validated_data)
+        rows = selectors.related_memories(memory, reach=self.reach, **data.validated_data)
         return Response(self.RelatedOutput(
             [{"memory": m, "hop": hop, "relation": relation} for m, hop, relation in rows],
             many=True).data)
@@ -391,7 +391,7 @@ class MemorySearch(ScopedView):
     def post(self, request):
         data = self.SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
-        filters = self.scope.recall(
+        filters = self.reach.recall(
             RecallFiltersInput.to_filters(data.validated_data.get("filters", {})))
         hits = recall(owner=request.user, query=data.validated_data["query"],
                       limit=data.validated_data["limit"], filters=filters)
@@ -442,7 +442,7 @@ class MemoryContext(ScopedView):
         built = assemble_context(
             owner=request.user, query=given["query"], max_tokens=given["max_tokens"],
             fmt=given["format"], session_id=given["session_id"], agent_id=given["agent_id"],
-            filters=self.scope.recall(selectors.RecallFilters(
+            filters=self.reach.recall(selectors.RecallFilters(
                 project=given.get("project"), with_general=given["with_general"],
                 valid_at=given.get("valid_at"),
                 include_superseded=given["include_superseded"])),

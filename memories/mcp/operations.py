@@ -31,7 +31,7 @@ from memories.capture.observe import observe as observe_service
 from memories.jobs import JobAlreadyActive, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
 from memories.models import ContradictionStatus, JobKind, Memory
-from memories.selectors import EVERYWHERE, OutOfProject, Scope, handle_of
+from memories.selectors import EVERYWHERE, OutOfProject, Reach, handle_of
 from memories.services.context import UNREVIEWED, assemble_context
 from memories.services.editing import FeedbackTooSoon, delete_memory, give_feedback
 from memories.services.recall import recall
@@ -85,9 +85,9 @@ def _one(rows, reference: str, what: str):
     return found[0]
 
 
-def _owned_memory(owner, reference: str, scope: Scope) -> Memory:
+def _owned_memory(owner, reference: str, reach: Reach) -> Memory:
     # Deleted ones too, as in the REST API: deleting again or giving feedback is harmless.
-    return _one(scope.memories(Memory.objects.for_owner(owner).defer("embedding",
+    return _one(reach.memories(Memory.objects.for_owner(owner).defer("embedding",
                                                                      "search_vector")),
                 reference, "memory")
 
@@ -120,12 +120,12 @@ SEARCH_FILTERS = ("project", "tags", "kinds", "memory_types", "min_importance",
 
 
 @replica_reads()  # a streaming replica may answer (docs/SCALING.md)
-def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def search(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(MemorySearch.SearchInput, {
         **{k: v for k, v in arguments.items() if k not in SEARCH_FILTERS},
         "filters": {k: v for k, v in arguments.items() if k in SEARCH_FILTERS}})
     hits = recall(owner=owner, query=given["query"], limit=given["limit"],
-                  filters=scope.recall(RecallFiltersInput.to_filters(given.get("filters", {}))),
+                  filters=reach.recall(RecallFiltersInput.to_filters(given.get("filters", {}))),
                   track=True,
                   agent_id=given["agent_id"], session_id=given["session_id"])
     if not hits:
@@ -137,12 +137,12 @@ def search(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
 
 
 @replica_reads()
-def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def context(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(MemoryContext.ContextInput, arguments)
     built = assemble_context(
         owner=owner, query=given["query"], max_tokens=given["max_tokens"], fmt=given["format"],
         session_id=given["session_id"], agent_id=given["agent_id"],
-        filters=scope.recall(selectors.RecallFilters(
+        filters=reach.recall(selectors.RecallFilters(
             project=given.get("project"), valid_at=given.get("valid_at"),
             include_superseded=given["include_superseded"])),
         min_score=given.get("min_score"))
@@ -153,10 +153,10 @@ def context(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
             f"{', truncated' if built.truncated else ''}; handles: {cited or 'none'})")
 
 
-def remember_memory(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def remember_memory(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(MemoryListCreate.CreateInput, arguments)
     reject = given.pop("on_duplicate") == "reject"
-    given["project"] = scope.project_for(given["project"]) or ""
+    given["project"] = reach.project_for(given["project"]) or ""
     result = remember(owner=owner, reject_duplicates=reject, **given)
     if result.created:
         return "Remembered:\n" + describe(result.memory)
@@ -164,9 +164,9 @@ def remember_memory(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str
             "of storing a near-duplicate:\n" + describe(result.memory))
 
 
-def observe(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
+def observe(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     given = _validated(Observe.ObserveInput, arguments)
-    given["project"] = scope.project_for(given["project"]) or ""
+    given["project"] = reach.project_for(given["project"]) or ""
     observed = observe_service(owner=owner, **given)
     observation = observed.observation
     if not observed.created:
@@ -177,24 +177,24 @@ def observe(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
             "background.")
 
 
-def feedback(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    memory = _owned_memory(owner, arguments.pop("memory"), scope)
+def feedback(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    memory = _owned_memory(owner, arguments.pop("memory"), reach)
     given = _validated(MemoryFeedback.FeedbackInput, arguments)
     memory = give_feedback(memory, **given)
     return (f"Noted {given['signal']} for [{handle_of(memory.pk)}] (helpful "
             f"{memory.helpful_count}, harmful {memory.harmful_count}).")
 
 
-def forget(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    memory = delete_memory(_owned_memory(owner, arguments["memory"], scope), by=owner,
+def forget(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    memory = delete_memory(_owned_memory(owner, arguments["memory"], reach), by=owner,
                            agent_id=arguments.get("agent_id", ""))
     return (f"Deleted [{handle_of(memory.pk)}] {memory.pk}; it no longer comes up in "
             "recall and can be restored from the dashboard.")
 
 
-def related(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    memory = _owned_memory(owner, arguments.pop("memory"), scope)
-    rows = selectors.related_memories(memory, scope=scope, **_validated(
+def related(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    memory = _owned_memory(owner, arguments.pop("memory"), reach)
+    rows = selectors.related_memories(memory, reach=reach, **_validated(
         MemoryRelated.RelatedInput, arguments))
     if not rows:
         return f"Nothing is linked to [{handle_of(memory.pk)}]."
@@ -205,8 +205,8 @@ def related(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
                    for other, hop, relation in rows])
 
 
-def reflect(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    scope.refuse_unscoped("reflection")
+def reflect(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    reach.refuse_unscoped("reflection")
     given = _validated(Reflect.ReflectInput, arguments)
     job = start_job(JobKind.REFLECT, owner=owner, dry_run=given["dry_run"])
     return (f"Reflection job {job.pk} queued{' (dry run)' if job.dry_run else ''}: its "
@@ -220,8 +220,8 @@ def _describe_contradiction(contradiction) -> str:
             f"   B: {describe(contradiction.memory_b)}")
 
 
-def contradictions(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    queue = scope.contradictions(
+def contradictions(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    queue = reach.contradictions(
         selectors.contradiction_queue(owner, status=ContradictionStatus.OPEN))
     shown = list(queue[:CONTRADICTIONS_SHOWN])
     if not shown:
@@ -232,8 +232,8 @@ def contradictions(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
             _numbered([_describe_contradiction(c) for c in shown]))
 
 
-def resolve(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    contradiction = _one(scope.contradictions(selectors.contradictions_of(owner)),
+def resolve(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    contradiction = _one(reach.contradictions(selectors.contradictions_of(owner)),
                          arguments.pop("contradiction"), "contradiction")
     resolved = resolve_contradiction(contradiction, by=owner,
                                      **_validated(ContradictionResolve.ResolveInput,
@@ -243,8 +243,8 @@ def resolve(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
     return f"Resolved [{handle_of(resolved.pk)}] as {resolved.resolution}{merged}."
 
 
-def index(owner, project: str, *, scope: Scope = EVERYWHERE) -> str:
-    memories = selectors.project_index(owner, scope.project_for(project), limit=INDEX_SIZE)
+def index(owner, project: str, *, reach: Reach = EVERYWHERE) -> str:
+    memories = selectors.project_index(owner, reach.project_for(project), limit=INDEX_SIZE)
     if not memories:
         return f"No memories in project {project!r} yet."
     unreviewed = selectors.unreviewed_insights(memories)
@@ -256,9 +256,9 @@ def index(owner, project: str, *, scope: Scope = EVERYWHERE) -> str:
 
 # -- The code graph (codegraph/): the /api/v1/code/ endpoints' serializers and selectors.
 
-def _code_given(serializer_class, arguments: dict, scope: Scope) -> dict:
+def _code_given(serializer_class, arguments: dict, reach: Reach) -> dict:
     given = _validated(serializer_class, arguments)
-    given["project"] = scope.project_for(given.get("project"))
+    given["project"] = reach.project_for(given.get("project"))
     if not given["project"]:
         raise Refused("project: name the project.")
     return given
@@ -271,8 +271,8 @@ def _code_file(owner, given: dict):
     return found
 
 
-def code_definitions(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    given = _code_given(code_api.SymbolInput, arguments, scope)
+def code_definitions(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    given = _code_given(code_api.SymbolInput, arguments, reach)
     found = list(code_selectors.definitions(owner, given["project"], given["symbol"])
                  [:given["limit"]])
     if not found:
@@ -281,8 +281,8 @@ def code_definitions(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> st
                       + (f" — {d.signature}" if d.signature else "") for d in found])
 
 
-def code_callers(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    given = _code_given(code_api.SymbolInput, arguments, scope)
+def code_callers(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    given = _code_given(code_api.SymbolInput, arguments, reach)
     found = list(code_selectors.callers(owner, given["project"], given["symbol"])
                  [:given["limit"]])
     if not found:
@@ -293,8 +293,8 @@ def code_callers(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
                                  if e.target else "(matched by name only)") for e in found])
 
 
-def code_file(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    given = _code_given(code_api.PathInput, arguments, scope)
+def code_file(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    given = _code_given(code_api.PathInput, arguments, reach)
     found = _code_file(owner, given)
     symbols = code_selectors.file_contents(found)
     return f"{found.path} ({found.language}, {found.lines} lines):\n" + "\n".join(
@@ -303,8 +303,8 @@ def code_file(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
         for s in symbols)
 
 
-def code_dependencies(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    given = _code_given(code_api.PathInput, arguments, scope)
+def code_dependencies(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    given = _code_given(code_api.PathInput, arguments, reach)
     found = code_selectors.dependencies(owner, given["project"], _code_file(owner, given))
     lines = [f"{e.line}: {e.target_text} → {e.target_file.path if e.target_file else '(outside the project)'}"
              for e in found[:code_api.MAX_RESULTS]]
@@ -312,16 +312,16 @@ def code_dependencies(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> s
         f"{given['path']} imports nothing."
 
 
-def code_dependents(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    given = _code_given(code_api.PathInput, arguments, scope)
+def code_dependents(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    given = _code_given(code_api.PathInput, arguments, reach)
     found = code_selectors.dependents(owner, given["project"], _code_file(owner, given))
     lines = [f"{e.file.path}:{e.line} ({e.target_text})" for e in found[:code_api.MAX_RESULTS]]
     return "Imported by:\n" + "\n".join(lines) if lines else \
         f"No indexed file imports {given['path']}."
 
 
-def code_reindex(owner, arguments: dict, *, scope: Scope = EVERYWHERE) -> str:
-    given = _code_given(code_api.ReindexInput, arguments, scope)
+def code_reindex(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    given = _code_given(code_api.ReindexInput, arguments, reach)
     report = code_services.index_sources(owner, given["project"], [
         code_services.SourceFile(f["path"], None if f["deleted"]
                                  else f["content"].encode("utf-8", "surrogatepass"))

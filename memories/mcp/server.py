@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from memories.selectors import Scope
+from memories.selectors import Reach
 from work import mcp as work_mcp
 
 from . import operations
@@ -80,21 +80,21 @@ def _owner(ctx: Context):
     return owner
 
 
-def _scope(ctx: Context) -> Scope:
+def _reach(ctx: Context) -> Reach:
     """What the caller's key may reach: one project, or every one."""
     request = ctx.request_context.request
     key = (request.scope.get(KEY_SCOPE_KEY) if request is not None
            else ctx.request_context.lifespan_context.get("key"))
-    return Scope.of_key(key)
+    return Reach.of_key(key)
 
 
 async def _run(ctx: Context, operation, **arguments) -> str:
-    """One operation for the caller's owner, within its key's scope; None means "not
+    """One operation for the caller's owner, within its key's reach; None means "not
     given" (the API's default)."""
     given = {name: value for name, value in arguments.items() if value is not None}
     try:
         return await in_thread(refusals, partial(operation, _owner(ctx), given,
-                                                 scope=_scope(ctx)))
+                                                 reach=_reach(ctx)))
     except Refused as exc:
         raise ToolError(str(exc)) from None
 
@@ -253,7 +253,7 @@ async def project_index(project: str, ctx: Context) -> str:
     """The project's most important memories that hold now, as a compact list."""
     try:
         return await in_thread(refusals, partial(operations.index, _owner(ctx), project,
-                                                 scope=_scope(ctx)))
+                                                 reach=_reach(ctx)))
     except (Refused, ToolError) as exc:
         raise ResourceError(str(exc)) from None
 

@@ -17,7 +17,7 @@ import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -32,8 +32,11 @@ from ..models import (
     MemoryLink,
     MemoryType,
     MemoryVersion,
+    Project,
+    Scope,
     Status,
     VersionChange,
+    WRITING_ROLES,
 )
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
@@ -69,6 +72,15 @@ class NewMemory:
     valid_from: datetime | None = None
     expires_at: datetime | None = None
     is_synthetic: bool = False
+    # Who reads it: the author alone, the members of `shared_with` (a project the author
+    # owns or edits; `project` becomes its name), or every user (staff only).
+    scope: str = Scope.PRIVATE
+    shared_with: Project | None = None
+
+    @property
+    def space(self) -> tuple:
+        """What dedup compares it with: memories of the same scope, project and name."""
+        return (self.scope, self.shared_with.pk if self.shared_with else None, self.project)
 
 
 @dataclass
@@ -125,6 +137,27 @@ def _without_secrets(item: NewMemory) -> NewMemory:
     return replace(item, content=content, metadata=noting_redactions(metadata, found))
 
 
+def scope_error(item: NewMemory, owner) -> str | None:
+    """Whether `owner` may write `item` in its scope; the interfaces check first, with a
+    403, so this is the last guard."""
+    if item.scope not in Scope.values:
+        return f"Unknown scope {item.scope!r}: use one of {', '.join(Scope.values)}."
+    if item.scope == Scope.PROJECT:
+        if not isinstance(item.shared_with, Project):
+            return "A project memory needs the project it is shared with."
+        if not item.shared_with.memberships.current().filter(
+                user=owner, role__in=WRITING_ROLES).exists():
+            return (f"Only an owner or editor of project {item.shared_with.name!r} "
+                    "may write its memories.")
+        if item.project != item.shared_with.name:
+            return f"A memory shared with {item.shared_with.name!r} must name that project."
+    elif item.shared_with is not None:
+        return f"A {item.scope} memory is shared with no project."
+    elif item.scope == Scope.SYSTEM and not owner.is_staff:
+        return "Only staff may write system memories."
+    return None
+
+
 def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list[str]]:
     found = {
         "content": content_error(item.content),
@@ -153,6 +186,29 @@ def new_memory_errors(item: NewMemory) -> dict[str, list[str]]:
     """What remember() would refuse in `item`, by field: for callers that check many
     items before storing any (an import reports every bad line, not the first)."""
     return _validate(item, get_provider().dimensions, timezone.now())
+
+
+def _space_of(memory: Memory) -> tuple:
+    return (memory.scope, memory.shared_with_id, memory.project)
+
+
+def _in_spaces(owner, items: Sequence[NewMemory]) -> Q:
+    """The stored memories that share a space with one of `items`."""
+    found = Q(pk__in=[])
+    for scope, shared_with, project in {item.space for item in items}:
+        if scope == Scope.PROJECT:
+            found |= Q(shared_with_id=shared_with)
+        elif scope == Scope.SYSTEM:
+            found |= Q(scope=Scope.SYSTEM, project=project)
+        else:
+            found |= Q(owner=owner, scope=Scope.PRIVATE, project=project)
+    return found
+
+
+def _project_lock(project_id: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('engram.remember.project'), "
+                       "hashtext(%s))", [project_id])
 
 
 def _owner_lock(owner_id: int) -> None:
@@ -214,7 +270,10 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
     provider = get_provider()
     errors = {}
     for i, item in enumerate(items):
-        for name, messages in _validate(item, provider.dimensions, now).items():
+        found = _validate(item, provider.dimensions, now)
+        if scope := scope_error(item, owner):
+            found["scope"] = [scope]
+        for name, messages in found.items():
             errors[name if len(items) == 1 else f"{i}.{name}"] = messages
     if errors:
         raise ValidationError(errors)
@@ -227,9 +286,12 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
 
     with transaction.atomic():
         _owner_lock(owner.pk)
+        shared = sorted({str(item.shared_with.pk) for item in items if item.shared_with})
+        for project_id in shared:  # members of one project write into one space
+            _project_lock(project_id)
         existing_by_hash = {
-            (m.project, m.content_hash): m
-            for m in Memory.objects.for_owner(owner).active().not_ended(now)
+            (_space_of(m), m.content_hash): m
+            for m in Memory.objects.filter(_in_spaces(owner, items)).active().not_ended(now)
             .filter(content_hash__in=set(hashes)).defer("embedding")
         }
         stored_match, batch_match = _semantic_matches(
@@ -249,11 +311,13 @@ def _semantic_matches(owner, items, vectors, provider, threshold: float):
     if vectors is None:
         return stored, in_batch
     strict = settings.ENGRAM_DEDUP_STRICT
-    for project in {item.project for item in items}:
-        idx = [i for i, item in enumerate(items) if item.project == project]
+    for space in {item.space for item in items}:
+        idx = [i for i, item in enumerate(items) if item.space == space]
         contents = [items[i].content for i in idx]
+        scope, shared_with, project = space
         found = selectors.nearest_for_each(owner.pk, project, model_id=provider.model_id,
-                                           dimensions=provider.dimensions, vectors=vectors[idx])
+                                           dimensions=provider.dimensions, vectors=vectors[idx],
+                                           scope=scope, shared_with=shared_with)
         earlier = first_duplicate_in_batch(contents, vectors[idx], threshold, strict=strict)
         for local, i in enumerate(idx):
             candidates = found[local]
@@ -273,13 +337,13 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
     strengthened: dict[str, tuple[Memory, list[int]]] = {}
     existing = Memory.objects.defer("embedding").in_bulk(
         {match[0] for match in stored_match if match})
-    batch_hashes: dict[tuple[str, str], int] = {}
+    batch_hashes: dict[tuple, int] = {}
 
     for i, item in enumerate(items):
-        match, similarity = existing_by_hash.get((item.project, hashes[i])), 1.0
+        match, similarity = existing_by_hash.get((item.space, hashes[i])), 1.0
         if match is None and stored_match[i] is not None:
             match, similarity = existing[stored_match[i][0]], stored_match[i][1]
-        earlier = batch_hashes.setdefault((item.project, hashes[i]), i)
+        earlier = batch_hashes.setdefault((item.space, hashes[i]), i)
         if match is None and earlier != i:
             match = results[earlier].memory
         elif match is None and batch_match[i] is not None:
@@ -294,6 +358,7 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         memory = Memory(
             owner=owner, content=item.content, content_hash=hashes[i],
             memory_type=item.memory_type, kind=item.kind, project=item.project,
+            scope=item.scope, shared_with=item.shared_with,
             agent_id=item.agent_id, session_id=item.session_id,
             importance=_importance(item), tags=clean_tags(item.tags),
             metadata=item.metadata, is_synthetic=item.is_synthetic,
@@ -309,7 +374,7 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
     signals.memories_stored.send(sender=Memory, owner=owner, memories=to_create)
     _link_session_neighbours(owner, to_create)
     versions = [
-        MemoryVersion(memory=m, owner=owner, change=VersionChange.CREATED, changed_by=owner,
+        MemoryVersion(memory=m, change=VersionChange.CREATED, changed_by=owner,
                       agent_id=m.agent_id, changed_at=now,
                       after={"content": m.content, "status": m.status})
         for m in to_create
@@ -318,7 +383,7 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         _strengthen(memory, [items[i] for i in indexes], now)
         versions += [
             MemoryVersion(
-                memory=memory, owner=owner, change=VersionChange.REINFORCED, changed_by=owner,
+                memory=memory, change=VersionChange.REINFORCED, changed_by=owner,
                 agent_id=items[i].agent_id, changed_at=now,
                 after={"content": items[i].content, "session_id": items[i].session_id,
                        "similarity": round(results[i].similarity, 4),

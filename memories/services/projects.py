@@ -1,0 +1,105 @@
+"""Projects shared by their members: creating one, adding, changing and removing members,
+leaving. Every membership change is kept (a member who leaves keeps a row with left_at),
+so who could have written a project's memories stays known."""
+
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..models import MAX_PROJECT_NAME, Membership, Project, Role
+from ..selectors import NotAllowed
+from .validation import unstorable_text_error
+
+
+def project_name_error(name) -> str | None:
+    if not isinstance(name, str) or not name.strip():
+        return "Give the project a name."
+    if len(name.strip()) > MAX_PROJECT_NAME:
+        return f"A project name has at most {MAX_PROJECT_NAME} characters."
+    if unstorable := unstorable_text_error(name):
+        return unstorable
+    if any(ord(c) < 32 for c in name):
+        return "A project name cannot hold control characters (a new line, a tab)."
+    return None
+
+
+def create_project(*, creator, name: str, now: datetime | None = None) -> Project:
+    """A new project named `name` (unique among the creator's), with its creator as its
+    first owner."""
+    if error := project_name_error(name):
+        raise ValidationError({"name": [error]})
+    name = name.strip()
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            project = Project.objects.create(name=name, creator=creator, created_at=now)
+    except IntegrityError:
+        raise ValidationError({"name": [f"You already have a project named {name!r}."]}) \
+            from None
+    Membership.objects.create(project=project, user=creator, role=Role.OWNER,
+                              added_by=creator, joined_at=now)
+    return project
+
+
+def _require_owner(project: Project, by) -> None:
+    if not project.memberships.current().filter(user=by, role=Role.OWNER).exists():
+        raise NotAllowed(f"Only an owner of project {project.name!r} manages its members.")
+
+
+def _keep_an_owner(project: Project, leaving) -> None:
+    others = project.memberships.current().filter(role=Role.OWNER).exclude(user=leaving)
+    if not others.exists():
+        raise ValidationError({"role": [
+            f"Project {project.name!r} would have no owner left: make another member an "
+            "owner first."]})
+
+
+def add_member(project: Project, *, by, username: str, role: str,
+               now: datetime | None = None) -> tuple[Membership, bool]:
+    """Add `username` to the project with `role`, or change the role of a member (a
+    former member rejoins). Returns the membership and whether it is new. Owners only."""
+    _require_owner(project, by)
+    if role not in Role.values:
+        raise ValidationError({"role": [f"Unknown role {role!r}: use one of "
+                                        f"{', '.join(Role.values)}."]})
+    user = get_user_model().objects.filter(username=username, is_active=True).first() \
+        if isinstance(username, str) else None
+    if user is None:
+        raise ValidationError({"username": [f"No active user is named {username!r}."]})
+    now = now or timezone.now()
+    with transaction.atomic():
+        membership = Membership.objects.select_for_update().filter(
+            project=project, user=user).first()
+        if membership is None:
+            return Membership.objects.create(project=project, user=user, role=role,
+                                             added_by=by, joined_at=now), True
+        rejoined = membership.left_at is not None
+        if not rejoined and membership.role == Role.OWNER and role != Role.OWNER:
+            _keep_an_owner(project, user)
+        membership.role, membership.added_by = role, by
+        if rejoined:
+            membership.left_at, membership.joined_at = None, now
+        membership.save(update_fields=["role", "added_by", "left_at", "joined_at"])
+        return membership, rejoined
+
+
+def remove_member(project: Project, *, by, username: str,
+                  now: datetime | None = None) -> Membership:
+    """End a membership: an owner removes anyone, any member removes themselves (leaves).
+    The member loses sight of the project's memories at once; the memories they wrote
+    stay the project's, and their private memories stay theirs."""
+    membership = project.memberships.current().select_related("user").filter(
+        user__username=username).first() if isinstance(username, str) else None
+    if membership is None:
+        raise ValidationError({"username": [
+            f"{username!r} is not a member of project {project.name!r}."]})
+    if membership.user_id != by.pk:
+        _require_owner(project, by)
+    if membership.role == Role.OWNER:
+        _keep_an_owner(project, membership.user)
+    membership.left_at = now or timezone.now()
+    membership.save(update_fields=["left_at"])
+    return membership

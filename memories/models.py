@@ -578,6 +578,10 @@ class Observation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="observations"
     )
     project = models.CharField(max_length=200, blank=True, default="")
+    # The project its memories are shared with (personal ones aside), chosen when it
+    # arrives: none keeps them private. Extraction checks the author still writes it.
+    shared_with = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="observations")
     agent_id = models.CharField(max_length=200, blank=True, default="")
     session_id = models.CharField(max_length=200, blank=True, default="")
     messages = models.JSONField(default=list, blank=True)

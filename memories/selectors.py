@@ -39,6 +39,7 @@ from .models import (
     UsageEvent,
     UsageKind,
     Validity,
+    WRITING_ROLES,
 )
 
 POSTINGS_PER_TERM = 200
@@ -412,6 +413,7 @@ class RecallFilters:
     # With a project: also the memories of no project (a person's general preferences),
     # which the hooks want in every repository.
     with_general: bool = False
+    shared_with: uuid.UUID | None = None  # only the memories shared with this project
     agent_id: str | None = None
     session_id: str | None = None
     created_after: datetime | None = None
@@ -424,8 +426,8 @@ class RecallFilters:
     def narrows(self) -> bool:
         """True when a filter other than status applies (it may exclude most memories)."""
         return any(getattr(self, name) not in (None, (), False) for name in (
-            "memory_types", "kinds", "tags", "project", "agent_id", "session_id",
-            "created_after", "created_before", "valid_at", "min_importance"))
+            "memory_types", "kinds", "tags", "project", "shared_with", "agent_id",
+            "session_id", "created_after", "created_before", "valid_at", "min_importance"))
 
     def where(self, reader: Reader, alias: str = "m", *,
               now: datetime | None = None) -> tuple[str, list]:
@@ -447,10 +449,11 @@ class RecallFilters:
             clauses.append(f"({alias}.project = %s OR {alias}.project = '')"
                            if self.with_general else f"{alias}.project = %s")
             params.append(self.project)
-        for column in ("agent_id", "session_id"):
-            if getattr(self, column) is not None:
+        for column, value in (("shared_with_id", self.shared_with),
+                              ("agent_id", self.agent_id), ("session_id", self.session_id)):
+            if value is not None:
                 clauses.append(f"{alias}.{column} = %s")
-                params.append(getattr(self, column))
+                params.append(value)
         if self.created_after:
             clauses.append(f"{alias}.created_at >= %s")
             params.append(self.created_after)
@@ -512,6 +515,16 @@ def project_named(user, name: str, *, creator: str | None = None) -> Project:
 def role_in(project: Project, user) -> str | None:
     return (Membership.objects.current().filter(project=project, user=user)
             .values_list("role", flat=True).first())
+
+
+def writable_project(user, name: str, *, creator: str | None = None) -> Project:
+    """The project called `name` whose memories `user` may write: one they own or edit.
+    Raises NoSuchProject, or NotAllowed naming their role."""
+    project = project_named(user, name, creator=creator)
+    if project.role not in WRITING_ROLES:
+        raise NotAllowed(f"You are a {project.role} of project {project.name!r}: only its "
+                         "owners and editors write its memories.")
+    return project
 
 
 @dataclass(frozen=True)

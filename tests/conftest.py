@@ -152,6 +152,22 @@ def charlie(db):
 
 
 @pytest.fixture
+def dana(db):
+    return get_user_model().objects.create_user("dana", password="dana-secret-pw")
+
+
+@pytest.fixture
+def shop_team(alice, bob, dana):
+    """Project "shop": alice owns it, bob edits, dana reads; charlie is not a member."""
+    from memories.services.projects import add_member, create_project
+
+    shop = create_project(creator=alice, name="shop")
+    add_member(shop, by=alice, username="bob", role="editor")
+    add_member(shop, by=alice, username="dana", role="reader")
+    return shop
+
+
+@pytest.fixture
 def signed_in(client, alice):
     """The dashboard's test client, signed in as alice."""
     client.force_login(alice)

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from memories.capture.observe import observe
-from memories.models import ChunkStatus, Observation
+from memories.models import ChunkStatus, Observation, Scope
 
 from .views import ScopedView, scope_field
 
@@ -31,14 +31,20 @@ class ToolEventInput(serializers.Serializer):
 
 class ObservationOutput(serializers.ModelSerializer):
     job_id = serializers.UUIDField(source="pk")
+    scope = serializers.SerializerMethodField(
+        help_text="project: its memories are shared with the project's members (personal "
+                  "ones, preferences, stay private); private: they are the author's alone")
     chunks = serializers.SerializerMethodField()
 
     class Meta:
         model = Observation
-        fields = ["job_id", "status", "project", "agent_id", "session_id", "created_at",
-                  "processed_at", "memories_created", "memories_strengthened", "notes",
-                  "chunks"]
+        fields = ["job_id", "status", "project", "scope", "agent_id", "session_id",
+                  "created_at", "processed_at", "memories_created", "memories_strengthened",
+                  "notes", "chunks"]
         read_only_fields = fields
+
+    def get_scope(self, observation) -> str:
+        return Scope.PROJECT if observation.shared_with_id else Scope.PRIVATE
 
     def get_chunks(self, observation) -> dict[str, int]:
         counts = dict.fromkeys(ChunkStatus.values, 0)
@@ -60,6 +66,11 @@ class Observe(ScopedView):
 
     class ObserveInput(serializers.Serializer):
         project = scope_field()
+        scope = serializers.ChoiceField(
+            [Scope.PRIVATE, Scope.PROJECT], required=False,
+            help_text="Where its memories go. Left out: to the project named `project` when "
+                      "you own or edit it, else private. private: yours alone. project: "
+                      "to that project (an error if there is none you may write).")
         agent_id = scope_field()
         session_id = scope_field()
         messages = MessageInput(many=True, required=False, default=list)

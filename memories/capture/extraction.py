@@ -15,7 +15,17 @@ from django.utils import timezone
 from .. import llm_usage, selectors
 from ..engine.cost_control import retry_delay
 from ..engine.extraction import ExtractedMemory, Extraction
-from ..models import ChunkStatus, Observation, ObservationChunk, ObservationStatus
+from ..models import (
+    WRITING_ROLES,
+    ChunkStatus,
+    Kind,
+    Membership,
+    Observation,
+    ObservationChunk,
+    ObservationStatus,
+    Project,
+    Scope,
+)
 from ..providers.errors import ProviderError
 from ..providers.llm import RulesProvider
 from ..services.recall import recall
@@ -73,28 +83,34 @@ def process_due_observations(*, now: datetime | None = None, limit: int = 200) -
     return len(ids)
 
 
-def _similar_memories(observation: Observation, text: str) -> list[tuple[str, str]]:
-    hits = recall(owner=observation.owner, query=text,
-                           limit=SIMILAR_MEMORIES_SHOWN,
-                           filters=selectors.RecallFilters(project=observation.project))
+def _similar_memories(observation: Observation, text: str,
+                      shared_with: Project | None) -> list[tuple[str, str]]:
+    # Bound for a project: what the project already holds, so a fact its author kept
+    # privately is still shared (remember() dedups a repeated preference privately).
+    hits = recall(owner=observation.owner, query=text, limit=SIMILAR_MEMORIES_SHOWN,
+                  filters=selectors.RecallFilters(
+                      project=observation.project,
+                      shared_with=shared_with.pk if shared_with else None))
     return [(str(hit.memory.pk), hit.memory.content) for hit in hits]
 
 
-def _run(provider, observation, chunk) -> Extraction | None:
+def _run(provider, observation, chunk, shared_with: Project | None) -> Extraction | None:
     """Gate, then extract; None when the gate found nothing worth keeping."""
     gate = provider.gate(chunk.text)
     llm_usage.log_model_calls(observation.owner, observation.project, gate.calls)
     if not gate.value.worth_remembering:
         return None
-    extraction = provider.extract(chunk.text, _similar_memories(observation, chunk.text))
+    extraction = provider.extract(chunk.text,
+                                  _similar_memories(observation, chunk.text, shared_with))
     llm_usage.log_model_calls(observation.owner, observation.project, extraction.calls)
     return extraction.value
 
 
 def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datetime) -> None:
     provider, fallback_reason = llm_usage.choose_provider(observation.owner, observation.project, now)
+    shared_with = _shared_with(observation)
     try:
-        extraction = _run(provider, observation, chunk)
+        extraction = _run(provider, observation, chunk, shared_with)
     except ProviderError as exc:
         chunk.attempts += 1
         chunk.last_error = str(exc)[:2000]
@@ -103,7 +119,7 @@ def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datet
             _retry_later(chunk, now)
             return
         provider, fallback_reason = RulesProvider(), f"{provider.name} failed: {exc}"
-        extraction = _run(provider, observation, chunk)
+        extraction = _run(provider, observation, chunk, shared_with)
     chunk.extracted_by = provider.name + (f" ({fallback_reason})" if fallback_reason else "")
     chunk.extracted_by = chunk.extracted_by[:100]
     if extraction is None:
@@ -113,7 +129,8 @@ def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datet
             # A savepoint: a store that fails undoes its own writes only, so the model
             # calls logged above still count what they cost (budget and breaker).
             with transaction.atomic():
-                chunk.memory_ids = _store(observation, chunk, extraction.memories, now)
+                chunk.memory_ids = _store(observation, chunk, extraction.memories,
+                                          shared_with, now)
         except DatabaseError as exc:
             chunk.attempts += 1
             chunk.last_error = f"storing failed: {exc}"[:2000]
@@ -131,11 +148,30 @@ def _retry_later(chunk: ObservationChunk, now) -> None:
     chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
 
 
-def _store(observation, chunk, extracted: list[ExtractedMemory], now) -> list:
+def _shared_with(observation: Observation) -> Project | None:
+    """The project the observation's memories go to, if its author still owns or edits
+    it (one who lost the role since keeps them private)."""
+    if observation.shared_with_id is None:
+        return None
+    writes = Membership.objects.current().filter(
+        project_id=observation.shared_with_id, user_id=observation.owner_id,
+        role__in=WRITING_ROLES).exists()
+    return observation.shared_with if writes else None
+
+
+def _scope_of(item: ExtractedMemory, shared_with: Project | None) -> dict:
+    # Private is the default for anything personal: a preference is the author's own.
+    if shared_with is None or item.kind == Kind.PREFERENCE:
+        return {"scope": Scope.PRIVATE, "shared_with": None}
+    return {"scope": Scope.PROJECT, "shared_with": shared_with}
+
+
+def _store(observation, chunk, extracted: list[ExtractedMemory],
+           shared_with: Project | None, now) -> list:
     stored = []
     for item in extracted:
         result = remember(
-            owner=observation.owner, now=now,
+            owner=observation.owner, now=now, **_scope_of(item, shared_with),
             dedup_threshold=settings.ENGRAM_EXTRACTION_DEDUP_THRESHOLD,
             content=item.content, memory_type=item.memory_type, kind=item.kind,
             importance=item.importance, tags=item.tags, project=observation.project,

@@ -9,12 +9,13 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .. import queue, signals
+from .. import queue, selectors, signals
 from ..engine.redaction import matches_skip_list, scrub
-from ..models import Observation
+from ..models import Observation, Project, Scope
 
 
 @dataclass
@@ -68,14 +69,42 @@ def _skipped(event: dict) -> bool:
                                for p in paths)
 
 
+def shared_project(owner, project: str, scope: str | None) -> Project | None:
+    """The project an observation's memories are shared with, or None to keep them private.
+
+    Without a `scope`, the project of that name when the author owns or edits it (none,
+    several or a reader's: private, the safe default). `scope` "private" keeps them
+    private; "project" requires such a project, else NotAllowed (a reader) or a
+    ValidationError saying why."""
+    if scope not in (None, Scope.PRIVATE, Scope.PROJECT):
+        raise ValidationError({"scope": [f"Unknown scope {scope!r}: use private or project."]})
+    if scope == Scope.PRIVATE or (scope is None and not project):
+        return None
+    if not project:
+        raise ValidationError({"project": ["Name the project to share the memories with."]})
+    try:
+        return selectors.writable_project(owner, project)
+    except selectors.NoSuchProject as exc:
+        if scope is None:
+            return None
+        raise ValidationError({"project": [str(exc)]}) from None
+    except selectors.NotAllowed:
+        if scope is None:
+            return None
+        raise
+
+
 def observe(*, owner, messages: list[dict], tool_events: list[dict], project: str = "",
-            agent_id: str = "", session_id: str = "", now: datetime | None = None) -> Observed:
+            agent_id: str = "", session_id: str = "", scope: str | None = None,
+            now: datetime | None = None) -> Observed:
     """Scrub and store an observation, and queue its extraction.
 
     `messages` are {role, text, timestamp}; `tool_events` are {tool_name, input, response,
     success, duration_ms, file_paths}, already validated by the caller. Secrets, private
-    sections and oversized text never reach the database or a model.
+    sections and oversized text never reach the database or a model. `scope` chooses
+    where its memories go (`shared_project`).
     """
+    shared_with = shared_project(owner, project, scope)
     scrub_text = _Scrubber()
     kept_messages = [{"role": m["role"], "text": scrub_text(m["text"]),
                       "timestamp": _as_stamp(m.get("timestamp"))} for m in messages]
@@ -94,6 +123,8 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
     notes = scrub_text.notes() | ({"skipped_tool_events": skipped} if skipped else {})
     payload = {"project": project, "agent_id": agent_id, "session_id": session_id,
                "messages": kept_messages, "tool_events": kept_events}
+    if shared_with is not None:  # the same text kept private is another observation
+        payload["shared_with"] = str(shared_with.pk)
     payload_hash = hashlib.sha256(
         json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -103,9 +134,9 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
     try:
         with transaction.atomic():
             observation = Observation.objects.create(
-                owner=owner, project=project, agent_id=agent_id, session_id=session_id,
-                messages=kept_messages, tool_events=kept_events, payload_hash=payload_hash,
-                notes=notes, created_at=now or timezone.now())
+                owner=owner, project=project, shared_with=shared_with, agent_id=agent_id,
+                session_id=session_id, messages=kept_messages, tool_events=kept_events,
+                payload_hash=payload_hash, notes=notes, created_at=now or timezone.now())
     except IntegrityError:  # the same observation, sent twice at once
         return Observed(Observation.objects.for_owner(owner).get(payload_hash=payload_hash),
                         created=False)

@@ -140,3 +140,47 @@ def test_observe_needs_a_key(db):
 
     assert APIClient().post("/api/v1/observe", conversation(DECISION),
                             format="json").status_code == 401
+
+
+def test_an_editors_observation_in_a_shared_project_is_captured_for_the_project(
+        shop_team, bob, dana, post, api_client_for):
+    response = post(bob, conversation(DECISION))
+    assert response.status_code == 202 and response.json()["scope"] == "project"
+    memory = Memory.objects.get(content__icontains="PostgreSQL 16")
+    assert (memory.owner, memory.scope, memory.shared_with) == (bob, "project", shop_team)
+    found = api_client_for(dana).post("/api/v1/memories/search", {
+        "query": "which database for the orders service"}, format="json")
+    assert found.status_code == 200
+    assert str(memory.pk) in [hit["memory"]["id"] for hit in found.json()["results"]]
+
+
+def test_scope_private_keeps_an_editors_observation_to_themselves(shop_team, bob, post):
+    response = post(bob, {**conversation(DECISION), "scope": "private"})
+    assert response.status_code == 202 and response.json()["scope"] == "private"
+    assert Memory.objects.get(owner=bob).scope == "private"
+
+
+def test_a_readers_observation_stays_private_and_scope_project_is_a_403(shop_team, dana,
+                                                                        post):
+    assert post(dana, conversation(DECISION)).json()["scope"] == "private"
+    refused = post(dana, {**conversation("We decided to ship on Fridays."),
+                          "scope": "project"})
+    assert refused.status_code == 403
+    assert "reader of project 'shop'" in refused.json()["error"]["message"]
+    assert Observation.objects.count() == 1
+    assert set(Memory.objects.values_list("scope", flat=True)) == {"private"}
+
+
+@pytest.mark.parametrize("body, field, message", [
+    ({**conversation(DECISION), "project": "warehouse", "scope": "project"}, "project",
+     "no project named 'warehouse'"),
+    ({**conversation(DECISION), "project": "", "scope": "project"}, "project",
+     "Name the project"),
+    ({**conversation(DECISION), "scope": "system"}, "scope", "not a valid choice"),
+])
+def test_a_scope_that_cannot_be_met_is_a_400_saying_why(shop_team, bob, post, body, field,
+                                                        message):
+    response = post(bob, body)
+    assert response.status_code == 400
+    assert message in response.json()["error"]["fields"][field][0]
+    assert not Observation.objects.exists()

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.test import override_settings
 from huey.contrib.djhuey import HUEY
 
-from tests.helpers import ANTHROPIC_MESSAGES, OLLAMA_EMBED, FakeVendor
+from tests.helpers import ANTHROPIC_MESSAGES, OLLAMA_EMBED, SHOP, FakeVendor
 
 # What the suite tests never depends on the developer's shell: no LLM vendor key or URL,
 # the offline rules as the LLM, the local embedding model, every ENGRAM_ knob at its
@@ -156,15 +156,17 @@ def dana(db):
     return get_user_model().objects.create_user("dana", password="dana-secret-pw")
 
 
+
 @pytest.fixture
-def shop_team(alice, bob, dana):
-    """Project "shop": alice owns it, bob edits, dana reads; charlie is not a member."""
+def team(alice, bob, charlie, dana):
+    """alice's project SHOP: alice its owner, bob an editor, dana a reader; charlie is
+    not a member."""
     from memories.services.projects import add_member, create_project
 
-    shop = create_project(creator=alice, name="shop")
-    add_member(shop, by=alice, username="bob", role="editor")
-    add_member(shop, by=alice, username="dana", role="reader")
-    return shop
+    project = create_project(creator=alice, name=SHOP)
+    add_member(project, by=alice, username="bob", role="editor")
+    add_member(project, by=alice, username="dana", role="reader")
+    return project
 
 
 @pytest.fixture

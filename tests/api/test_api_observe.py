@@ -3,14 +3,16 @@
 import pytest
 
 from memories.models import Memory, Observation, ObservationStatus
+from tests.helpers import SHOP
 
 SESSION = {"session_id": "s-1", "project": "shop", "agent_id": "claude-code"}
 DECISION = ("We decided to use PostgreSQL 16 for the orders service instead of MySQL, "
             "because we need transactional DDL.")
 
 
-def conversation(*texts, role="user"):
-    return {**SESSION, "messages": [{"role": role, "text": t} for t in texts]}
+def conversation(*texts, role="user", project="shop"):
+    return {**SESSION, "project": project,
+            "messages": [{"role": role, "text": t} for t in texts]}
 
 
 @pytest.fixture
@@ -143,42 +145,43 @@ def test_observe_needs_a_key(db):
 
 
 def test_an_editors_observation_in_a_shared_project_is_captured_for_the_project(
-        shop_team, bob, dana, post, api_client_for):
-    response = post(bob, conversation(DECISION))
+        team, bob, dana, post, api_client_for):
+    response = post(bob, conversation(DECISION, project=SHOP))
     assert response.status_code == 202 and response.json()["scope"] == "project"
     memory = Memory.objects.get(content__icontains="PostgreSQL 16")
-    assert (memory.owner, memory.scope, memory.shared_with) == (bob, "project", shop_team)
+    assert (memory.owner, memory.scope, memory.shared_with) == (bob, "project", team)
     found = api_client_for(dana).post("/api/v1/memories/search", {
         "query": "which database for the orders service"}, format="json")
     assert found.status_code == 200
     assert str(memory.pk) in [hit["memory"]["id"] for hit in found.json()["results"]]
 
 
-def test_scope_private_keeps_an_editors_observation_to_themselves(shop_team, bob, post):
-    response = post(bob, {**conversation(DECISION), "scope": "private"})
+def test_scope_private_keeps_an_editors_observation_to_themselves(team, bob, post):
+    response = post(bob, {**conversation(DECISION, project=SHOP), "scope": "private"})
     assert response.status_code == 202 and response.json()["scope"] == "private"
     assert Memory.objects.get(owner=bob).scope == "private"
 
 
-def test_a_readers_observation_stays_private_and_scope_project_is_a_403(shop_team, dana,
+def test_a_readers_observation_stays_private_and_scope_project_is_a_403(team, dana,
                                                                         post):
-    assert post(dana, conversation(DECISION)).json()["scope"] == "private"
-    refused = post(dana, {**conversation("We decided to ship on Fridays."),
+    assert post(dana, conversation(DECISION, project=SHOP)).json()["scope"] == "private"
+    refused = post(dana, {**conversation("We decided to ship on Fridays.", project=SHOP),
                           "scope": "project"})
     assert refused.status_code == 403
-    assert "reader of project 'shop'" in refused.json()["error"]["message"]
+    assert f"reader of project '{SHOP}'" in refused.json()["error"]["message"]
     assert Observation.objects.count() == 1
     assert set(Memory.objects.values_list("scope", flat=True)) == {"private"}
 
 
 @pytest.mark.parametrize("body, field, message", [
-    ({**conversation(DECISION), "project": "warehouse", "scope": "project"}, "project",
+    ({**conversation(DECISION, project="warehouse"), "scope": "project"}, "project",
      "no project named 'warehouse'"),
-    ({**conversation(DECISION), "project": "", "scope": "project"}, "project",
+    ({**conversation(DECISION, project=""), "scope": "project"}, "project",
      "Name the project"),
-    ({**conversation(DECISION), "scope": "system"}, "scope", "not a valid choice"),
+    ({**conversation(DECISION, project=SHOP), "scope": "system"}, "scope",
+     "not a valid choice"),
 ])
-def test_a_scope_that_cannot_be_met_is_a_400_saying_why(shop_team, bob, post, body, field,
+def test_a_scope_that_cannot_be_met_is_a_400_saying_why(team, bob, post, body, field,
                                                         message):
     response = post(bob, body)
     assert response.status_code == 400

@@ -1,7 +1,8 @@
 """`engram`: the memory from a terminal, through the same REST API and client as the hook.
 
 Exit codes scripts can rely on: 0 done, 1 Engram refused the request (bad input, not
-found), 2 wrong usage, 3 Engram unreachable or failing (5xx), 4 the key is missing or wrong.
+found, not allowed: a reader's write, a key restricted to another project), 2 wrong usage,
+3 Engram unreachable or failing (5xx), 4 the key is missing or wrong.
 """
 import argparse
 import json
@@ -10,7 +11,7 @@ import shutil
 import sys
 
 from . import config as settings
-from .client import Client, Refused, Unreachable
+from .client import Client, Refused, Unreachable, quote
 from .project import project_for
 
 OK, REFUSED, USAGE, UNREACHABLE, UNAUTHORISED = 0, 1, 2, 3, 4
@@ -61,6 +62,10 @@ def remember(client, args, out):
         body["project"] = _project(args.project)
     if args.importance is not None:
         body["importance"] = args.importance
+    if args.scope:
+        body["scope"] = args.scope
+    if args.creator:
+        body["project_creator"] = args.creator
     answer = client.post("memories", body)
     if args.json:
         return answer
@@ -85,8 +90,9 @@ def show(client, args, out):
     memory = client.get(f"memories/{args.id}")
     if args.json:
         return memory
-    for name in ("id", "kind", "memory_type", "project", "status", "importance", "pinned",
-                 "tags", "created_at", "updated_at", "valid_from", "expires_at"):
+    for name in ("id", "kind", "memory_type", "scope", "project", "author", "status",
+                 "importance", "pinned", "tags", "created_at", "updated_at", "valid_from",
+                 "expires_at"):
         value = memory.get(name)
         if value not in (None, "", []):
             out.write(f"{name + ':':<12} {', '.join(value) if isinstance(value, list) else value}\n")
@@ -170,6 +176,52 @@ def import_file(client, args, out):
         out.write(f"  line {error['line']}: {error['message']}\n")
 
 
+def _members(project: dict) -> str:
+    return ", ".join(f"{m['username']} ({m['role']})" for m in project.get("members", []))
+
+
+def _project_path(args, *rest: str) -> str:
+    """projects/NAME/...: the name quoted whole, slashes too (`github.com/acme/shop`)."""
+    return "/".join(["projects", quote(_project(args.name)), *map(quote, rest)])
+
+
+def _creator(args) -> dict:
+    return {"creator": args.creator} if args.creator else {}
+
+
+def projects(client, args, out):
+    answer = client.get("projects")
+    if args.json:
+        return answer
+    table([[p["name"], p["creator"], p.get("role") or "-", _members(p)] for p in answer],
+          ["name", "creator", "role", "members"], out)
+
+
+def create_project(client, args, out):
+    project = client.post("projects", {"name": _project(args.name)})
+    if args.json:
+        return project
+    out.write(f"created project {project['name']}; you are its owner\n")
+
+
+def add_member(client, args, out):
+    project = client.request("POST", _project_path(args, "members"), params=_creator(args),
+                             body={"username": args.username, "role": args.role})
+    if args.json:
+        return project
+    out.write(f"{args.username} is now {args.role} of {project['name']}: "
+              f"{_members(project)}\n")
+
+
+def remove_member(client, args, out):
+    project = client.request("DELETE", _project_path(args, "members", args.username),
+                             params=_creator(args))
+    if args.json:
+        return project
+    out.write(f"{args.username} is no longer a member of {project['name']}; they no "
+              "longer see its memories\n")
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="engram", description=__doc__.splitlines()[0])
     main.add_argument("--json", action="store_true", help="print Engram's JSON answer")
@@ -185,6 +237,10 @@ def parser() -> argparse.ArgumentParser:
     def project_option(sub):
         sub.add_argument("--project", help="a project name, or . for this directory's")
 
+    def creator_option(sub):
+        sub.add_argument("--creator", help="the project's creator (a username), when you "
+                                           "are a member of two projects of that name")
+
     sub = command("search", search, "Search memories by meaning and keywords")
     sub.add_argument("query")
     sub.add_argument("--limit", type=int, default=10)
@@ -194,6 +250,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--kind", default="fact")
     sub.add_argument("--tag", action="append")
     sub.add_argument("--importance", type=float)
+    sub.add_argument("--scope", choices=["private", "project", "system"],
+                     help="who reads it: you alone (private, the default), every member of "
+                          "--project (project), every user (system, staff only)")
+    creator_option(sub)
     project_option(sub)
     sub = command("list", list_memories, "List memories, newest first")
     sub.add_argument("--limit", type=int, default=20)
@@ -220,6 +280,32 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("file")
     sub.add_argument("--format", choices=["auto", "engram", "mcp-memory"], default="auto")
     project_option(sub)
+    sub = command("projects", projects, "Your projects, your role in each and their "
+                                        "members; create one, add or remove members")
+    actions = sub.add_subparsers(dest="action")
+
+    def action(name, run, help_text):
+        step = actions.add_parser(name, help=help_text, description=help_text)
+        step.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                          help="print Engram's JSON answer")
+        step.set_defaults(run=run)
+        return step
+
+    action("list", projects, "Your projects (the default)")
+    step = action("create", create_project, "Create a project; you are its owner")
+    step.add_argument("name", help="its name, or . for this directory's (as the hooks "
+                                   "name it)")
+    step = action("add-member", add_member, "Add a member, or change a member's role "
+                                            "(owners only)")
+    step.add_argument("name", help="the project, or . for this directory's")
+    step.add_argument("username")
+    step.add_argument("role", choices=["owner", "editor", "reader"])
+    creator_option(step)
+    step = action("remove-member", remove_member, "Remove a member (owners), or leave "
+                                                  "(your own username)")
+    step.add_argument("name", help="the project, or . for this directory's")
+    step.add_argument("username")
+    creator_option(step)
     return main
 
 
@@ -237,7 +323,7 @@ def main(argv=None, out=None) -> int:
         sys.stderr.write(f"engram: {error}. Is it running? (make run, or set ENGRAM_URL)\n")
         return UNREACHABLE
     except Refused as refused:
-        if refused.status in (401, 403):
+        if refused.status == 401:
             sys.stderr.write(f"engram: the API key was refused ({refused.message}). Set "
                              f"ENGRAM_API_KEY or run manage.py install_claude_hooks.\n")
             return UNAUTHORISED

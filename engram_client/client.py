@@ -39,12 +39,15 @@ def _message(status: int, body: bytes) -> str:
         details = "; ".join(f"{name}: {' '.join(map(str, problems))}"
                             for name, problems in fields.items()
                             if isinstance(problems, list))
-        return f"{message} ({details})" if details else str(message)
+        # The message names the first field already: the list adds only the others.
+        return f"{message} ({details})" if details and details != message else str(message)
     except (ValueError, KeyError, TypeError):
         return f"HTTP {status}"
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
+    """Percent-encoding of everything but unreserved characters: for a query or a path
+    segment (a project's name may hold slashes)."""
     return "".join(ch if ch.isalnum() or ch in "-._~" else
                    "".join(f"%{byte:02X}" for byte in ch.encode("utf-8")) for ch in text)
 
@@ -53,7 +56,7 @@ def query_string(params: dict) -> str:
     pairs = []
     for name, value in params.items():
         for item in value if isinstance(value, (list, tuple)) else [value]:
-            pairs.append(f"{_quote(str(name))}={_quote(str(item))}")
+            pairs.append(f"{quote(str(name))}={quote(str(item))}")
     return "&".join(pairs)
 
 

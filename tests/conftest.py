@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.test import override_settings
 from huey.contrib.djhuey import HUEY
 
-from tests.helpers import ANTHROPIC_MESSAGES, OLLAMA_EMBED, FakeVendor
+from tests.helpers import ANTHROPIC_MESSAGES, OLLAMA_EMBED, SHOP, FakeVendor
 
 # What the suite tests never depends on the developer's shell: no LLM vendor key or URL,
 # the offline rules as the LLM, the local embedding model, every ENGRAM_ knob at its
@@ -149,6 +149,24 @@ def bob(db):
 @pytest.fixture
 def charlie(db):
     return get_user_model().objects.create_user("charlie", password="charlie-secret-pw")
+
+
+@pytest.fixture
+def dana(db):
+    return get_user_model().objects.create_user("dana", password="dana-secret-pw")
+
+
+
+@pytest.fixture
+def team(alice, bob, charlie, dana):
+    """alice's project SHOP: alice its owner, bob an editor, dana a reader; charlie is
+    not a member."""
+    from memories.services.projects import add_member, create_project
+
+    project = create_project(creator=alice, name=SHOP)
+    add_member(project, by=alice, username="bob", role="editor")
+    add_member(project, by=alice, username="dana", role="reader")
+    return project
 
 
 @pytest.fixture

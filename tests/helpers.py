@@ -317,3 +317,8 @@ def child_database_env(**extra) -> dict:
     url = f"postgres://{params['user']}@{quote(params['host'], safe='')}/{params['dbname']}"
     return {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "engram_site.settings",
             **extra}
+
+
+# The project of the team fixture (tests/conftest.py): named as the hooks name one, by its
+# git remote.
+SHOP = "github.com/acme/shop"

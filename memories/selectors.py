@@ -837,7 +837,7 @@ def by_reference(rows, reference: str) -> list:
 def project_index(owner, project: str, *, limit: int, now: datetime | None = None) -> list:
     """What an agent should see first in a project: its active memories that hold now,
     pinned ones first, then by importance."""
-    return list(Memory.objects.for_owner(owner).active().current(now or timezone.now())
+    return list(Memory.objects.readable_by(owner).active().current(now or timezone.now())
                 .filter(project=project).defer("embedding", "search_vector")
                 .order_by("-pinned", "-importance", "-id")[:limit])
 

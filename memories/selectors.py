@@ -485,6 +485,21 @@ class NotAllowed(PermissionDenied):
     dashboard."""
 
 
+def require_writable(memory: Memory, user) -> None:
+    """Raise NotAllowed, saying why, unless `user` may change `memory` (no user: the
+    system's own work, such as maintenance)."""
+    if user is None or memory.writable_by(user):
+        return
+    if memory.scope == Scope.SYSTEM:
+        raise NotAllowed("Only staff change system memories.")
+    if memory.scope == Scope.PRIVATE:
+        raise NotAllowed("This is another user's private memory.")
+    project = Project.objects.get(pk=memory.shared_with_id)
+    role = role_in(project, user)
+    raise NotAllowed(f"You are {'a ' + role if role else 'not a member'} of project "
+                     f"{project.name!r}: only its owners and editors change its memories.")
+
+
 class NoSuchProject(Exception):
     """No project of that name is among the caller's (the API answers 404)."""
 
@@ -835,7 +850,7 @@ def by_reference(rows, reference: str) -> list:
 def project_index(owner, project: str, *, limit: int, now: datetime | None = None) -> list:
     """What an agent should see first in a project: its active memories that hold now,
     pinned ones first, then by importance."""
-    return list(Memory.objects.for_owner(owner).active().current(now or timezone.now())
+    return list(Memory.objects.readable_by(owner).active().current(now or timezone.now())
                 .filter(project=project).defer("embedding", "search_vector")
                 .order_by("-pinned", "-importance", "-id")[:limit])
 

@@ -252,7 +252,7 @@ def memory_bulk(request):
 def memory_bulk_undo(request):
     selection = SelectionForm(request.POST)
     if selection.is_valid():
-        restored = bulk_undo_delete(request.user, selection.cleaned_data["ids"], by=request.user)
+        restored = bulk_undo_delete(selection.cleaned_data["ids"], by=request.user)
         message = f"Restored {restored} {'memory' if restored == 1 else 'memories'}."
     else:
         message = " ".join(selection.errors["ids"])

@@ -16,7 +16,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from memories.selectors import OutOfProject
+from memories.selectors import NoSuchProject, NotAllowed, OutOfProject
 from memories.services.editing import FeedbackTooSoon
 
 log = logging.getLogger(__name__)
@@ -87,8 +87,10 @@ def as_api_validation_error(exc: DjangoValidationError) -> exceptions.Validation
 def handle(exc, context):
     if isinstance(exc, DjangoValidationError):
         exc = as_api_validation_error(exc)
-    elif isinstance(exc, OutOfProject):
+    elif isinstance(exc, (OutOfProject, NotAllowed)):
         exc = exceptions.PermissionDenied(str(exc))
+    elif isinstance(exc, NoSuchProject):
+        exc = exceptions.NotFound(str(exc))
     elif isinstance(exc, FeedbackTooSoon):
         exc = exceptions.Throttled(wait=exc.retry_after, detail=str(exc))
     elif isinstance(exc, Http404):

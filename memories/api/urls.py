@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import maintenance, observe, transfer, views
+from . import maintenance, observe, projects, transfer, views
 
 urlpatterns = [
     path("memories", views.MemoryListCreate.as_view(), name="api-memories"),
@@ -24,6 +24,11 @@ urlpatterns = [
          name="api-contradictions"),
     path("contradictions/<uuid:contradiction_id>/resolve",
          maintenance.ContradictionResolve.as_view(), name="api-contradiction-resolve"),
+    path("projects", projects.ProjectListCreate.as_view(), name="api-projects"),
+    path("projects/<path:name>/members", projects.ProjectMembers.as_view(),
+         name="api-project-members"),
+    path("projects/<path:name>/members/<str:username>", projects.ProjectMember.as_view(),
+         name="api-project-member"),
     path("import", transfer.Import.as_view(), name="api-import"),
     path("export", transfer.Export.as_view(), name="api-export"),
     path("jobs/<uuid:job_id>", maintenance.JobDetail.as_view(), name="api-job"),

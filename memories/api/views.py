@@ -1,8 +1,10 @@
 """The REST API agents call: one view per operation, small input and output serializers.
 
-Every query starts from the caller's own memories (`get_queryset`), so another owner's
-memory is a 404, never a leak; and from the key's reach (`ScopedView.reach`): a key
-restricted to a project reads only that project and writes only into it.
+Every query starts from the memories the caller reads (`get_queryset`: their private
+ones, their projects', system ones), so another user's private memory is a 404, never a
+leak; a change their role does not allow is a 403 (the services check it); and from the
+key's reach (`ScopedView.reach`): a key restricted to a project reads only that project
+and writes only into it.
 """
 
 import logging
@@ -16,7 +18,16 @@ from rest_framework.views import APIView
 
 from engram_site.db.replicas import replica_reads
 from memories import selectors
-from memories.models import Kind, Memory, MemoryType, MemoryVersion, Status, UsageKind
+from memories.models import (
+    WRITING_ROLES,
+    Kind,
+    Memory,
+    MemoryType,
+    MemoryVersion,
+    Scope,
+    Status,
+    UsageKind,
+)
 from memories.services.context import MAX_CONTEXT_TOKENS, assemble_context
 from memories.services.editing import delete_memory, give_feedback, update_memory
 from memories.services.erasing import erase_memory
@@ -47,11 +58,20 @@ def include_superseded_field():
 
 
 class MemoryOutput(serializers.ModelSerializer):
+    author = serializers.SerializerMethodField(help_text="Who wrote it (its owner)")
+
+    def get_author(self, memory) -> str:
+        names = self.context.setdefault("authors", {})  # one lookup per author, not per memory
+        if memory.owner_id not in names:
+            names[memory.owner_id] = memory.owner.username
+        return names[memory.owner_id]
+
     class Meta:
         model = Memory
         fields = [
             "id", "content", "summary", "compressed", "index_key", "memory_type", "kind",
-            "project", "agent_id", "session_id", "importance", "helpful_count",
+            "scope", "project", "shared_with", "author",
+            "agent_id", "session_id", "importance", "helpful_count",
             "harmful_count", "access_count", "last_accessed_at", "created_at", "updated_at",
             "valid_from", "valid_to", "expires_at", "status", "pinned", "is_synthetic",
             "tags", "metadata", "embedding_model", "superseded_by",
@@ -87,10 +107,29 @@ def recorded_after_response(response: Response, request, hits, *, agent_id: str,
     return response
 
 
+def shared_with(user, scope: str, project: str, creator: str | None):
+    """The project a new memory of `scope` is shared with (None unless scope is project),
+    refusing, with the reason, what the user's role does not allow."""
+    if scope == Scope.SYSTEM and not user.is_staff:
+        raise selectors.NotAllowed("Only staff write system memories.")
+    if scope != Scope.PROJECT:
+        return None
+    if not project:
+        raise serializers.ValidationError({"project": ["A project memory names its project."]})
+    try:
+        found = selectors.project_named(user, project, creator=creator)
+    except selectors.NoSuchProject as missing:
+        raise serializers.ValidationError({"project": [str(missing)]}) from None
+    if selectors.role_in(found, user) not in WRITING_ROLES:
+        raise selectors.NotAllowed(f"You are a reader of project {found.name!r}: only its "
+                                   "owners and editors write its memories.")
+    return found
+
+
 class OwnedMemoryView(ScopedView):
     def get_queryset(self):
         return self.reach.memories(
-            Memory.objects.for_owner(self.request.user).defer("embedding", "search_vector"))
+            Memory.objects.readable_by(self.request.user).defer("embedding", "search_vector"))
 
     def get_memory(self, memory_id) -> Memory:
         return get_object_or_404(self.get_queryset(), pk=memory_id)
@@ -122,6 +161,15 @@ class MemoryListCreate(OwnedMemoryView):
         memory_type = serializers.ChoiceField(MemoryType.choices, default=MemoryType.SEMANTIC)
         kind = serializers.ChoiceField(Kind.choices, default=Kind.FACT)
         project = scope_field()
+        scope = serializers.ChoiceField(
+            Scope.choices, default=Scope.PRIVATE,
+            help_text="private (you alone, the default), project (every member of the "
+                      "project named by `project`; owners and editors write), system "
+                      "(every user; staff only)")
+        project_creator = serializers.CharField(
+            max_length=150, required=False,
+            help_text="With scope project: the project's creator, when you are a member "
+                      "of two projects of that name")
         agent_id = scope_field()
         session_id = scope_field()
         importance = serializers.FloatField(min_value=1, max_value=10, required=False)
@@ -158,6 +206,8 @@ class MemoryListCreate(OwnedMemoryView):
         fields = dict(data.validated_data)
         reject = fields.pop("on_duplicate") == "reject"
         fields["project"] = self.reach.project_for(fields["project"]) or ""
+        fields["shared_with"] = shared_with(request.user, fields["scope"], fields["project"],
+                                            fields.pop("project_creator", None))
         try:
             result = remember(owner=request.user, reject_duplicates=reject, **fields)
         except DuplicateMemory as duplicate:
@@ -193,12 +243,22 @@ class MemoryDetail(OwnedMemoryView):
         tags = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
         status = serializers.ChoiceField(Status.choices, required=False)
         pinned = serializers.BooleanField(required=False)
+        scope = serializers.ChoiceField(
+            Scope.choices, required=False,
+            help_text="Move it: to project (with `project`), private (its author only), "
+                      "system (staff); kept in its history")
+        project = serializers.CharField(max_length=200, required=False,
+                                        help_text="With scope project: the project's name")
+        project_creator = serializers.CharField(max_length=150, required=False)
         agent_id = scope_field()
 
         def validate(self, attrs):
-            if not set(attrs) - {"agent_id"}:
+            if not set(attrs) - {"agent_id", "project", "project_creator"}:
                 raise serializers.ValidationError(
-                    "Send at least one of content, importance, tags, status, pinned.")
+                    "Send at least one of content, importance, tags, status, pinned, scope.")
+            if set(attrs) & {"project", "project_creator"} and "scope" not in attrs:
+                raise serializers.ValidationError(
+                    {"project": ["A project is named only to move a memory (with scope)."]})
             return attrs
 
     @extend_schema(responses=MemoryOutput, summary="One memory")
@@ -213,6 +273,10 @@ class MemoryDetail(OwnedMemoryView):
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         agent_id = changes.pop("agent_id")
+        project, creator = changes.pop("project", ""), changes.pop("project_creator", None)
+        if "scope" in changes:
+            changes["shared_with"] = shared_with(
+                request.user, changes["scope"], self.reach.project_for(project) or "", creator)
         memory = update_memory(memory, by=request.user, agent_id=agent_id, **changes)
         return Response(MemoryOutput(memory).data)
 
@@ -321,7 +385,8 @@ class MemoryFeedback(OwnedMemoryView):
     def post(self, request, memory_id):
         data = self.FeedbackInput(data=request.data)
         data.is_valid(raise_exception=True)
-        memory = give_feedback(self.get_memory(memory_id), **data.validated_data)
+        memory = give_feedback(self.get_memory(memory_id), by=request.user,
+                               **data.validated_data)
         return Response({"helpful_count": memory.helpful_count,
                          "harmful_count": memory.harmful_count}, status=status.HTTP_200_OK)
 

@@ -11,10 +11,20 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from .. import queue, signals
+from .. import queue, selectors, signals
 from ..engine.dedup import content_hash
 from ..engine.redaction import redact_value
-from ..models import Memory, MemoryVersion, Status, UsageEvent, UsageKind, VersionChange
+from ..models import (
+    Memory,
+    MemoryVersion,
+    Project,
+    Scope,
+    Status,
+    UsageEvent,
+    UsageKind,
+    VersionChange,
+    WRITING_ROLES,
+)
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
 from .embeddings import embed_memories, embed_one
@@ -26,7 +36,27 @@ from .validation import (
     tags_error,
 )
 
-EDITABLE_FIELDS = ("content", "importance", "tags", "status", "pinned")
+EDITABLE_FIELDS = ("content", "importance", "tags", "status", "pinned", "scope", "shared_with")
+
+
+def _scope_error(memory: Memory, by, scope, shared_with) -> str | None:
+    """Why `by` may not move `memory` to `scope` (with `shared_with` for a project)."""
+    if scope not in Scope.values:
+        return f"Unknown scope {scope!r}: use one of {', '.join(Scope.values)}."
+    if scope == Scope.PROJECT:
+        if not isinstance(shared_with, Project):
+            return "Name the project to share it with."
+        if by is not None and not shared_with.memberships.current().filter(
+                user=by, role__in=WRITING_ROLES).exists():
+            return f"Only an owner or editor of project {shared_with.name!r} may share into it."
+    elif shared_with is not None:
+        return f"A {scope} memory is shared with no project."
+    elif scope == Scope.PRIVATE and by is not None and by.pk != memory.owner_id \
+            and memory.scope != Scope.PRIVATE:
+        return "Only its author can make a memory private: it becomes the author's alone."
+    elif scope == Scope.SYSTEM and by is not None and not by.is_staff:
+        return "Only staff write system memories."
+    return None
 
 
 def update_memory(memory: Memory, *, by=None, agent_id: str = "",
@@ -35,8 +65,10 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
 
     Each call that changes something writes one MemoryVersion with the changed fields
     before and after, so any edit, deletion or restore can be read back and undone.
-    New content is re-embedded (or queued when the provider is down).
+    New content is re-embedded (or queued when the provider is down). A person (`by`)
+    changes only what their role allows (selectors.require_writable).
     """
+    selectors.require_writable(memory, by)
     redacted = Counter()
     if isinstance(changes.get("content"), str):  # secrets never reach the store
         changes["content"], redacted = redact_value(changes["content"])
@@ -54,6 +86,14 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
     for name, value in changes.items():
         if name in checks and (message := checks[name](value)):
             errors[name] = [message]
+    if "scope" in changes or "shared_with" in changes:
+        changes.setdefault("scope", memory.scope)
+        changes.setdefault("shared_with", memory.shared_with if changes["scope"] == Scope.PROJECT
+                           else None)
+        if message := _scope_error(memory, by, changes["scope"], changes["shared_with"]):
+            errors["scope"] = [message]
+        elif changes["shared_with"] is not None:
+            changes["project"] = changes["shared_with"].name  # a project memory bears its name
     if errors:
         raise ValidationError(errors)
     if "tags" in changes:
@@ -69,10 +109,11 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
                    if getattr(memory, name) != value}
         if not changed:
             return memory
-        before = {name: getattr(memory, name) for name in changed}
+        before = {name: _recorded(getattr(memory, name)) for name in changed}
         for name, value in changed.items():
             setattr(memory, name, value)
         fields = list(changed)
+        changed = {name: _recorded(value) for name, value in changed.items()}
         if "content" in changed:
             memory.content_hash = content_hash(memory.content)
             memory.embedding, memory.embedding_model = embed_one(memory.content)
@@ -92,9 +133,15 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
                                           reason=f"cited memory {memory.pk} was {what}")
         if memory.embedding is None:
             queue.embed_memories([memory.pk])
-        elif "content" in changed:
+        elif "content" in changed or "scope" in changed or "shared_with" in changed:
+            # judged afresh among the memories of its new text or its new scope
             queue.check_contradictions([memory.pk], interactive=True)
     return memory
+
+
+def _recorded(value):
+    """A field's value as its version row keeps it (a project by its id)."""
+    return str(value.pk) if isinstance(value, Project) else value
 
 
 def delete_memory(memory: Memory, *, by=None, agent_id: str = "") -> Memory:
@@ -122,16 +169,19 @@ class FeedbackTooSoon(Exception):
 
 
 def give_feedback(memory: Memory, *, signal: str, agent_id: str = "", session_id: str = "",
-                  now: datetime | None = None) -> Memory:
+                  by=None, now: datetime | None = None) -> Memory:
     """Usage tracker and feedback counters: cited / ignored, helpful / harmful.
 
     helpful and harmful move importance (by 0.5 each at recall time), so each agent may
     give one of them per memory per ENGRAM_FEEDBACK_INTERVAL: one agent alone cannot
-    inflate a memory.
+    inflate a memory. They change the memory for everyone who reads it, so they follow
+    the role (`by`); cited and ignored only count what a reader's agent used.
     """
     if signal not in (UsageKind.CITED, UsageKind.IGNORED, UsageKind.HELPFUL,
                       UsageKind.HARMFUL):
         raise ValidationError({"signal": ["Use cited, ignored, helpful or harmful."]})
+    if signal in (UsageKind.HELPFUL, UsageKind.HARMFUL):
+        selectors.require_writable(memory, by)
     now = now or timezone.now()
     with transaction.atomic():
         memory = Memory.objects.select_for_update().get(pk=memory.pk)
@@ -168,15 +218,20 @@ class BulkResult:
 
 
 def bulk_change(owner, ids, *, action: str, tag: str = "", by) -> BulkResult:
-    """Tag, archive, delete or re-embed the owner's memories among `ids` (others are
-    ignored: a person can only ever touch their own)."""
-    memories = list(Memory.objects.for_owner(owner).defer("embedding", "search_vector")
+    """Tag, archive, delete or re-embed the memories among `ids` the owner reads (others
+    are ignored: they are not theirs to see); one their role does not let them change
+    is left as it was, and the message says so."""
+    memories = list(Memory.objects.readable_by(owner).defer("embedding", "search_vector")
                     .filter(pk__in=ids).exclude(status=Status.DELETED)
                     .order_by("-created_at"))
     result = BulkResult(action)
-    if action == "reembed":
-        return _reembed(memories, result)
     refused = []
+    if action == "reembed":
+        writable = set(Memory.objects.writable_by(by).filter(pk__in=[m.pk for m in memories])
+                       .values_list("pk", flat=True))
+        refused = [f"{len(memories) - len(writable)} not yours to change"] \
+            if len(writable) < len(memories) else []
+        return _reembed([m for m in memories if m.pk in writable], result, refused)
     with transaction.atomic():
         for memory in memories:
             try:
@@ -189,18 +244,25 @@ def bulk_change(owner, ids, *, action: str, tag: str = "", by) -> BulkResult:
             except ValidationError as exc:  # checked before any write: nothing half done
                 refused.append("; ".join(exc.messages))
                 continue
+            except selectors.NotAllowed as exc:
+                refused.append(str(exc))
+                continue
             result.changed.append(memory.pk)
     done = {"tag": f"Tagged {{n}} {{memories}} “{tag}”.", "archive": "Archived {n} {memories}.",
             "delete": "Deleted {n} {memories}."}[action]
     n = len(result.changed)
     result.message = done.format(n=n, memories="memory" if n == 1 else "memories")
+    return _noting_refusals(result, refused)
+
+
+def _noting_refusals(result: BulkResult, refused: list[str]) -> BulkResult:
     if refused:
         left = "1 left as it was" if len(refused) == 1 else f"{len(refused)} left as they were"
         result.message += f" {left}: {refused[0]}"
     return result
 
 
-def _reembed(memories: list[Memory], result: BulkResult) -> BulkResult:
+def _reembed(memories: list[Memory], result: BulkResult, refused: list[str]) -> BulkResult:
     ids = [m.pk for m in memories]
     try:
         embedded = embed_memories(ids, new_content=False)
@@ -216,11 +278,11 @@ def _reembed(memories: list[Memory], result: BulkResult) -> BulkResult:
         result.message = (f"Re-embedded {embedded} of {len(ids)} with "
                           f"{get_provider().model_id}"
                           + (f"; {current} already had its vector." if current else "."))
-    return result
+    return _noting_refusals(result, refused)
 
 
-def bulk_undo_delete(owner, ids, *, by) -> int:
-    memories = list(Memory.objects.for_owner(owner).filter(pk__in=ids, status=Status.DELETED))
+def bulk_undo_delete(ids, *, by) -> int:
+    memories = list(Memory.objects.writable_by(by).filter(pk__in=ids, status=Status.DELETED))
     with transaction.atomic():
         for memory in memories:
             restore_memory(memory, by=by)

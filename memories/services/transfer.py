@@ -103,8 +103,9 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
     they mention.
 
     Streams from server-side cursors, so 100,000 memories never sit in memory at once.
+    What the owner wrote into a project they have left is no longer theirs to take.
     """
-    memories = Memory.objects.for_owner(owner).visible()
+    memories = Memory.objects.readable_by(owner).filter(owner=owner).visible()
     entities = Entity.objects.for_owner(owner)
     edges = Relationship.objects.for_owner(owner)
     links = MemoryLink.objects.exclude(to_memory__status=Status.DELETED)

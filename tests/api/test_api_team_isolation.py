@@ -1,0 +1,260 @@
+"""The isolation matrix with projects: alice (owner), bob (editor), dana (reader) and
+charlie (not a member), against every memory endpoint, each read and each write."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from memories.models import Memory, MemoryVersion, Scope, UsageEvent
+from memories.services.editing import update_memory
+from memories.services.remembering import remember
+from tests.helpers import SHOP
+
+pytestmark = pytest.mark.django_db
+
+SHARED_TEXT = "The shop's checkout service retries payments three times"
+READERS = ["alice", "bob", "dana"]
+
+
+def _user(name):
+    return get_user_model().objects.get(username=name)
+
+
+@pytest.fixture
+def shared(team, alice):
+    return remember(owner=alice, content=SHARED_TEXT, project=SHOP, scope=Scope.PROJECT,
+                    shared_with=team).memory
+
+
+@pytest.fixture
+def bobs_private(team, bob):
+    return remember(owner=bob, content="bob prefers tabs over spaces in the shop's code",
+                    project=SHOP).memory
+
+
+READS = [
+    ("get", "/api/v1/memories/{id}", None),
+    ("get", "/api/v1/memories/{id}/history", None),
+    ("get", "/api/v1/memories/{id}/related", None),
+    ("post", "/api/v1/memories/{id}/feedback", {"signal": "cited"}),
+]
+WRITES = [
+    ("patch", "/api/v1/memories/{id}", {"content": "The checkout retries payments twice"}),
+    ("patch", "/api/v1/memories/{id}", {"pinned": True}),
+    ("post", "/api/v1/memories/{id}/feedback", {"signal": "helpful"}),
+    ("delete", "/api/v1/memories/{id}", None),
+    ("post", "/api/v1/memories/{id}/erase", None),
+]
+EXPECTED_WRITE = {"alice": 200, "bob": 200, "dana": 403, "charlie": 404}
+
+
+def _call(client, method, path, memory, body):
+    return getattr(client, method)(path.format(id=memory.pk), body, format="json")
+
+
+@pytest.mark.parametrize(("method", "path", "body"), READS)
+@pytest.mark.parametrize("who", ["alice", "bob", "dana", "charlie"])
+def test_every_member_reads_a_project_memory_and_charlie_gets_a_404(
+        shared, api_client_for, who, method, path, body):
+    response = _call(api_client_for(_user(who)), method, path, shared, body)
+    assert response.status_code == (404 if who == "charlie" else 200)
+    if path == "/api/v1/memories/{id}" and who != "charlie":
+        body = response.json()
+        assert (body["scope"], body["project"], body["author"]) == ("project", SHOP, "alice")
+        assert body["shared_with"] == str(shared.shared_with_id)
+
+
+@pytest.mark.parametrize(("method", "path", "body"), WRITES)
+@pytest.mark.parametrize("who", ["alice", "bob", "dana", "charlie"])
+def test_owners_and_editors_write_a_project_memory_a_reader_gets_a_403(
+        shared, api_client_for, who, method, path, body):
+    response = _call(api_client_for(_user(who)), method, path, shared, body)
+    assert response.status_code == EXPECTED_WRITE[who], response.content
+    after = Memory.objects.filter(pk=shared.pk).first()
+    if who in ("dana", "charlie"):
+        assert after.content == SHARED_TEXT and after.status == "active"
+        assert not after.pinned and after.helpful_count == 0
+        assert MemoryVersion.objects.filter(memory=shared).count() == 1
+    if who == "dana":
+        assert "reader of project" in response.json()["error"]["message"]
+
+
+def test_a_readers_agent_may_still_report_what_it_cited(shared, dana, api_client_for):
+    response = api_client_for(dana).post(f"/api/v1/memories/{shared.pk}/feedback",
+                                         {"signal": "cited"}, format="json")
+    assert response.status_code == 200
+    assert UsageEvent.objects.filter(memory=shared, kind="cited").count() == 1
+
+
+@pytest.mark.parametrize(("method", "path", "body"), READS + WRITES)
+@pytest.mark.parametrize("who", ["alice", "dana", "charlie"])
+def test_a_private_memory_stays_its_authors_even_inside_a_project(
+        bobs_private, api_client_for, who, method, path, body):
+    response = _call(api_client_for(_user(who)), method, path, bobs_private, body)
+    assert response.status_code == 404
+    bobs_private.refresh_from_db()
+    assert bobs_private.content.startswith("bob prefers tabs") and bobs_private.status == "active"
+
+
+@pytest.mark.parametrize("who", ["alice", "bob", "dana", "charlie"])
+def test_lists_search_and_context_show_the_union_each_user_reads(
+        shared, bobs_private, api_client_for, who):
+    client = api_client_for(_user(who))
+    remember(owner=_user(who), content=f"{who} keeps a personal note about the checkout")
+    listed = {m["content"] for m in client.get("/api/v1/memories").json()["results"]}
+    found = {hit["memory"]["content"] for hit in client.post(
+        "/api/v1/memories/search", {"query": "checkout payments retries"},
+        format="json").json()["results"]}
+    context = client.post("/api/v1/memories/context", {"query": "checkout payments"},
+                          format="json").json()["context"]
+    own = f"{who} keeps a personal note about the checkout"
+    for seen in (listed, found):
+        assert own in seen
+        assert (SHARED_TEXT in seen) == (who in READERS)
+        assert (bobs_private.content in seen) == (who == "bob")
+        assert not {text for text in seen if "personal note" in text} - {own}
+    assert (SHARED_TEXT in context) == (who in READERS)
+
+
+@pytest.mark.parametrize(("who", "expected"), [
+    ("alice", 201), ("bob", 201), ("dana", 403), ("charlie", 400)])
+def test_writing_into_a_project_follows_the_role(team, api_client_for, who, expected):
+    response = api_client_for(_user(who)).post("/api/v1/memories", {
+        "content": f"{who} says the shop deploys on Fridays", "project": SHOP,
+        "scope": "project"}, format="json")
+    assert response.status_code == expected, response.content
+    stored = Memory.objects.filter(content__startswith=who, scope=Scope.PROJECT)
+    assert stored.exists() == (expected == 201)
+    if expected == 201:
+        assert stored.get().shared_with == team and response.json()["memory"]["author"] == who
+
+
+def test_a_memory_written_without_a_scope_is_private(team, bob, dana, api_client_for):
+    response = api_client_for(bob).post("/api/v1/memories", {
+        "content": "the shop's staging password rotates monthly", "project": SHOP},
+        format="json")
+    assert response.status_code == 201 and response.json()["memory"]["scope"] == "private"
+    assert api_client_for(dana).get(
+        f"/api/v1/memories/{response.json()['memory']['id']}").status_code == 404
+
+
+def test_system_memories_are_written_by_staff_and_read_by_everyone(
+        alice, charlie, api_client_for, django_user_model):
+    staff = django_user_model.objects.create_user("sam", is_staff=True)
+    refused = api_client_for(alice).post("/api/v1/memories", {
+        "content": "Engram answers in English", "scope": "system"}, format="json")
+    assert refused.status_code == 403 and not Memory.objects.exists()
+    written = api_client_for(staff).post("/api/v1/memories", {
+        "content": "Engram answers in English", "scope": "system"}, format="json")
+    assert written.status_code == 201
+    memory_id = written.json()["memory"]["id"]
+    assert api_client_for(charlie).get(f"/api/v1/memories/{memory_id}").status_code == 200
+    hits = api_client_for(charlie).post("/api/v1/memories/search", {
+        "query": "which language does Engram answer in"}, format="json").json()["results"]
+    assert [hit["memory"]["id"] for hit in hits] == [memory_id]
+    assert api_client_for(charlie).patch(f"/api/v1/memories/{memory_id}", {
+        "content": "Engram answers in French"}, format="json").status_code == 403
+
+
+def test_a_member_who_leaves_loses_sight_at_once_and_keeps_their_own(
+        team, shared, bob, alice, api_client_for):
+    bobs_shared = remember(owner=bob, content="The shop's cache expires after an hour",
+                           project=SHOP, scope=Scope.PROJECT, shared_with=team).memory
+    bobs_own = remember(owner=bob, content="bob's own reminder about the shop").memory
+    client = api_client_for(bob)
+    assert client.get(f"/api/v1/memories/{shared.pk}").status_code == 200
+    assert client.delete(f"/api/v1/projects/{SHOP}/members/bob").status_code == 200
+    for memory in (shared, bobs_shared):
+        assert client.get(f"/api/v1/memories/{memory.pk}").status_code == 404
+    listed = {m["id"] for m in client.get("/api/v1/memories").json()["results"]}
+    assert listed == {str(bobs_own.pk)}
+    hits = client.post("/api/v1/memories/search", {"query": "shop cache checkout"},
+                       format="json").json()["results"]
+    assert {hit["memory"]["id"] for hit in hits} <= {str(bobs_own.pk)}
+    # what he wrote into the project stays the project's
+    assert api_client_for(alice).get(f"/api/v1/memories/{bobs_shared.pk}").status_code == 200
+
+
+def test_each_version_names_who_made_the_change(shared, bob, api_client_for):
+    api_client_for(bob).patch(f"/api/v1/memories/{shared.pk}", {
+        "content": "The checkout service retries payments twice"}, format="json")
+    history = api_client_for(bob).get(f"/api/v1/memories/{shared.pk}/history").json()
+    assert [(v["change"], v["changed_by"]) for v in history] == [
+        ("created", "alice"), ("updated", "bob")]
+
+
+def test_a_scope_change_is_kept_in_the_history_and_changes_who_reads(
+        team, alice, dana, api_client_for):
+    memory = remember(owner=alice, content="The shop's search uses OpenSearch 2",
+                      project=SHOP).memory
+    assert api_client_for(dana).get(f"/api/v1/memories/{memory.pk}").status_code == 404
+    moved = api_client_for(alice).patch(f"/api/v1/memories/{memory.pk}", {
+        "scope": "project", "project": SHOP}, format="json")
+    assert moved.status_code == 200 and moved.json()["scope"] == "project"
+    assert api_client_for(dana).get(f"/api/v1/memories/{memory.pk}").status_code == 200
+    last = api_client_for(alice).get(f"/api/v1/memories/{memory.pk}/history").json()[-1]
+    assert last["changed_by"] == "alice"
+    assert last["before"] == {"scope": "private", "shared_with": None}
+    assert last["after"] == {"scope": "project", "shared_with": str(team.pk)}
+
+
+def test_only_the_author_makes_a_project_memory_private(shared, bob, alice, dana,
+                                                        api_client_for):
+    refused = api_client_for(bob).patch(f"/api/v1/memories/{shared.pk}", {"scope": "private"},
+                                        format="json")
+    assert refused.status_code == 400
+    assert "Only its author" in refused.json()["error"]["message"]
+    assert api_client_for(alice).patch(f"/api/v1/memories/{shared.pk}", {"scope": "private"},
+                                       format="json").status_code == 200
+    assert api_client_for(dana).get(f"/api/v1/memories/{shared.pk}").status_code == 404
+    assert api_client_for(bob).get(f"/api/v1/memories/{shared.pk}").status_code == 404
+
+
+def test_a_reader_cannot_share_a_private_memory_into_the_project(team, dana, alice,
+                                                                 api_client_for):
+    memory = remember(owner=dana, content="dana's note on the shop's roadmap").memory
+    response = api_client_for(dana).patch(f"/api/v1/memories/{memory.pk}", {
+        "scope": "project", "project": SHOP}, format="json")
+    assert response.status_code == 403
+    memory.refresh_from_db()
+    assert memory.scope == Scope.PRIVATE
+    assert api_client_for(alice).get(f"/api/v1/memories/{memory.pk}").status_code == 404
+
+
+def test_a_project_restricted_key_reads_the_projects_shared_memories(team, shared, bob):
+    from rest_framework.test import APIClient
+
+    from memories.services.api_keys import create_api_key
+
+    elsewhere = remember(owner=bob, content="bob's note about another repository",
+                         project="github.com/acme/other").memory
+    _, raw = create_api_key(owner=bob, name="shop only", project=SHOP)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert client.get(f"/api/v1/memories/{shared.pk}").status_code == 200
+    assert client.get(f"/api/v1/memories/{elsewhere.pk}").status_code == 404
+    written = client.post("/api/v1/memories", {"content": "The shop ships from Lyon",
+                                               "scope": "project"}, format="json")
+    assert written.status_code == 201 and written.json()["memory"]["project"] == SHOP
+
+
+def test_an_editors_duplicate_strengthens_the_shared_memory_and_never_a_private_one(
+        team, shared, bob, alice):
+    private = remember(owner=bob, content=SHARED_TEXT, project=SHOP)
+    assert private.created and private.memory.scope == Scope.PRIVATE
+    again = remember(owner=bob, content=SHARED_TEXT, project=SHOP, scope=Scope.PROJECT,
+                     shared_with=team)
+    assert not again.created and again.memory.pk == shared.pk
+    reinforced = MemoryVersion.objects.get(memory=shared, change="reinforced")
+    assert reinforced.changed_by == bob and reinforced.owner_id == alice.pk
+
+
+def test_the_service_refuses_a_readers_project_write(team, dana):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="owner or editor"):
+        remember(owner=dana, content="dana writes into the shop", project=SHOP,
+                 scope=Scope.PROJECT, shared_with=team)
+    with pytest.raises(ValidationError, match="owner or editor of project"):
+        update_memory(remember(owner=dana, content="dana's own").memory, by=dana,
+                      scope=Scope.PROJECT, shared_with=team)
+    assert not Memory.objects.filter(scope=Scope.PROJECT).exists()

@@ -9,6 +9,7 @@ turns it into an MCP tool error.
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
+from django.db.models import Prefetch
 from rest_framework import serializers
 
 from codegraph import api as code_api
@@ -26,12 +27,20 @@ from memories.api.views import (
     MemoryRelated,
     MemorySearch,
     RecallFiltersInput,
+    shared_with,
 )
 from memories.capture.observe import observe as observe_service
 from memories.jobs import JobAlreadyActive, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
-from memories.models import ContradictionStatus, JobKind, Memory
-from memories.selectors import EVERYWHERE, OutOfProject, Reach, handle_of
+from memories.models import ContradictionStatus, JobKind, Membership, Memory, Scope
+from memories.selectors import (
+    EVERYWHERE,
+    NoSuchProject,
+    NotAllowed,
+    OutOfProject,
+    Reach,
+    handle_of,
+)
 from memories.services.context import UNREVIEWED, assemble_context
 from memories.services.editing import FeedbackTooSoon, delete_memory, give_feedback
 from memories.services.recall import recall
@@ -63,7 +72,7 @@ def refusals(work):
     except serializers.ValidationError as exc:
         raise Refused(_every_field(exc.detail)) from None
     except (DuplicateMemory, JobAlreadyActive, ResolutionError, FeedbackTooSoon,
-            OutOfProject) as exc:
+            OutOfProject, NotAllowed, NoSuchProject) as exc:
         raise Refused(str(exc)) from None
     except (OperationalError, InterfaceError):
         raise Refused("The database is unavailable; retry shortly.") from None
@@ -85,10 +94,12 @@ def _one(rows, reference: str, what: str):
     return found[0]
 
 
-def _owned_memory(owner, reference: str, reach: Reach) -> Memory:
-    # Deleted ones too, as in the REST API: deleting again or giving feedback is harmless.
-    return _one(reach.memories(Memory.objects.for_owner(owner).defer("embedding",
-                                                                     "search_vector")),
+def _readable_memory(owner, reference: str, reach: Reach) -> Memory:
+    """Among the memories `owner` reads (their own, their projects', system ones); the
+    services refuse a change their role does not allow. Deleted ones too, as in the REST
+    API: deleting again or giving feedback is harmless."""
+    return _one(reach.memories(Memory.objects.readable_by(owner).defer("embedding",
+                                                                       "search_vector")),
                 reference, "memory")
 
 
@@ -104,6 +115,7 @@ def _unreviewed_label(memory: Memory, unreviewed: set) -> list[str]:
 def describe(memory: Memory, *details: str) -> str:
     """Two lines: the handle and the text, then what it is and its full id."""
     facts = [memory.kind, *([f"project {memory.project}"] if memory.project else []),
+             *([f"shared ({memory.scope})"] if memory.scope != Scope.PRIVATE else []),
              f"importance {memory.importance:g}", *details, f"id {memory.pk}"]
     if memory.tags:
         facts.insert(-1, "tags " + ",".join(memory.tags))
@@ -157,6 +169,8 @@ def remember_memory(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str
     given = _validated(MemoryListCreate.CreateInput, arguments)
     reject = given.pop("on_duplicate") == "reject"
     given["project"] = reach.project_for(given["project"]) or ""
+    given["shared_with"] = shared_with(owner, given["scope"], given["project"],
+                                       given.pop("project_creator", None))
     result = remember(owner=owner, reject_duplicates=reject, **given)
     if result.created:
         return "Remembered:\n" + describe(result.memory)
@@ -178,22 +192,22 @@ def observe(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
 
 
 def feedback(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
-    memory = _owned_memory(owner, arguments.pop("memory"), reach)
+    memory = _readable_memory(owner, arguments.pop("memory"), reach)
     given = _validated(MemoryFeedback.FeedbackInput, arguments)
-    memory = give_feedback(memory, **given)
+    memory = give_feedback(memory, by=owner, **given)
     return (f"Noted {given['signal']} for [{handle_of(memory.pk)}] (helpful "
             f"{memory.helpful_count}, harmful {memory.harmful_count}).")
 
 
 def forget(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
-    memory = delete_memory(_owned_memory(owner, arguments["memory"], reach), by=owner,
+    memory = delete_memory(_readable_memory(owner, arguments["memory"], reach), by=owner,
                            agent_id=arguments.get("agent_id", ""))
     return (f"Deleted [{handle_of(memory.pk)}] {memory.pk}; it no longer comes up in "
             "recall and can be restored from the dashboard.")
 
 
 def related(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
-    memory = _owned_memory(owner, arguments.pop("memory"), reach)
+    memory = _readable_memory(owner, arguments.pop("memory"), reach)
     rows = selectors.related_memories(memory, reach=reach, **_validated(
         MemoryRelated.RelatedInput, arguments))
     if not rows:
@@ -241,6 +255,22 @@ def resolve(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     merged = f"; merged into [{handle_of(resolved.merged_into_id)}] {resolved.merged_into_id}" \
         if resolved.merged_into_id else ""
     return f"Resolved [{handle_of(resolved.pk)}] as {resolved.resolution}{merged}."
+
+
+def projects(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
+    found = selectors.projects_of(owner).prefetch_related(Prefetch(
+        "memberships", to_attr="members",
+        queryset=Membership.objects.current().select_related("user").order_by("joined_at")))
+    if reach.restricted:
+        found = found.filter(name=reach.project)
+    found = list(found)
+    if not found:
+        return "You are a member of no project: every memory you write is private."
+    return (f"{len(found)} projects; owners and editors write their memories (memory_remember "
+            "with scope project), readers read them:\n" + _numbered([
+                f"{p.name} (created by {p.creator.username}): you are {p.role}; members "
+                + ", ".join(f"{m.user.username} ({m.role})" for m in p.members)
+                for p in found]))
 
 
 def index(owner, project: str, *, reach: Reach = EVERYWHERE) -> str:

@@ -165,13 +165,21 @@ async def memory_remember(
     on_duplicate: Annotated[Literal["strengthen", "reject"] | None, Field(
         description="strengthen (default) a near-duplicate already stored, or reject the "
                     "new one")] = None,
+    scope: Annotated[Literal["private", "project", "system"] | None, Field(
+        description="Who reads it: private (you alone, the default), project (every member "
+                    "of `project`, which you must own or edit; see memory_projects), "
+                    "system (every user; staff only)")] = None,
+    project_creator: Annotated[str | None, Field(
+        description="With scope project: the project's creator, when you are a member of "
+                    "two projects of that name")] = None,
     agent_id: AgentId = None,
     session_id: SessionId = None,
 ) -> str:
     """Store a memory, or strengthen the near-duplicate already stored."""
     return await _run(ctx, operations.remember_memory, content=content, project=project,
                       tags=tags, importance=importance, kind=kind, memory_type=memory_type,
-                      on_duplicate=on_duplicate, agent_id=agent_id, session_id=session_id)
+                      on_duplicate=on_duplicate, scope=scope, project_creator=project_creator,
+                      agent_id=agent_id, session_id=session_id)
 
 
 async def memory_observe(
@@ -183,13 +191,17 @@ async def memory_observe(
                            "{tool_name, input?, response?, success?, duration_ms?, "
                            "file_paths?}")] = None,
     project: Project = None,
+    scope: Annotated[Literal["private", "project"] | None, Field(
+        description="Where its memories go. Left out: to `project` when you own or edit "
+                    "it, else private; private: yours alone; project: to `project`, refused "
+                    "if you may not write it. Preferences always stay private.")] = None,
     agent_id: AgentId = None,
     session_id: SessionId = None,
 ) -> str:
     """Hand over what happened (messages, tool events); memories are extracted from it in
     the background, secrets redacted first."""
     return await _run(ctx, operations.observe, messages=messages, tool_events=tool_events,
-                      project=project, agent_id=agent_id, session_id=session_id)
+                      project=project, scope=scope, agent_id=agent_id, session_id=session_id)
 
 
 async def memory_feedback(
@@ -201,13 +213,15 @@ async def memory_feedback(
     agent_id: AgentId = None,
     session_id: SessionId = None,
 ) -> str:
-    """Report how a memory served you."""
+    """Report how a memory served you (helpful or harmful moves a project's memory for
+    every member, so only its owners and editors give them)."""
     return await _run(ctx, operations.feedback, memory=memory, signal=signal,
                       agent_id=agent_id, session_id=session_id)
 
 
 async def memory_forget(memory: MemoryRef, ctx: Context, agent_id: AgentId = None) -> str:
-    """Delete a memory that is wrong or no longer wanted (a person can restore it)."""
+    """Delete a memory that is wrong or no longer wanted (a person can restore it); a
+    project's memory only if you own or edit the project."""
     return await _run(ctx, operations.forget, memory=memory, agent_id=agent_id)
 
 
@@ -244,9 +258,17 @@ async def memory_resolve(
     merged_content: Annotated[str | None, Field(description="The merged memory's text "
                                                             "(for merged)")] = None,
 ) -> str:
-    """Resolve a contradiction; neither memory is deleted."""
+    """Resolve a contradiction; neither memory is deleted. A project's contradictions are
+    resolved by its owners and editors."""
     return await _run(ctx, operations.resolve, contradiction=contradiction,
                       resolution=resolution, note=note, merged_content=merged_content)
+
+
+async def memory_projects(ctx: Context) -> str:
+    """The projects you are a member of, your role in each (owner, editor, reader) and
+    their members: a project's memories are read by every member, written by owners and
+    editors."""
+    return await _run(ctx, operations.projects)
 
 
 async def project_index(project: str, ctx: Context) -> str:
@@ -265,7 +287,7 @@ TOOLS = [
     (memory_observe, WRITES), (memory_feedback, WRITES),
     (memory_forget, ToolAnnotations(destructive_hint=True, open_world_hint=False)),
     (memory_related, READ_ONLY), (memory_reflect, WRITES), (memory_contradictions, READ_ONLY),
-    (memory_resolve, WRITES),
+    (memory_resolve, WRITES), (memory_projects, READ_ONLY),
 ]
 
 

@@ -23,8 +23,9 @@ def test_a_valid_key_lists_the_memory_tools(server_url, alice, key_for):
     assert tool_names(server_url, key_for(alice)) == sorted([
         "memory_search", "memory_context", "memory_remember", "memory_observe",
         "memory_feedback", "memory_forget", "memory_related", "memory_reflect",
-        "memory_contradictions", "memory_resolve", "work_file_history", "work_co_edits",
-        "work_tool_success_rates", "work_open_tasks", "work_error_fixes", "context_predict",
+        "memory_contradictions", "memory_resolve", "memory_projects", "work_file_history",
+        "work_co_edits", "work_tool_success_rates", "work_open_tasks", "work_error_fixes",
+        "context_predict",
         "plan_deviation", "plan_decompose", "plan_next_action", "code_definitions",
         "code_callers", "code_file", "code_dependencies", "code_dependents", "code_reindex"])
 

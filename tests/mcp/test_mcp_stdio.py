@@ -39,7 +39,7 @@ def test_the_sdk_stdio_client_uses_the_tools_as_the_keys_owner(alice, bob, key_f
     tools, (stored_failed, stored), (found_failed, found) = run_async(scenario)
     memory = Memory.objects.get(owner=alice)
     assert "memory_search" in tools and "context_predict" in tools and "code_callers" in tools
-    assert len(tools) == 25
+    assert len(tools) == 26
     assert not stored_failed and handles_in(stored) == [memory.pk.hex[-8:]]
     assert not found_failed and handles_in(found) == [memory.pk.hex[-8:]]
 

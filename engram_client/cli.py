@@ -227,8 +227,8 @@ def parser() -> argparse.ArgumentParser:
     main.add_argument("--json", action="store_true", help="print Engram's JSON answer")
     commands = main.add_subparsers(dest="command", required=True)
 
-    def command(name, run, help_text):
-        sub = commands.add_parser(name, help=help_text, description=help_text)
+    def command(name, run, help_text, within=commands):
+        sub = within.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                          help="print Engram's JSON answer")
         sub.set_defaults(run=run)
@@ -285,11 +285,7 @@ def parser() -> argparse.ArgumentParser:
     actions = sub.add_subparsers(dest="action")
 
     def action(name, run, help_text):
-        step = actions.add_parser(name, help=help_text, description=help_text)
-        step.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                          help="print Engram's JSON answer")
-        step.set_defaults(run=run)
-        return step
+        return command(name, run, help_text, within=actions)
 
     action("list", projects, "Your projects (the default)")
     step = action("create", create_project, "Create a project; you are its owner")

@@ -23,6 +23,7 @@ from memories.engine.contradiction import CONFIDENT
 from reflection.models import InsightStatus
 
 from .models import (
+    WRITING_ROLES,
     ApiKey,
     Contradiction,
     ContradictionStatus,
@@ -39,7 +40,6 @@ from .models import (
     UsageEvent,
     UsageKind,
     Validity,
-    WRITING_ROLES,
 )
 
 POSTINGS_PER_TERM = 200

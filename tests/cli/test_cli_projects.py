@@ -6,7 +6,7 @@ import json
 import pytest
 
 from engram_client import cli
-from memories.models import Memory, Membership, Project, Scope
+from memories.models import Membership, Memory, Project, Scope
 from memories.services.api_keys import create_api_key
 from memories.services.projects import add_member, create_project
 from tests.helpers import SHOP

@@ -39,8 +39,8 @@ def test_an_editor_remembers_for_the_project_and_a_reader_finds_it(calls_as, tea
     assert (memory.owner, memory.scope, memory.shared_with) == (bob, Scope.PROJECT, team)
     failed, found = calls_as(dana, searching)
     assert not failed and memory.pk.hex[-8:] in found
-    assert calls_as(charlie, searching) == (False, "No memory matches "
-                                                   "'which database stores orders'.")
+    assert calls_as(charlie, searching) == (
+        False, "No memory matches 'which database stores orders'.")
 
 
 @pytest.mark.parametrize("user, arguments, refusal", [

@@ -340,6 +340,19 @@ def _nearest_exactly(rows_sql: str, values: list, vectors: np.ndarray, per_vecto
             for i, row in enumerate(nearest)]
 
 
+# What a user reads is remembered per process for a moment, like an API key: it only
+# decides whether recall's SQL asks about projects and system memories at all. Which
+# projects is asked in the SQL itself, so a member who leaves loses sight at once; one
+# who joins, or a system memory just written in another process, is seen within this
+# many seconds (at once in this process: `forget_readers`).
+READER_MEMORY_SECONDS = 2.0
+_readers: dict[tuple[str, int], tuple["Reader", float]] = {}
+
+
+def forget_readers() -> None:
+    _readers.clear()
+
+
 @dataclass(frozen=True)
 class Reader:
     """Whose memories a user's recall reads (models.readable_by, for raw SQL): their
@@ -349,14 +362,25 @@ class Reader:
     where an owner gets its own vector index."""
 
     user_id: int
-    projects: tuple[uuid.UUID, ...] = ()
-    system: bool = False
+    shared: bool = False  # a member of some project
+    system: bool = False  # system memories exist
     authors: tuple[int, ...] = ()
     size: int = 0
 
     @classmethod
     def of(cls, user) -> "Reader":
-        """One round trip; never cached, so a member who leaves loses sight at once."""
+        key = (connection.settings_dict["NAME"], user.pk)
+        known = _readers.get(key)
+        if known is not None and known[1] > time.monotonic():
+            return known[0]
+        reader = cls._read(user)
+        if len(_readers) >= 10_000:
+            _readers.clear()
+        _readers[key] = (reader, time.monotonic() + READER_MEMORY_SECONDS)
+        return reader
+
+    @classmethod
+    def _read(cls, user) -> "Reader":
         memories, memberships = Memory._meta.db_table, Membership._meta.db_table
         with connection.cursor() as cursor:
             cursor.execute(f"""
@@ -364,7 +388,7 @@ class Reader:
                               WHERE user_id = %s AND left_at IS NULL),
                      system AS (SELECT EXISTS (SELECT 1 FROM {memories}
                                 WHERE scope = %s AND status <> %s) AS found)
-                SELECT array(SELECT project_id FROM mine), (SELECT found FROM system),
+                SELECT EXISTS (SELECT 1 FROM mine), (SELECT found FROM system),
                        CASE WHEN (SELECT found FROM system) OR EXISTS (SELECT 1 FROM mine)
                        THEN array(SELECT user_id FROM {memberships}
                                   WHERE project_id IN (SELECT project_id FROM mine)
@@ -379,23 +403,26 @@ class Reader:
                        END""",
                 [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, user.pk, Scope.SYSTEM,
                  Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
-            projects, system, authors, size = cursor.fetchone()
-        return cls(user.pk, tuple(projects), system,
-                   tuple(sorted({user.pk, *(authors or ())})), size or 0)
+            shared, system, authors, size = cursor.fetchone()
+        return cls(user.pk, shared, system, tuple(sorted({user.pk, *(authors or ())})),
+                   size or 0)
 
     @property
     def alone(self) -> bool:
         """Reads nothing but the user's own private memories (most users)."""
-        return not self.projects and not self.system
+        return not self.shared and not self.system
 
     def where(self, alias: str = "m") -> tuple[str, list]:
         if self.alone:
             return f"{alias}.owner_id = %s AND {alias}.scope = %s", [self.user_id, Scope.PRIVATE]
         clauses = [f"({alias}.owner_id = %s AND {alias}.scope = %s)"]
         params: list = [self.user_id, Scope.PRIVATE]
-        if self.projects:
-            clauses.append(f"{alias}.shared_with_id = ANY(%s)")
-            params.append(list(self.projects))
+        if self.shared:
+            # ARRAY(...) is computed once and matched through the index on shared_with
+            clauses.append(f"{alias}.shared_with_id = ANY(ARRAY(SELECT project_id FROM "
+                           f"{Membership._meta.db_table} WHERE user_id = %s "
+                           f"AND left_at IS NULL))")
+            params.append(self.user_id)
         if self.system:
             clauses.append(f"{alias}.scope = %s")
             params.append(Scope.SYSTEM)

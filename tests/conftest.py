@@ -122,6 +122,16 @@ def huey_runs_tasks_inline():
     yield
 
 
+@pytest.fixture(autouse=True)
+def readers_read_afresh():
+    """What a user reads is remembered per process for two seconds; a test that writes
+    rows directly (not through the services, which forget it) must not see the last
+    test's."""
+    from memories.selectors import forget_readers
+
+    forget_readers()
+
+
 @pytest.fixture
 def stopped_worker():
     """The queue takes tasks but nothing runs them, as with the consumer stopped; run one

@@ -122,6 +122,8 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
                 memory.metadata = noting_redactions(memory.metadata, redacted)
                 fields.append("metadata")
         memory.save(update_fields=[*fields, "updated_at"])
+        if changed.get("scope") == Scope.SYSTEM:
+            selectors.forget_readers()  # every reader reads it now
         MemoryVersion.objects.create(
             memory=memory, changed_by=by, agent_id=agent_id, changed_at=now,
             change=VersionChange.UPDATED if set(changed) - {"status"} else VersionChange.STATUS,

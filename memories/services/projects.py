@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ..models import MAX_PROJECT_NAME, Membership, Project, Role
-from ..selectors import NotAllowed
+from ..selectors import NotAllowed, forget_readers
 from .validation import unstorable_text_error
 
 
@@ -41,6 +41,7 @@ def create_project(*, creator, name: str, now: datetime | None = None) -> Projec
             from None
     Membership.objects.create(project=project, user=creator, role=Role.OWNER,
                               added_by=creator, joined_at=now)
+    forget_readers()
     return project
 
 
@@ -73,6 +74,7 @@ def add_member(project: Project, *, by, username: str, role: str,
     with transaction.atomic():
         membership = Membership.objects.select_for_update().filter(
             project=project, user=user).first()
+        forget_readers()
         if membership is None:
             return Membership.objects.create(project=project, user=user, role=role,
                                              added_by=by, joined_at=now), True
@@ -102,4 +104,5 @@ def remove_member(project: Project, *, by, username: str,
         _keep_an_owner(project, membership.user)
     membership.left_at = now or timezone.now()
     membership.save(update_fields=["left_at"])
+    forget_readers()
     return membership

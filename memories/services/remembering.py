@@ -371,6 +371,8 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         results[i] = RememberResult(memory, created=True)
 
     Memory.objects.bulk_create(to_create)
+    if any(m.scope == Scope.SYSTEM for m in to_create):
+        selectors.forget_readers()  # every reader reads it now
     signals.memories_stored.send(sender=Memory, owner=owner, memories=to_create)
     _link_session_neighbours(owner, to_create)
     versions = [

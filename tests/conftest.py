@@ -152,6 +152,24 @@ def charlie(db):
 
 
 @pytest.fixture
+def dana(db):
+    return get_user_model().objects.create_user("dana", password="dana-secret-pw")
+
+
+@pytest.fixture
+def shop(alice, bob, dana, charlie):
+    """The project `github.com/acme/shop`: alice its owner, bob an editor, dana a reader;
+    charlie is no member."""
+    from memories.models import Role
+    from memories.services.projects import add_member, create_project
+
+    project = create_project(creator=alice, name="github.com/acme/shop")
+    add_member(project, by=alice, username="bob", role=Role.EDITOR)
+    add_member(project, by=alice, username="dana", role=Role.READER)
+    return project
+
+
+@pytest.fixture
 def signed_in(client, alice):
     """The dashboard's test client, signed in as alice."""
     client.force_login(alice)

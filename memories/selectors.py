@@ -40,6 +40,7 @@ from .models import (
     UsageEvent,
     UsageKind,
     Validity,
+    readable_by,
 )
 
 POSTINGS_PER_TERM = 200
@@ -818,20 +819,25 @@ def dates_texts_and_sessions(ids: Sequence[uuid.UUID],
     return {pk: (valid_from, content, session) for pk, valid_from, content, session in rows}
 
 
-def related_memories(memory: Memory, *, depth: int, include_superseded: bool = False,
+def related_memories(memory: Memory, *, reader, depth: int, include_superseded: bool = False,
                      now: datetime | None = None, reach: "Reach | None" = None,
                      ) -> list[tuple[Memory, int, str]]:
-    """Memories linked to `memory` within `depth` hops, either direction, nearest first.
+    """Memories linked to `memory` within `depth` hops, either direction, nearest first,
+    that `reader` reads: a project memory may be linked to its author's private ones,
+    which no other member ever sees.
 
     Each comes with its hop count and the relation of the link that first reached it.
     Deleted memories are not walked through or returned; superseded, expired and not yet
-    valid ones are walked through but returned only with `include_superseded`.
+    valid ones are walked through but returned only with `include_superseded`. Only
+    what the reader reads is walked through, so a hop never passes through a memory
+    they cannot see.
     """
     seen = {memory.pk: (0, "")}
     frontier = {memory.pk}
     for hop in range(1, depth + 1):
         links = MemoryLink.objects.filter(
-            Q(from_memory__in=frontier) | Q(to_memory__in=frontier)
+            Q(from_memory__in=frontier) | Q(to_memory__in=frontier),
+            readable_by(reader, "from_memory__"), readable_by(reader, "to_memory__"),
         ).exclude(from_memory__status=Status.DELETED).exclude(to_memory__status=Status.DELETED)
         frontier = set()
         for from_id, to_id, relation in links.values_list("from_memory", "to_memory",
@@ -842,8 +848,8 @@ def related_memories(memory: Memory, *, depth: int, include_superseded: bool = F
                     frontier.add(other)
         if not frontier:
             break
-    found = Memory.objects.filter(pk__in=[pk for pk in seen if pk != memory.pk],
-                                  owner_id=memory.owner_id).defer("embedding", "search_vector")
+    found = Memory.objects.readable_by(reader).filter(
+        pk__in=[pk for pk in seen if pk != memory.pk]).defer("embedding", "search_vector")
     if not include_superseded:
         found = found.current(now or timezone.now())
     if reach is not None:
@@ -969,15 +975,16 @@ def forget_api_key(key_hash: str) -> None:
 HEAVY_MEMORY_FIELDS = ("embedding", "search_vector")
 
 
-def open_contradictions_for(owner, memory_ids: Iterable) -> dict:
-    """memory id -> the open contradiction it is part of, for the context's critical tier."""
+def open_contradictions_for(user, memory_ids: Iterable) -> dict:
+    """memory id -> the open contradiction it is part of, for the context's critical tier:
+    any the user sees (a project's reader too, who cannot resolve it but must know that
+    what they read is disputed)."""
     ids = list(memory_ids)
-    if not ids or not _any_open_contradiction(owner.pk, ids):
+    if not ids or not _any_open_contradiction(ids):
         return {}
-    open_ = Contradiction.objects.for_owner(owner).confident().filter(
-        status=ContradictionStatus.OPEN)
+    open_ = seen_contradictions(user).confident().filter(status=ContradictionStatus.OPEN)
     found = {}
-    for c in open_.filter(memory_a_id__in=ids) | open_.filter(memory_b_id__in=ids):
+    for c in open_.filter(Q(memory_a_id__in=ids) | Q(memory_b_id__in=ids)):
         found.setdefault(c.memory_a_id, c)
         found.setdefault(c.memory_b_id, c)
     return found
@@ -996,37 +1003,62 @@ def unreviewed_insights(memories: Iterable[Memory]) -> set:
 
 
 _ANY_OPEN_SQL = (f"SELECT EXISTS (SELECT 1 FROM {Contradiction._meta.db_table} "
-                 "WHERE owner_id = %s AND status = %s AND confidence >= %s "
+                 "WHERE status = %s AND confidence >= %s "
                  "AND (memory_a_id = ANY(%s::uuid[]) OR memory_b_id = ANY(%s::uuid[])))")
 
 
-def _any_open_contradiction(owner_id: int, ids: list) -> bool:
-    """Whether any of these memories is disputed: plain SQL, because on every context the
-    answer is almost always no, and building the ORM's query cost more than asking."""
+def _any_open_contradiction(ids: list) -> bool:
+    """Whether any of these memories is disputed at all: plain SQL, because on every
+    context the answer is almost always no, and building the ORM's query (with who sees
+    what) cost more than asking."""
     with connection.cursor() as cursor:
-        cursor.execute(_ANY_OPEN_SQL, [owner_id, ContradictionStatus.OPEN, CONFIDENT, ids, ids])
+        cursor.execute(_ANY_OPEN_SQL, [ContradictionStatus.OPEN, CONFIDENT, ids, ids])
         return cursor.fetchone()[0]
 
 
-def count_open_contradictions(owner) -> int:
+def _between_readable(contradictions, user):
+    return contradictions.filter(readable_by(user, "memory_a__"),
+                                 readable_by(user, "memory_b__"))
+
+
+def seen_contradictions(user):
+    """The contradictions `user` sees: those between two memories they read (their own
+    private ones, their projects' of any author, system ones). Only those queued for
+    them (queued_contradictions) are theirs to resolve."""
+    return _between_readable(Contradiction.objects.all(), user)
+
+
+def queued_contradictions(user):
+    """What `user` works through: their own private contradictions and those of the
+    projects they own or edit (a reader has no queue), of memories they still read."""
+    return _between_readable(Contradiction.objects.queued_for(user), user)
+
+
+def count_open_contradictions(user) -> int:
     """The open queue's length: confident verdicts only."""
-    return Contradiction.objects.for_owner(owner).confident().filter(
+    return queued_contradictions(user).confident().filter(
         status=ContradictionStatus.OPEN).count()
 
 
-def contradictions_of(owner):
-    """The owner's contradictions with both memories (and who resolved them), one query."""
+def with_memories(contradictions):
+    """Contradictions with both memories (and who resolved them), one query."""
     heavy = [f"{side}__{name}" for side in ("memory_a", "memory_b", "merged_into")
              for name in HEAVY_MEMORY_FIELDS]
-    return (Contradiction.objects.for_owner(owner)
-            .select_related("memory_a", "memory_b", "resolved_by", "merged_into")
-            .defer(*heavy))
+    return (contradictions.select_related("memory_a", "memory_b", "resolved_by",
+                                          "merged_into").defer(*heavy))
 
 
-def contradiction_queue(owner, *, status: str, unsure: bool = False):
-    """Open ones oldest first (a queue), resolved ones newest resolution first; confident
-    verdicts only, unless `unsure` asks for every one."""
-    found = contradictions_of(owner).filter(status=status)
+def contradictions_of(user):
+    """The contradictions `user` sees (seen_contradictions), with both memories: a
+    detail to show, or one to resolve (the service refuses a reader, 403)."""
+    return with_memories(seen_contradictions(user))
+
+
+def contradiction_queue(user, *, status: str, unsure: bool = False):
+    """The user's queue (queued_contradictions): open ones oldest first, resolved ones
+    newest resolution first; confident verdicts only, unless `unsure` asks for every
+    one."""
+    found = with_memories(queued_contradictions(user)).filter(status=status)
     if not unsure:
         found = found.confident()
     if status == ContradictionStatus.OPEN:
@@ -1034,9 +1066,8 @@ def contradiction_queue(owner, *, status: str, unsure: bool = False):
     return found.order_by("-resolved_at", "-detected_at")
 
 
-def next_open_contradiction(owner, *, after: Contradiction | None = None):
-    found = Contradiction.objects.for_owner(owner).confident().filter(
-        status=ContradictionStatus.OPEN)
+def next_open_contradiction(user, *, after: Contradiction | None = None):
+    found = queued_contradictions(user).confident().filter(status=ContradictionStatus.OPEN)
     if after is not None:
         found = found.exclude(pk=after.pk)
     return found.order_by("detected_at", "id").only("id").first()

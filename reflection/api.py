@@ -14,7 +14,6 @@ from memories.api.maintenance import JobOutput
 from memories.api.views import ScopedView, page_by_status
 from memories.jobs import JobAlreadyActive, start_job
 from memories.models import JobKind, Memory
-from memories.selectors import EVERYWHERE
 
 from . import services
 from .models import Insight, InsightStatus
@@ -45,19 +44,20 @@ class InsightOutput(serializers.ModelSerializer):
 
     @extend_schema_field(CitationOutput(many=True))
     def get_citations(self, insight) -> list[dict]:
-        """The cited memories still stored (a purged one is only in cited_ids)."""
-        cited = self.context["cited"] if "cited" in self.context else _cited_memories(
-            [insight])
+        """The cited memories still stored that the reader still reads (a purged one, or
+        one of a project they left, is only in cited_ids)."""
+        cited = self.context["cited"]
         return CitationOutput([cited[i] for i in insight.cited_ids if i in cited],
                               many=True).data
 
 
-def _cited_memories(insights, reach=EVERYWHERE) -> dict:
-    """Every memory the insights cite, in one query (their owner's own, by construction),
-    within the key's reach."""
+def _cited_memories(insights, reader, reach) -> dict:
+    """Every memory the insights cite that `reader` reads, in one query, within the
+    key's reach. An insight may cite a project's memories: after leaving the project
+    its author keeps the insight but no longer sees them."""
     ids = {i for insight in insights for i in insight.cited_ids}
-    return reach.memories(Memory.objects.only("id", "content", "status", "superseded_by",
-                                              "project")).in_bulk(ids)
+    return reach.memories(Memory.objects.readable_by(reader).only(
+        "id", "content", "status", "superseded_by", "project")).in_bulk(ids)
 
 
 class OwnedInsightView(ScopedView):
@@ -72,7 +72,8 @@ class OwnedInsightView(ScopedView):
 
     def output(self, insights, **kwargs):
         return InsightOutput(insights, context={"cited": _cited_memories(
-            insights if kwargs.get("many") else [insights], self.reach)}, **kwargs).data
+            insights if kwargs.get("many") else [insights], self.request.user, self.reach)},
+            **kwargs).data
 
 
 class InsightList(OwnedInsightView):

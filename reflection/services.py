@@ -1,8 +1,11 @@
 """Reflection (seed 000, Algorithms 6 to 9): the trigger state, reflecting, and review.
 
-`reflect()` asks questions about an owner's last 100 memories, answers each from the
-memories relevant to it with insights that cite them, refines the important ones, and
-stores each as a synthetic semantic memory (importance 8) that "cites" its evidence.
+`reflect()` asks questions about the last 100 memories an owner reads (their private
+ones, their projects', system ones), answers each from the memories relevant to it
+(recall, over the same union) with insights that cite them, refines the important ones,
+and stores each as a private synthetic semantic memory (importance 8) of the reflecting
+user that "cites" its evidence: an insight drawn from a project is its reader's own
+thought, not the project's.
 Reflection never feeds on synthetic memories, so insights never breed insights. It is
 idempotent: an insight whose text and cited memories were produced before is not
 stored again, and one that an existing memory already says (remember()'s dedup) is
@@ -133,9 +136,10 @@ def _reset(owner, seen: ReflectionState | None, reason: str, now: datetime) -> N
 
 
 def _recent(owner, now: datetime) -> list[Memory]:
-    """The owner's last memories that reflection may feed on: active, holding now (not
+    """The last memories the owner reads that reflection may feed on (their own private
+    ones, their projects' of every author, system ones): active, holding now (not
     superseded, expired or not yet valid), not synthetic. Newest first."""
-    return list(Memory.objects.for_owner(owner).active().current(now)
+    return list(Memory.objects.readable_by(owner).active().current(now)
                 .filter(is_synthetic=False)
                 .defer("embedding", "search_vector")
                 .order_by("-created_at", "-id")[:engine.RECENT_MEMORIES])

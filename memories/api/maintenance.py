@@ -5,6 +5,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from memories import selectors
 from memories.engine.consolidation import STRATEGIES
 from memories.jobs import JobAlreadyActive, create_job, run_job, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
@@ -22,23 +23,23 @@ class ContradictionOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Contradiction
-        fields = ["id", "status", "detected_at", "detected_by", "reason", "confidence",
-                  "resolution", "note", "resolved_by", "resolved_at", "merged_into",
-                  "memory_a", "memory_b"]
+        fields = ["id", "status", "shared_with", "detected_at", "detected_by", "reason",
+                  "confidence", "resolution", "note", "resolved_by", "resolved_at",
+                  "merged_into", "memory_a", "memory_b"]
         read_only_fields = fields
 
 
-class OwnedContradictionView(ScopedView):
+class ContradictionView(ScopedView):
+    """The contradictions the caller sees (between two memories they read): listed, only
+    their queue (their own, and their projects' as an owner or editor); resolved, any
+    they see, the service refusing a reader (403). Anything else is a 404."""
     throttle_scope = "memories"
 
     def get_queryset(self):
-        return (self.reach.contradictions(Contradiction.objects.for_owner(self.request.user))
-                .select_related("memory_a", "memory_b", "resolved_by")
-                .defer("memory_a__embedding", "memory_a__search_vector",
-                       "memory_b__embedding", "memory_b__search_vector"))
+        return self.reach.contradictions(selectors.contradictions_of(self.request.user))
 
 
-class ContradictionList(OwnedContradictionView):
+class ContradictionList(ContradictionView):
     class Filters(serializers.Serializer):
         status = serializers.ChoiceField(ContradictionStatus.choices, required=False)
         unsure = serializers.BooleanField(
@@ -52,14 +53,15 @@ class ContradictionList(OwnedContradictionView):
     def get(self, request):
         filters = self.Filters(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        found = self.get_queryset()
+        found = self.reach.contradictions(selectors.with_memories(
+            selectors.queued_contradictions(request.user)))
         if not filters.validated_data["unsure"]:
             found = found.confident()
         return page_by_status(self, found, self.Filters,
                               lambda page: ContradictionOutput(page, many=True).data)
 
 
-class ContradictionResolve(OwnedContradictionView):
+class ContradictionResolve(ContradictionView):
     class ResolveInput(serializers.Serializer):
         resolution = serializers.ChoiceField(Resolution.choices)
         note = serializers.CharField(max_length=2000, required=False, default="",

@@ -360,7 +360,8 @@ class MemoryRelated(OwnedMemoryView):
         memory = self.get_memory(memory_id)
         data = self.RelatedInput(data=request.query_params)
         data.is_valid(raise_exception=True)
-        rows = selectors.related_memories(memory, reach=self.reach, **data.validated_data)
+        rows = selectors.related_memories(memory, reader=request.user, reach=self.reach,
+                                          **data.validated_data)
         return Response(self.RelatedOutput(
             [{"memory": m, "hop": hop, "relation": relation} for m, hop, relation in rows],
             many=True).data)

@@ -3,6 +3,7 @@ first, clusters become one summary citing their archived originals, old episodes
 compression levels, neighbours are linked, and importance follows usage. Originals are
 archived, never deleted, and every cluster is written in one transaction."""
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -31,13 +32,17 @@ from ..engine.consolidation import (
 from ..engine.context import count_tokens
 from ..jobs import progress_reporter
 from ..models import (
+    WRITING_ROLES,
     Job,
     JobKind,
     JobStatus,
     LinkRelation,
+    Membership,
     Memory,
     MemoryLink,
     MemoryVersion,
+    Project,
+    Scope,
     Status,
     UsageEvent,
     UsageKind,
@@ -54,9 +59,40 @@ NEIGHBOURS_BATCH = 200  # memories whose neighbours are fetched in one query
 COMPRESS_BATCH = 1000  # old episodes read from the database at a time
 
 
-def _consolidation_pool(owner, project: str, model_id: str):
-    return (Memory.objects.filter(owner=owner, project=project, status=Status.ACTIVE,
-                                  is_synthetic=False, embedding_model=model_id)
+@dataclass(frozen=True)
+class Space:
+    """An owner's memories that may merge with one another: of one scope, project name
+    and shared project. A private memory never merges with a shared one, nor two
+    projects' memories; a project's memories by different authors never merge here (a
+    run works on the owner's own), only when written (remember()'s dedup)."""
+
+    owner: object
+    scope: str
+    shared_with: Project | None
+    project: str
+
+    def memories(self):
+        return Memory.objects.filter(owner=self.owner, scope=self.scope,
+                                     shared_with=self.shared_with, project=self.project)
+
+
+def _spaces(owner) -> list[Space]:
+    """The owner's spaces it may still write in: a project they left or only read, and
+    system memories once they are no longer staff, are left alone."""
+    writing = set(Membership.objects.current().filter(user=owner, role__in=WRITING_ROLES)
+                  .values_list("project_id", flat=True))
+    found = (Memory.objects.filter(owner=owner).values_list("scope", "shared_with", "project")
+             .distinct().order_by("scope", "shared_with", "project"))
+    projects = Project.objects.in_bulk(writing)
+    return [Space(owner, scope, projects.get(shared_with), project)
+            for scope, shared_with, project in found
+            if (scope == Scope.PRIVATE or (scope == Scope.PROJECT and shared_with in writing)
+                or (scope == Scope.SYSTEM and owner.is_staff))]
+
+
+def _consolidation_pool(space: Space, model_id: str):
+    return (space.memories().filter(status=Status.ACTIVE, is_synthetic=False,
+                                    embedding_model=model_id)
             .exclude(embedding__isnull=True).order_by("created_at", "id"))
 
 
@@ -99,15 +135,16 @@ def _summarise(owner, project: str, contents: list[str], now: datetime) -> tuple
     return judged.value.summary, provider.name
 
 
-def _consolidate_cluster(cluster: list[Memory], summary: str, made_by: str,
+def _consolidate_cluster(space: Space, cluster: list[Memory], summary: str, made_by: str,
                          now: datetime) -> Memory:
-    """One transaction per cluster: a killed run leaves it whole or untouched."""
+    """One transaction per cluster: a killed run leaves it whole or untouched. The
+    summary is written in the cluster's space."""
     with transaction.atomic():
-        first = cluster[0]
         # Archived first, so that a summary worded like one of them is still a new memory.
         Memory.objects.filter(pk__in=[m.pk for m in cluster]).update(status=Status.ARCHIVED)
         result = remember(
-            owner=first.owner, project=first.project, content=summary, now=now,
+            owner=space.owner, project=space.project, scope=space.scope,
+            shared_with=space.shared_with, content=summary, now=now,
             memory_type="semantic", kind="fact",
             importance=consolidated_importance(m.importance for m in cluster),
             tags=sorted({t for m in cluster for t in m.tags})[:50],
@@ -142,16 +179,18 @@ def _compress_old_episodes(owner, dry_run: bool, now: datetime) -> int:
     return count
 
 
-def _discover_links(owner, project: str, memories: list[Memory], provider,
-                    dry_run: bool) -> int:
+def _discover_links(space: Space, memories: list[Memory], provider, dry_run: bool) -> int:
     """discover_connections: related links between memories close in meaning or naming
-    the same entities, so graph recall has edges to walk. Returns the links added."""
+    the same entities, so graph recall has edges to walk; within the space (a project's
+    memories of any author). Returns the links added."""
     pairs: dict[tuple, float] = {}
+    shared_with = space.shared_with.pk if space.shared_with else None
     for start in range(0, len(memories), NEIGHBOURS_BATCH):
         batch = memories[start:start + NEIGHBOURS_BATCH]
         found = selectors.nearest_for_each(
-            owner.pk, project, model_id=provider.model_id, dimensions=provider.dimensions,
-            vectors=np.array([m.embedding for m in batch]), per_vector=LINKS_PER_MEMORY + 1)
+            space.owner.pk, space.project, model_id=provider.model_id,
+            dimensions=provider.dimensions, vectors=np.array([m.embedding for m in batch]),
+            per_vector=LINKS_PER_MEMORY + 1, scope=space.scope, shared_with=shared_with)
         for memory, rows in zip(batch, found, strict=True):
             for pk, _, similarity in rows:
                 if pk != memory.pk and similarity >= RELATED_THRESHOLD:
@@ -228,7 +267,8 @@ def consolidate(*, owner=None, dry_run: bool = False, job: Job | None = None,
                 now: datetime | None = None, on_progress=None,
                 strategy: str = "age_based") -> dict:
     """Merge duplicates, summarise clusters, compress old episodes, link neighbours and
-    adjust importance by usage; per owner and project. Originals are archived, never
+    adjust importance by usage; per owner and space (scope, shared project, project name:
+    Space). Originals are archived, never
     deleted, and every cluster is written in one transaction."""
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown strategy {strategy!r}: use {', '.join(STRATEGIES)}.")
@@ -240,24 +280,23 @@ def consolidate(*, owner=None, dry_run: bool = False, job: Job | None = None,
               "archived": 0, "consolidated_into": 0, "compressed": 0, "links_added": 0,
               "importance_adjusted": 0, "tokens_before": 0, "tokens_after": 0,
               "tokens_saved": 0, "examples": []}
-    scopes = [(o, p) for o in owners for p in Memory.objects.filter(owner=o).values_list(
-        "project", flat=True).distinct().order_by("project")]
-    advance = progress_reporter(job, len(scopes), on_progress)
-    for scope_owner, project in scopes:
-        _consolidate_scope(scope_owner, project, strategy, provider, dry_run, now, report)
+    spaces = [space for o in owners for space in _spaces(o)]
+    advance = progress_reporter(job, len(spaces), on_progress)
+    for space in spaces:
+        _consolidate_space(space, strategy, provider, dry_run, now, report)
         advance(1)
-    for scope_owner in owners:
-        last = (Job.objects.filter(owner=scope_owner, kind=JobKind.CONSOLIDATE,
+    for each in owners:
+        last = (Job.objects.filter(owner=each, kind=JobKind.CONSOLIDATE,
                                    status=JobStatus.DONE, dry_run=False)
                 .order_by("-started_at").values_list("started_at", flat=True).first())
-        report["importance_adjusted"] += _adjust_rankings(scope_owner, last, dry_run, now)
-        report["compressed"] += _compress_old_episodes(scope_owner, dry_run, now)
+        report["importance_adjusted"] += _adjust_rankings(each, last, dry_run, now)
+        report["compressed"] += _compress_old_episodes(each, dry_run, now)
     report["tokens_saved"] = report["tokens_before"] - report["tokens_after"]
     return report
 
 
-def _consolidate_scope(owner, project, strategy, provider, dry_run, now, report) -> None:
-    pool = _consolidation_pool(owner, project, provider.model_id)
+def _consolidate_space(space: Space, strategy, provider, dry_run, now, report) -> None:
+    pool = _consolidation_pool(space, provider.model_id)
     states = [ConsolidationState(pk, created_at, importance, count_tokens(content), pinned)
               for pk, created_at, importance, content, pinned in pool.values_list(
                   "pk", "created_at", "importance", "content", "pinned")]
@@ -285,8 +324,8 @@ def _consolidate_scope(owner, project, strategy, provider, dry_run, now, report)
         [count_tokens(c) for c in contents])) if dry_run
                        else None)
             if not dry_run:
-                summary, made_by = _summarise(owner, project, contents, now)
-                _consolidate_cluster(originals, summary, made_by, now)
+                summary, made_by = _summarise(space.owner, space.project, contents, now)
+                _consolidate_cluster(space, originals, summary, made_by, now)
             report["clusters"] += 1
             report["archived"] += len(originals)
             report["consolidated_into"] += 1
@@ -295,7 +334,7 @@ def _consolidate_scope(owner, project, strategy, provider, dry_run, now, report)
             if len(report["examples"]) < 10:
                 report["examples"].append({"originals": [str(i) for i in group],
                                            "summary": summary})
-    report["links_added"] += _discover_links(owner, project, _unlinked(pool), provider, dry_run)
+    report["links_added"] += _discover_links(space, _unlinked(pool), provider, dry_run)
 
 
 def _unlinked(pool) -> list[Memory]:

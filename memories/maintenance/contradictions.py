@@ -26,6 +26,7 @@ from ..models import (
     MemoryVersion,
     PendingCheck,
     Resolution,
+    Scope,
     Status,
     VersionChange,
 )
@@ -38,20 +39,28 @@ NEIGHBOURS_CHECKED = 20  # "Contradiction Scanner": the neighbours a new memory 
 SCAN_BATCH = 200  # memories whose neighbours are fetched in one query during a full scan
 
 
+def space_of(memory: Memory) -> tuple:
+    """What a memory is compared with, as nearest_for_each's arguments: its author's
+    private memories of its project, its project's memories of every author, or the
+    system's memories of its project. Nothing is compared across scopes."""
+    owner_id = memory.owner_id if memory.scope == Scope.PRIVATE else None
+    return (owner_id, memory.project, memory.scope, memory.shared_with_id)
+
+
 def _neighbours(memories: list[Memory]) -> dict:
-    """memory id -> its nearest active memories of the same owner and project: one query
-    per owner and project for the whole batch."""
+    """memory id -> its nearest active memories in its space (space_of): one query per
+    space for the whole batch."""
     provider = get_provider()
     groups: dict[tuple, list[Memory]] = {}
     for memory in memories:
         if memory.embedding is not None and memory.embedding_model == provider.model_id:
-            groups.setdefault((memory.owner_id, memory.project), []).append(memory)
+            groups.setdefault(space_of(memory), []).append(memory)
     near: dict = {}
-    for (owner_id, project), group in groups.items():
+    for (owner_id, project, scope, shared_with), group in groups.items():
         found = selectors.nearest_for_each(
             owner_id, project, model_id=provider.model_id, dimensions=provider.dimensions,
             vectors=np.array([m.embedding for m in group]),
-            per_vector=NEIGHBOURS_CHECKED + 1)
+            per_vector=NEIGHBOURS_CHECKED + 1, scope=scope, shared_with=shared_with)
         for memory, rows in zip(group, found, strict=True):
             near[memory.pk] = [pk for pk, _, _ in rows if pk != memory.pk][:NEIGHBOURS_CHECKED]
     others = Memory.objects.defer("embedding", "search_vector").in_bulk(
@@ -156,7 +165,10 @@ def _record(memory, other, judged_by, verdict: JudgeVerdict, now,
     through lists the confident ones (Contradiction.objects.confident())."""
     # The older memory is a, the newer b: "b wins" then reads as "the update holds".
     a, b = sorted((memory, other), key=lambda m: (m.created_at, str(m.pk)))
+    # Between two memories of a project (of any authors), it is the project's: its
+    # owners and editors work through it (Contradiction.objects.queued_for).
     contradiction = Contradiction(owner_id=memory.owner_id, memory_a=a, memory_b=b,
+                                  shared_with_id=memory.shared_with_id,
                                   detected_at=now, detected_by=judged_by,
                                   reason=verdict.reason[:2000],
                                   confidence=verdict.confidence)
@@ -176,6 +188,12 @@ class ResolutionError(ValueError):
     pass
 
 
+def may_resolve(contradiction: Contradiction, user) -> bool:
+    """Whether `user` may decide it: a private one its owner, a project's its owners and
+    editors (exactly the contradictions queued for them)."""
+    return Contradiction.objects.queued_for(user).filter(pk=contradiction.pk).exists()
+
+
 def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note: str = "",
                           by=None, merged_content: str = "",
                           now: datetime | None = None) -> Contradiction:
@@ -190,6 +208,10 @@ def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note
     now = now or timezone.now()
     if resolution not in Resolution.values:
         raise ResolutionError(f"Unknown resolution {resolution!r}.")
+    if by is not None and not may_resolve(contradiction, by):
+        raise selectors.NotAllowed(
+            "Only the owners and editors of the project resolve its contradictions."
+            if contradiction.shared_with_id else "This is another user's contradiction.")
     with transaction.atomic():
         # Locked, so two people resolving at once cannot both apply (a wins and b wins).
         contradiction = (Contradiction.objects.select_for_update()
@@ -207,9 +229,11 @@ def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note
         elif resolution == Resolution.MERGED:
             if not merged_content.strip():
                 raise ResolutionError("A merge needs the merged text.")
+            # In the pair's scope; a project's merged text is written by who decided.
             merged = remember(
-                owner=contradiction.owner, content=merged_content, now=now,
+                owner=by or b.owner, content=merged_content, now=now,
                 memory_type=b.memory_type, kind=b.kind, project=b.project,
+                scope=b.scope, shared_with=b.shared_with,
                 importance=max(a.importance, b.importance), tags=sorted({*a.tags, *b.tags}),
                 metadata={"merged_from": [str(a.pk), str(b.pk)],
                           "contradiction": str(contradiction.pk)}).memory

@@ -208,7 +208,7 @@ def forget(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
 
 def related(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
     memory = _readable_memory(owner, arguments.pop("memory"), reach)
-    rows = selectors.related_memories(memory, reach=reach, **_validated(
+    rows = selectors.related_memories(memory, reader=owner, reach=reach, **_validated(
         MemoryRelated.RelatedInput, arguments))
     if not rows:
         return f"Nothing is linked to [{handle_of(memory.pk)}]."

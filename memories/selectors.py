@@ -953,25 +953,27 @@ def _any_open_contradiction(owner_id: int, ids: list) -> bool:
         return cursor.fetchone()[0]
 
 
-def count_open_contradictions(owner) -> int:
+def count_open_contradictions(user) -> int:
     """The open queue's length: confident verdicts only."""
-    return Contradiction.objects.for_owner(owner).confident().filter(
+    return Contradiction.objects.queued_for(user).confident().filter(
         status=ContradictionStatus.OPEN).count()
 
 
-def contradictions_of(owner):
-    """The owner's contradictions with both memories (and who resolved them), one query."""
+def contradictions_of(user):
+    """The contradictions `user` works through (their own, and those of the projects they
+    own or edit) with both memories, their authors and who resolved them, one query."""
     heavy = [f"{side}__{name}" for side in ("memory_a", "memory_b", "merged_into")
              for name in HEAVY_MEMORY_FIELDS]
-    return (Contradiction.objects.for_owner(owner)
-            .select_related("memory_a", "memory_b", "resolved_by", "merged_into")
+    return (Contradiction.objects.queued_for(user)
+            .select_related("memory_a__owner", "memory_b__owner", "resolved_by",
+                            "merged_into", "shared_with")
             .defer(*heavy))
 
 
-def contradiction_queue(owner, *, status: str, unsure: bool = False):
+def contradiction_queue(user, *, status: str, unsure: bool = False):
     """Open ones oldest first (a queue), resolved ones newest resolution first; confident
     verdicts only, unless `unsure` asks for every one."""
-    found = contradictions_of(owner).filter(status=status)
+    found = contradictions_of(user).filter(status=status)
     if not unsure:
         found = found.confident()
     if status == ContradictionStatus.OPEN:
@@ -979,8 +981,8 @@ def contradiction_queue(owner, *, status: str, unsure: bool = False):
     return found.order_by("-resolved_at", "-detected_at")
 
 
-def next_open_contradiction(owner, *, after: Contradiction | None = None):
-    found = Contradiction.objects.for_owner(owner).confident().filter(
+def next_open_contradiction(user, *, after: Contradiction | None = None):
+    found = Contradiction.objects.queued_for(user).confident().filter(
         status=ContradictionStatus.OPEN)
     if after is not None:
         found = found.exclude(pk=after.pk)

@@ -13,11 +13,14 @@ from memories.engine.context import FORMATS
 from memories.jobs import active_job_of_kind, startable_job_kinds
 from memories.models import (
     MAX_CONTENT_LENGTH,
+    MAX_PROJECT_NAME,
     MAX_TAG_LENGTH,
     MAX_TAGS,
     Kind,
     MemoryType,
     Resolution,
+    Role,
+    Scope,
     Status,
     Validity,
 )
@@ -25,6 +28,8 @@ from memories.services.api_keys import MAX_KEY_DAYS
 from memories.services.context import MAX_CONTEXT_TOKENS
 from memories.services.transfer import ENGRAM, MCP_MEMORY
 from memories.services.validation import MAX_SCOPE_LENGTH
+
+from .queries import writable_ids
 
 ANY = [("", "any")]
 
@@ -43,6 +48,9 @@ class MemoryFilterForm(forms.Form):
     kind = forms.ChoiceField(label="Kind", required=False, choices=ANY + Kind.choices)
     tag = forms.CharField(label="Tag", required=False, max_length=MAX_TAG_LENGTH)
     project = forms.CharField(label="Project", required=False, max_length=MAX_SCOPE_LENGTH)
+    scope = forms.ChoiceField(label="Seen by", required=False, choices=[
+        ("", "any"), (Scope.PRIVATE, "me alone (private)"),
+        (Scope.PROJECT, "a project's members"), (Scope.SYSTEM, "everyone (system)")])
     status = forms.ChoiceField(label="Status", required=False,
                                choices=[("", "active or archived"), *Status.choices])
     validity = forms.ChoiceField(
@@ -130,22 +138,28 @@ BULK_ACTIONS = [("tag", "Add a tag"), ("archive", "Archive"), ("delete", "Delete
 
 
 class SelectionForm(forms.Form):
-    """Memories ticked in the list, by id."""
+    """Memories ticked in the list, by id: all of them ones `user` may change, or none is
+    touched (a selection holding a memory of a project they only read is refused whole)."""
 
     ids = forms.CharField(required=False)  # read with getlist; see clean_ids
 
-    def __init__(self, data=None, **kwargs):
+    def __init__(self, data=None, *, user, **kwargs):
         super().__init__(data, **kwargs)
+        self.user = user
         self.selected = data.getlist("ids") if data is not None else []
 
     def clean_ids(self):
         try:
-            ids = [uuid.UUID(raw) for raw in self.selected]
+            ids = {uuid.UUID(raw) for raw in self.selected}
         except ValueError:
             raise forms.ValidationError("The selection holds an unknown memory.") from None
         if not ids:
             raise forms.ValidationError("Select at least one memory.")
-        return ids
+        if refused := len(ids - writable_ids(self.user, ids)):
+            raise forms.ValidationError(
+                f"You may not change {refused} of the {len(ids)} selected "
+                f"{'memory' if len(ids) == 1 else 'memories'}: nothing was changed.")
+        return list(ids)
 
 
 class BulkForm(SelectionForm):
@@ -262,3 +276,18 @@ PERIODS = [(30, "30 days"), (90, "90 days"), (365, "a year")]
 
 class PeriodForm(forms.Form):
     days = forms.TypedChoiceField(label="Period", choices=PERIODS, coerce=int, initial=90)
+
+
+class ProjectForm(forms.Form):
+    name = forms.CharField(
+        label="Name", max_length=MAX_PROJECT_NAME,
+        help_text="The hooks share a repository's memories with the project named like its "
+                  "git remote, e.g. github.com/acme/shop.")
+
+
+class MemberForm(forms.Form):
+    username = forms.CharField(label="Username", max_length=150)
+    role = forms.ChoiceField(
+        label="Role", choices=Role.choices, initial=Role.EDITOR,
+        help_text="Readers read; editors also change memories and resolve contradictions; "
+                  "owners also manage the members.")

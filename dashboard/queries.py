@@ -1,6 +1,8 @@
-"""Reads the screens need beyond memories.selectors: a page of one's memories sorted four
-ways, a memory's standing, neighbours, usage and readable history, and what the jobs,
-keys and settings screens list. Everything is scoped to one owner.
+"""Reads the screens need beyond memories.selectors: a page of the memories a person reads
+sorted four ways, a memory's standing, neighbours, usage and readable history, the
+projects a person is a member of, and what the jobs, keys and settings screens list.
+Memories are those the person reads (their private ones, their projects', the system's:
+`Memory.objects.readable_by`); the rest is scoped to one owner.
 """
 
 from collections import OrderedDict
@@ -8,7 +10,15 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Count, ExpressionWrapper, F, FloatField, Q, Value
+from django.db.models import (
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Q,
+    Value,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Extract, Greatest, Least, Now, Power, TruncDate
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -19,19 +29,24 @@ from memories.engine.ranking import recency
 from memories.models import (
     ApiKey,
     ChunkStatus,
+    Contradiction,
+    ContradictionStatus,
     Entity,
     LinkRelation,
+    Membership,
     Memory,
     MemoryLink,
     Observation,
+    Scope,
     Status,
     UsageEvent,
     UsageKind,
     Validity,
     VersionChange,
+    readable_by,
 )
 from memories.providers.embeddings import get_provider
-from memories.selectors import RecallFilters
+from memories.selectors import NotAllowed, RecallFilters, projects_of
 from memories.services.embeddings import count_to_reembed
 from memories.services.recall import recall
 
@@ -46,14 +61,48 @@ HISTORY_SHOWN = 50
 USAGE_DAYS_SHOWN = 30
 
 
-def own_memories(owner):
-    """The owner's memories without their vectors (deleted ones too: they can be undone)."""
-    return Memory.objects.for_owner(owner).defer(*HEAVY_COLUMNS)
+def readable_memories(user, *, scope: str | None = None):
+    """The memories `user` reads, with their authors and projects and without their
+    vectors (deleted ones too: they can be undone); of one scope when given."""
+    memories = (Memory.objects.readable_by(user).defer(*HEAVY_COLUMNS)
+                .select_related("owner", "shared_with"))
+    return memories.filter(scope=scope) if scope else memories
 
 
-def memory_for(owner, memory_id) -> Memory:
-    """One of the owner's memories, or 404: another person's memory does not exist."""
-    return get_object_or_404(own_memories(owner), pk=memory_id)
+def memory_for(user, memory_id) -> Memory:
+    """A memory `user` reads, or 404: a memory they may not read does not exist."""
+    return get_object_or_404(readable_memories(user), pk=memory_id)
+
+
+def read_only_reason(memory: Memory, user) -> str:
+    """Why `user`, who reads `memory`, may not change it; empty when they may."""
+    if memory.writable_by(user):
+        return ""
+    return "You read this memory but may not change it: " + (
+        "only staff change system memories." if memory.scope == Scope.SYSTEM
+        else f"you are a reader of project {memory.shared_with.name}.")
+
+
+def writable_memory_for(user, memory_id) -> Memory:
+    """A memory `user` may change; 404 when they may not read it, 403 when they only
+    read it (a reader of its project, or a system memory for someone not staff)."""
+    memory = memory_for(user, memory_id)
+    if reason := read_only_reason(memory, user):
+        raise NotAllowed(reason)
+    return memory
+
+
+def writable_ids(user, ids) -> set:
+    """Those of `ids` that `user` may change, in one query."""
+    return set(Memory.objects.writable_by(user).filter(pk__in=list(ids))
+               .values_list("pk", flat=True))
+
+
+def open_contradiction_of(user, memory: Memory) -> Contradiction | None:
+    """The open contradiction this memory is part of, when it is in `user`'s queue."""
+    return (Contradiction.objects.queued_for(user).confident()
+            .filter(Q(memory_a=memory) | Q(memory_b=memory), status=ContradictionStatus.OPEN)
+            .only("id").first())
 
 
 # The list's "score" without a query: importance with feedback, decayed by the hours
@@ -93,9 +142,11 @@ def strength(memory: Memory, now: datetime | None = None) -> dict:
             "recency": fresh, "score": effective * fresh}
 
 
-def search(owner, query: str, filters: dict, sort: str, *, limit: int) -> list:
-    """recall's hits for the list's filters (as listed takes them), without
-    counting as a retrieval: a person looking is not an agent using a memory."""
+def search(user, query: str, filters: dict, sort: str, *, limit: int,
+           scope: str | None = None) -> list:
+    """recall's hits among what `user` reads, for the list's filters (as listed takes
+    them) and scope, with their authors, without counting as a retrieval: a person
+    looking is not an agent using a memory."""
     status, pinned, validity = filters["status"], filters["pinned"], filters["validity"]
     now = timezone.now()
     recall_filters = RecallFilters(
@@ -104,13 +155,15 @@ def search(owner, query: str, filters: dict, sort: str, *, limit: int) -> list:
         tags=tuple(filters["tag"]), project=filters["project"],
         created_after=filters["created_after"], created_before=filters["created_before"],
         include_archived=Status.ACTIVE not in status or Status.ARCHIVED in status)
-    hits = recall(owner=owner, query=query, limit=limit, filters=recall_filters,
+    hits = recall(owner=user, query=query, limit=limit, filters=recall_filters,
                   track=False, now=now)
-    # recall knows no "pinned" and never returns deleted memories; beyond "current" it
-    # knows only "everything".
+    # recall knows no "pinned" nor scope and never returns deleted memories; beyond
+    # "current" it knows only "everything".
     hits = [h for h in hits if (not status or h.memory.status in status)
             and (pinned is None or h.memory.pinned == pinned)
+            and (not scope or h.memory.scope == scope)
             and validity in ("all", h.memory.validity_at(now))]
+    prefetch_related_objects([h.memory for h in hits], "owner", "shared_with")
     return sort_hits(hits, sort)
 
 
@@ -145,14 +198,15 @@ class Neighbour:
     strength: float
 
 
-def neighbours(memory: Memory) -> list[Neighbour]:
-    """Memories linked to this one, in either direction, in one query."""
+def neighbours(memory: Memory, user) -> list[Neighbour]:
+    """Memories linked to this one that `user` reads, in either direction, in one query
+    (a project memory's link to its author's private one stays out of the others' sight)."""
     fields = ["relation", "strength", "from_memory", "to_memory"]
     for side in ("from_memory", "to_memory"):
         fields += [f"{side}__{name}" for name in ("id", "content", "kind", "status", "owner")]
     links = (MemoryLink.objects
              .filter(Q(from_memory=memory) | Q(to_memory=memory))
-             .filter(from_memory__owner_id=memory.owner_id, to_memory__owner_id=memory.owner_id)
+             .filter(readable_by(user, "from_memory__"), readable_by(user, "to_memory__"))
              .select_related("from_memory", "to_memory").only(*fields)
              .order_by("relation", "-strength", "id"))
     found = []
@@ -248,6 +302,25 @@ def recent_observations(owner, *, limit: int = 15):
                   "memories_strengthened", "created_at", "processed_at")
             .annotate(chunks_total=Count("chunks"), **by_status)
             .order_by("-created_at")[:limit])
+
+
+def projects_with_members(user) -> list:
+    """The projects `user` is a member of now (`role`: theirs), each with its current
+    `members` (memberships with their users): two queries."""
+    projects = list(projects_of(user))
+    members: dict = {}
+    for membership in (Membership.objects.current().filter(project__in=projects)
+                       .select_related("user").order_by("joined_at", "id")):
+        members.setdefault(membership.project_id, []).append(membership)
+    for project in projects:
+        project.members = members.get(project.pk, [])
+    return projects
+
+
+def project_for(user, project_id):
+    """A project `user` is a member of now (`role`: theirs), or 404: to anyone else it
+    does not exist."""
+    return get_object_or_404(projects_of(user), pk=project_id)
 
 
 def api_keys_of(owner):

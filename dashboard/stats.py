@@ -1,7 +1,8 @@
 """The store in numbers, for the stats and settings screens: counts, activity per day and
-week, the forgetting curves, the model cost meter, and a graph of the store. Everything
-that looks at many memories aggregates in SQL: no loop here runs over all of an owner's
-memories.
+week, the forgetting curves, the model cost meter, and a graph of the store. The store is
+what a person reads (`readable_by`: their private memories, their projects', the
+system's). Everything that looks at many memories aggregates in SQL: no loop here runs
+over all of them.
 """
 
 import math
@@ -28,6 +29,7 @@ from memories.models import (
     UsageEvent,
     UsageKind,
     VersionChange,
+    readable_by,
 )
 
 
@@ -79,9 +81,9 @@ def cost_meter(owner, *, days: int = 30, now: datetime | None = None) -> dict:
     }
 
 
-def store_counts(owner) -> dict:
+def store_counts(user) -> dict:
     """Counts by type, kind and status, and the share never retrieved: one GROUP BY."""
-    rows = (Memory.objects.for_owner(owner).order_by()
+    rows = (Memory.objects.readable_by(user).order_by()
             .values("memory_type", "kind", "status")
             .annotate(n=Count("id"), never=Count("id", filter=Q(access_count=0))))
     by = {"memory_type": {}, "kind": {}, "status": {}}
@@ -104,18 +106,19 @@ def store_counts(owner) -> dict:
             "never_retrieved_percent": round(100 * never / visible) if visible else 0}
 
 
-def created_per_day(owner, *, days: int, now: datetime) -> dict:
+def created_per_day(user, *, days: int, now: datetime) -> dict:
     window = days_back(days, now)
-    rows = dict(Memory.objects.for_owner(owner).filter(created_at__gte=start_of(window[0]))
+    rows = dict(Memory.objects.readable_by(user).filter(created_at__gte=start_of(window[0]))
                 .annotate(day=TruncDate("created_at")).order_by()
                 .values("day").annotate(n=Count("id")).values_list("day", "n"))
     values = _filled(rows, window)
     return {"labels": [d.isoformat() for d in window], "values": values, "total": sum(values)}
 
 
-def retrievals_per_day(owner, *, days: int, now: datetime) -> dict:
+def retrievals_per_day(user, *, days: int, now: datetime) -> dict:
     window = days_back(days, now)
-    rows = dict(UsageEvent.objects.filter(owner=owner, kind=UsageKind.RETRIEVED,
+    rows = dict(UsageEvent.objects.filter(readable_by(user, "memory__"),
+                                          kind=UsageKind.RETRIEVED,
                                           created_at__gte=start_of(window[0]))
                 .annotate(day=TruncDate("created_at")).order_by()
                 .values("day").annotate(n=Count("id")).values_list("day", "n"))
@@ -123,19 +126,20 @@ def retrievals_per_day(owner, *, days: int, now: datetime) -> dict:
     return {"labels": [d.isoformat() for d in window], "values": values, "total": sum(values)}
 
 
-def merged_duplicates(owner, *, days: int, now: datetime) -> dict:
+def merged_duplicates(user, *, days: int, now: datetime) -> dict:
     """Duplicates that strengthened a memory instead of being stored: all time and lately."""
     since = now - timedelta(days=days)
-    return MemoryVersion.objects.filter(memory__owner=owner,
+    return MemoryVersion.objects.filter(readable_by(user, "memory__"),
                                         change=VersionChange.REINFORCED).aggregate(
         total=Count("id"), recent=Count("id", filter=Q(changed_at__gte=since)))
 
 
-def forgotten_per_week(owner, *, weeks: int, now: datetime) -> dict:
+def forgotten_per_week(user, *, weeks: int, now: datetime) -> dict:
     """Memories moved to deleted (by a person, an agent or the forgetting pass) per week."""
     monday = timezone.localdate(now) - timedelta(days=timezone.localdate(now).weekday())
     window = [monday - timedelta(weeks=n) for n in range(weeks - 1, -1, -1)]
-    rows = dict(MemoryVersion.objects.filter(memory__owner=owner, change=VersionChange.STATUS,
+    rows = dict(MemoryVersion.objects.filter(readable_by(user, "memory__"),
+                                             change=VersionChange.STATUS,
                                              after__status=Status.DELETED,
                                              changed_at__gte=start_of(window[0]))
                 .annotate(week=TruncWeek("changed_at")).order_by()
@@ -189,11 +193,11 @@ GRAPH_MEMORIES = 150
 GRAPH_ENTITIES = 120
 
 
-def memory_graph(owner, *, limit: int = GRAPH_MEMORIES) -> dict:
+def memory_graph(user, *, limit: int = GRAPH_MEMORIES) -> dict:
     """The newest active memories, the links between them, their entities and the
     entities' relationships, as Cytoscape elements: four queries, each bounded by `limit`
-    (the first reads the (owner, status, -created_at) index in order and stops)."""
-    chosen = list(Memory.objects.for_owner(owner).active().order_by("-created_at")
+    (the first reads the memories newest first and stops)."""
+    chosen = list(Memory.objects.readable_by(user).active().order_by("-created_at")
                   .values("id", "content", "memory_type", "kind", "importance")[:limit])
     ids = [m["id"] for m in chosen]
     links = (MemoryLink.objects.filter(from_memory_id__in=ids, to_memory_id__in=ids)
@@ -204,7 +208,10 @@ def memory_graph(owner, *, limit: int = GRAPH_MEMORIES) -> dict:
                                  "entity__entity_type")[:GRAPH_ENTITIES * 4])
     entity_ids = list(dict.fromkeys(m[1] for m in mentions))[:GRAPH_ENTITIES]
     kept = set(entity_ids)
-    relations = (Relationship.objects.filter(owner=owner, source_id__in=entity_ids,
+    # The person's own relationships, and others' only as stated by a memory shown:
+    # another author's relationship may come from their private memories.
+    relations = (Relationship.objects.filter(Q(owner=user) | Q(source_memories__overlap=ids),
+                                             source_id__in=entity_ids,
                                              target_id__in=entity_ids, valid_to__isnull=True)
                  .values_list("id", "source_id", "target_id", "relationship_type"))
     placeholder = "00000000-0000-0000-0000-000000000000"

@@ -11,6 +11,7 @@ from .views import (
     contradictions,
     jobs,
     memories,
+    projects,
     reflection,
     settings,
     stats,
@@ -47,6 +48,11 @@ urlpatterns = [
     path("reflection/reflect", reflection.reflect_now, name="reflect_now"),
     path("reflection/<uuid:insight_id>/review", reflection.insight_review,
          name="insight_review"),
+    # Projects, by id: their names hold slashes
+    path("projects/", projects.project_list, name="projects"),
+    path("projects/<uuid:project_id>/members", projects.project_member, name="project_member"),
+    path("projects/<uuid:project_id>/members/remove", projects.project_member_remove,
+         name="project_member_remove"),
     # The work log
     path("work/", worklog.work_log, name="work_log"),
     # The store as a whole

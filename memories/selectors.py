@@ -1041,11 +1041,13 @@ def count_open_contradictions(user) -> int:
 
 
 def with_memories(contradictions):
-    """Contradictions with both memories (and who resolved them), one query."""
+    """Contradictions with both memories, their authors and who resolved them, one
+    query."""
     heavy = [f"{side}__{name}" for side in ("memory_a", "memory_b", "merged_into")
              for name in HEAVY_MEMORY_FIELDS]
-    return (contradictions.select_related("memory_a", "memory_b", "resolved_by",
-                                          "merged_into").defer(*heavy))
+    return (contradictions.select_related("memory_a__owner", "memory_b__owner",
+                                          "resolved_by", "merged_into", "shared_with")
+            .defer(*heavy))
 
 
 def contradictions_of(user):

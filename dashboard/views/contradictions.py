@@ -1,4 +1,8 @@
-"""The contradictions queue, and one contradiction side by side with the form that resolves it."""
+"""The contradictions queue, and one contradiction side by side with the form that resolves it.
+
+The queue is one's own contradictions and those of the projects one owns or edits
+(`Contradiction.objects.queued_for`): a project's readers and strangers get a 404.
+"""
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -9,6 +13,7 @@ from django_htmx.http import trigger_client_event
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
 from memories.models import ContradictionStatus
 from memories.selectors import (
+    NotAllowed,
     contradiction_queue,
     contradictions_of,
     next_open_contradiction,
@@ -43,6 +48,10 @@ def contradiction_detail(request, contradiction_id):
     form = ResolveForm(request.POST or None,
                        initial={"merged_content": f"{a.content}\n\n{b.content}"})
     resolved_now = False
+    if request.method == "POST" and not (a.writable_by(request.user)
+                                         and b.writable_by(request.user)):
+        # One's own queue may pair a private memory with one of a project one only reads.
+        raise NotAllowed("Resolving would change a memory you may only read.")
     if request.method == "POST" and form.is_valid():
         try:
             resolve_contradiction(contradiction, by=request.user,

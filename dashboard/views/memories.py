@@ -1,4 +1,8 @@
-"""The memories screens: the list with search, a memory's page, and the actions on it."""
+"""The memories screens: the list with search, a memory's page, and the actions on it.
+
+A person sees every memory they read (theirs, their projects', the system's) and changes
+only those they may write: 404 for a memory they do not read, 403 for one they only read.
+"""
 
 from django.conf import settings as django_settings
 from django.contrib import messages
@@ -13,7 +17,7 @@ from django_htmx.http import trigger_client_event
 
 from memories.llm_usage import llm_status
 from memories.models import LinkRelation, Status
-from memories.selectors import listed, open_contradictions_for
+from memories.selectors import listed
 from memories.services.editing import (
     FeedbackTooSoon,
     bulk_change,
@@ -32,11 +36,15 @@ from ..queries import (
     history,
     memory_for,
     neighbours,
-    own_memories,
+    open_contradiction_of,
+    read_only_reason,
+    readable_memories,
     search,
     sorted_memories,
     strength,
     usage,
+    writable_ids,
+    writable_memory_for,
 )
 from ..text import highlight, query_stems
 
@@ -52,23 +60,26 @@ SNIPPET_CHARS = 400
 @login_required
 @require_GET
 def memory_list(request):
-    """One's memories, filtered, sorted and paged; with a query, the hybrid recall's hits
-    with their score breakdowns."""
+    """The memories one reads, filtered, sorted and paged; with a query, the hybrid
+    recall's hits with their score breakdowns. Only those one may change can be ticked."""
     form = MemoryFilterForm(request.GET)
     form.is_valid()  # errors are shown next to their fields; the valid filters apply
     filters, sort = form.selector_filters(), form.sort_order()
     query = (form.cleaned_data.get("q") or "").strip()
+    scope = form.cleaned_data.get("scope") or None
     context = {"form": form, "query": query, "search_error": "",
                "undo_ids": request.session.pop("undo_ids", [])}
     if query:
         try:
-            rows = search(request.user, query, filters, sort, limit=SEARCH_LIMIT)
+            rows = search(request.user, query, filters, sort, limit=SEARCH_LIMIT, scope=scope)
         except ValidationError as exc:
             rows, context["search_error"] = [], "; ".join(exc.messages)
     else:
         rows = sorted_memories(
-            listed(own_memories(request.user), **filters), sort)
+            listed(readable_memories(request.user, scope=scope), **filters), sort)
     context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    context["writable"] = writable_ids(
+        request.user, [row.memory.pk if query else row.pk for row in context["page"]])
     if query:
         stems = query_stems(query)
         for hit in context["page"]:
@@ -81,9 +92,10 @@ def memory_list(request):
 
 
 def _detail_context(request, memory, **extra) -> dict:
-    linked = neighbours(memory)
+    linked = neighbours(memory, request.user)
     context = {
         "memory": memory,
+        "read_only": read_only_reason(memory, request.user),
         "strength": strength(memory),
         "neighbours": linked,
         # What this memory superseded: the losers of the contradictions it won.
@@ -91,8 +103,7 @@ def _detail_context(request, memory, **extra) -> dict:
                          if n.label == OUTGOING[LinkRelation.SUPERSEDES]],
         "entities": entities(memory),
         "usage": usage(memory),
-        "contradiction": open_contradictions_for(request.user,
-                                                             [memory.pk]).get(memory.pk),
+        "contradiction": open_contradiction_of(request.user, memory),
         "form": None,
         "notice": "",
     }
@@ -122,7 +133,7 @@ def memory_detail(request, memory_id):
 def memory_edit(request, memory_id):
     """Inline edit: the form replaces the content; errors come back in place, with what
     was typed."""
-    memory = memory_for(request.user, memory_id)
+    memory = writable_memory_for(request.user, memory_id)
     if request.method != "POST":
         return _memory_panel(request, memory, changed=False,
                              form=MemoryEditForm.for_memory(memory))
@@ -149,7 +160,7 @@ def _after_action(request, memory, notice):
 @require_POST
 @login_required
 def memory_pin(request, memory_id):
-    memory = memory_for(request.user, memory_id)
+    memory = writable_memory_for(request.user, memory_id)
     pinned = request.POST.get("pinned") == "true"
     memory = update_memory(memory, by=request.user, pinned=pinned)
     return _after_action(request, memory, "Pinned." if pinned else "Unpinned.")
@@ -158,7 +169,7 @@ def memory_pin(request, memory_id):
 @require_POST
 @login_required
 def memory_archive(request, memory_id):
-    memory = memory_for(request.user, memory_id)
+    memory = writable_memory_for(request.user, memory_id)
     archived = request.POST.get("archived") == "true"
     memory = update_memory(memory, by=request.user,
                                     status=Status.ARCHIVED if archived else Status.ACTIVE)
@@ -168,7 +179,7 @@ def memory_archive(request, memory_id):
 @require_POST
 @login_required
 def memory_delete(request, memory_id):
-    memory = memory_for(request.user, memory_id)
+    memory = writable_memory_for(request.user, memory_id)
     memory = delete_memory(memory, by=request.user)
     return _after_action(request, memory, "Deleted. Undo puts it back as it was.")
 
@@ -177,7 +188,7 @@ def memory_delete(request, memory_id):
 @login_required
 def memory_erase(request, memory_id):
     """Erase for good: a confirmation step, then the receipt (ids, never content)."""
-    memory = memory_for(request.user, memory_id)
+    memory = writable_memory_for(request.user, memory_id)
     context = {"memory": memory, "purge_days": django_settings.ENGRAM_PURGE_AFTER_DAYS}
     if request.method == "POST":
         if request.POST.get("confirm") != "yes":
@@ -194,7 +205,7 @@ def memory_erase(request, memory_id):
 @require_POST
 @login_required
 def memory_restore(request, memory_id):
-    memory = memory_for(request.user, memory_id)
+    memory = writable_memory_for(request.user, memory_id)
     memory = restore_memory(memory, by=request.user)
     return _after_action(request, memory, "Restored as it was before the deletion.")
 
@@ -202,7 +213,7 @@ def memory_restore(request, memory_id):
 @require_POST
 @login_required
 def memory_feedback(request, memory_id):
-    memory = memory_for(request.user, memory_id)
+    memory = writable_memory_for(request.user, memory_id)
     signal = request.POST.get("signal", "")
     try:
         memory = give_feedback(memory, signal=signal, agent_id="dashboard")
@@ -227,7 +238,7 @@ def _back_to_list(request):
 @login_required
 def memory_bulk(request):
     """Tag, archive, delete (with undo) or re-embed the selected memories."""
-    form = BulkForm(request.POST)
+    form = BulkForm(request.POST, user=request.user)
     result, undo_ids = None, []
     if form.is_valid():
         result = bulk_change(request.user, form.cleaned_data["ids"],
@@ -250,7 +261,7 @@ def memory_bulk(request):
 @require_POST
 @login_required
 def memory_bulk_undo(request):
-    selection = SelectionForm(request.POST)
+    selection = SelectionForm(request.POST, user=request.user)
     if selection.is_valid():
         restored = bulk_undo_delete(selection.cleaned_data["ids"], by=request.user)
         message = f"Restored {restored} {'memory' if restored == 1 else 'memories'}."

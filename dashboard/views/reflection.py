@@ -1,4 +1,8 @@
-"""Reflection: insights with the memories they cite, review, and the trigger."""
+"""Reflection: insights with the memories they cite, review, and the trigger.
+
+Listed are the insights whose memory one reads (one's own, one's projects'); reviewing
+one changes its memory, so it takes a person who may change that memory.
+"""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -7,22 +11,32 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from memories.jobs import JobAlreadyActive, latest_job, start_job
-from memories.models import JobKind, Memory
+from memories.models import JobKind, Memory, readable_by
+from memories.selectors import NotAllowed
 from reflection.models import Insight, InsightStatus
 from reflection.services import recommendation, review
+
+from ..queries import writable_ids
 
 PAGE = 50
 
 
-def _listed(owner, status: str):
-    insights = Insight.objects.for_owner(owner).select_related("memory")
+def _readable_insights(user):
+    return Insight.objects.filter(readable_by(user, "memory__"))
+
+
+def _listed(user, status: str):
+    insights = _readable_insights(user).select_related("memory")
     if status in InsightStatus.values:
         insights = insights.filter(status=status)
     insights = list(insights[:PAGE])
-    cited = Memory.objects.only("id", "content", "status", "superseded_by").in_bulk(
+    cited = Memory.objects.readable_by(user).only(
+        "id", "content", "status", "superseded_by").in_bulk(
         {i for insight in insights for i in insight.cited_ids})
+    writable = writable_ids(user, [insight.memory_id for insight in insights])
     for insight in insights:
         insight.cited = [cited[i] for i in insight.cited_ids if i in cited]
+        insight.reviewable = insight.memory_id in writable
     return insights
 
 
@@ -46,7 +60,10 @@ def insights(request):
 @login_required
 @require_POST
 def insight_review(request, insight_id):
-    insight = get_object_or_404(Insight.objects.for_owner(request.user), pk=insight_id)
+    insight = get_object_or_404(_readable_insights(request.user).select_related("memory"),
+                                pk=insight_id)
+    if not insight.memory.writable_by(request.user):
+        raise NotAllowed("Only a project's owners and editors review its insights.")
     review(insight, approve=request.POST.get("decision") == "approve", by=request.user)
     if request.htmx:
         return trigger_client_event(_insight_list(request), "insightReviewed")

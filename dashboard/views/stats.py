@@ -21,11 +21,11 @@ from ..stats import (
 COUNT_TITLES = {"memory_type": "type", "kind": "kind", "status": "status"}
 
 
-def _activity(owner, days: int) -> dict:
+def _activity(user, days: int) -> dict:
     now = timezone.now()
-    return {"created": created_per_day(owner, days=days, now=now),
-            "retrieved": retrievals_per_day(owner, days=days, now=now),
-            "forgotten": forgotten_per_week(owner, weeks=max(4, days // 7), now=now)}
+    return {"created": created_per_day(user, days=days, now=now),
+            "retrieved": retrievals_per_day(user, days=days, now=now),
+            "forgotten": forgotten_per_week(user, weeks=max(4, days // 7), now=now)}
 
 
 def _activity_charts(activity: dict, total: int | None) -> dict:

@@ -1,0 +1,201 @@
+"""The Projects screen: one's projects with their members and roles, a new project, and
+for owners adding members, changing roles and removing members; any member leaves."""
+
+import pytest
+from django.urls import reverse
+from django.utils.html import escape
+
+from memories.models import Membership, Project, Role
+
+pytestmark = pytest.mark.django_db
+
+PROJECTS = "/projects/"
+
+
+def members(project):
+    return reverse("project_member", args=[project.pk])
+
+
+def remove(project):
+    return reverse("project_member_remove", args=[project.pk])
+
+
+def roles(project) -> dict:
+    return dict(project.memberships.current().values_list("user__username", "role"))
+
+
+def section(page: str, project) -> str:
+    start = page.index(f'id="project-{project.pk}"')
+    return page[start:page.index("</section>", start)]
+
+
+def test_it_is_routed_under_its_name_and_in_the_navigation(client, alice):
+    client.force_login(alice)
+    page = client.get(PROJECTS).content.decode()
+    assert reverse("projects") == PROJECTS
+    assert f'<a href="{PROJECTS}" aria-current="page">Projects</a>' in page
+
+
+def test_it_lists_ones_projects_with_creator_role_and_members(client, shop, bob):
+    client.force_login(bob)
+    mine = section(client.get(PROJECTS).content.decode(), shop)
+    assert "github.com/acme/shop" in mine and "Created by alice" in mine
+    assert '<strong class="role">editor</strong>' in mine
+    rows = mine.split('<tr class="member">')[1:]
+    assert [row.split("<td>")[1].split("<")[0].strip() for row in rows] == [
+        "alice", "bob (you)", "dana"]
+    assert ["owner" in rows[0], "editor" in rows[1], "reader" in rows[2]] == [True] * 3
+
+
+def test_a_stranger_sees_none_of_its_projects(client, shop, charlie):
+    client.force_login(charlie)
+    page = client.get(PROJECTS).content.decode()
+    assert f'id="project-{shop.pk}"' not in page and "Created by alice" not in page
+    assert "You are a member of no project yet" in page
+
+
+def test_creating_a_project_makes_one_its_owner(client, alice):
+    client.force_login(alice)
+    page = client.post(PROJECTS, {"name": "github.com/acme/api"}).content.decode()
+    project = Project.objects.get(name="github.com/acme/api", creator=alice)
+    assert roles(project) == {"alice": Role.OWNER}
+    assert "Project “github.com/acme/api” created" in page
+    assert f'id="project-{project.pk}"' in page
+
+
+def test_an_empty_name_is_refused_next_to_the_field(client, alice):
+    client.force_login(alice)
+    page = client.post(PROJECTS, {"name": "   "}).content.decode()
+    assert 'id="id_name_error" role="alert">This field is required.' in page
+    assert not Project.objects.exists()
+
+
+def test_a_name_one_already_has_is_refused_with_the_services_message(client, shop, alice):
+    client.force_login(alice)
+    page = client.post(PROJECTS, {"name": "github.com/acme/shop"}).content.decode()
+    assert 'id="id_name_error" role="alert">' in page
+    assert escape("You already have a project named 'github.com/acme/shop'.") in page
+    assert Project.objects.count() == 1
+
+
+def test_a_name_with_a_control_character_is_refused(client, alice):
+    client.force_login(alice)
+    page = client.post(PROJECTS, {"name": "acme\x07shop"}).content.decode()
+    assert "cannot hold control characters" in page and not Project.objects.exists()
+
+
+def test_an_owner_adds_a_member_with_a_role(client, shop, alice, charlie):
+    client.force_login(alice)
+    response = client.post(members(shop), {"username": "charlie", "role": "reader"})
+    assert response.status_code == 302 and response["Location"] == PROJECTS
+    assert roles(shop)["charlie"] == Role.READER
+    page = client.get(PROJECTS).content.decode()
+    assert "charlie joined “github.com/acme/shop” as reader." in page
+
+
+def test_an_unknown_username_is_refused_next_to_the_field(client, shop, alice):
+    client.force_login(alice)
+    page = client.post(members(shop), {"username": "zed", "role": "editor"}).content.decode()
+    mine = section(page, shop)
+    assert f'id="member-{shop.pk}-username_error" role="alert">' in mine
+    assert escape("No active user is named 'zed'.") in mine
+    assert "zed" not in roles(shop)
+
+
+def test_an_unknown_role_is_refused_next_to_the_field(client, shop, alice):
+    client.force_login(alice)
+    page = client.post(members(shop), {"username": "charlie", "role": "admin"}).content.decode()
+    assert f'id="member-{shop.pk}-role_error" role="alert">' in section(page, shop)
+    assert "charlie" not in roles(shop)
+
+
+def test_an_owner_changes_a_members_role(client, shop, alice):
+    client.force_login(alice)
+    client.post(members(shop), {"username": "dana", "role": "editor"})
+    assert roles(shop)["dana"] == Role.EDITOR
+    assert "dana is now editor of “github.com/acme/shop”." in client.get(PROJECTS).content.decode()
+
+
+def test_the_last_owner_cannot_step_down(client, shop, alice):
+    client.force_login(alice)
+    page = client.post(members(shop), {"username": "alice", "role": "editor"}).content.decode()
+    assert "would have no owner left" in section(page, shop)
+    assert roles(shop)["alice"] == Role.OWNER
+
+
+def test_an_owner_removes_a_member(client, shop, alice):
+    client.force_login(alice)
+    client.post(remove(shop), {"username": "dana"})
+    assert "dana" not in roles(shop)
+    assert Membership.objects.get(project=shop, user__username="dana").left_at is not None
+
+
+def test_only_owners_see_the_member_controls(client, shop, alice, bob, dana):
+    for person, controls in ((alice, True), (bob, False), (dana, False)):
+        client.force_login(person)
+        mine = section(client.get(PROJECTS).content.decode(), shop)
+        assert ("Add a member" in mine) is controls
+        assert (f'action="{members(shop)}"' in mine) is controls
+        assert ('aria-label="Remove dana"' in mine) is controls
+        assert "Leave github.com/acme/shop" in mine  # every member may leave
+
+
+@pytest.mark.parametrize("person", ["bob", "dana"])
+def test_a_member_who_is_not_an_owner_may_not_manage_members(client, shop, person):
+    client.force_login(shop.memberships.get(user__username=person).user)
+    assert client.post(members(shop), {"username": "charlie", "role": "owner"}).status_code == 403
+    assert client.post(members(shop), {"username": "dana", "role": "owner"}).status_code == 403
+    assert client.post(remove(shop), {"username": "alice"}).status_code == 403
+    assert roles(shop) == {"alice": "owner", "bob": "editor", "dana": "reader"}
+
+
+def test_a_stranger_gets_404_for_every_action_on_the_project(client, shop, charlie):
+    client.force_login(charlie)
+    assert client.post(members(shop), {"username": "charlie", "role": "owner"}).status_code == 404
+    assert client.post(remove(shop), {"username": "charlie"}).status_code == 404
+    assert client.post(remove(shop), {"username": "dana"}).status_code == 404
+    assert "charlie" not in roles(shop) and "dana" in roles(shop)
+
+
+def test_a_member_leaves(client, shop, dana):
+    client.force_login(dana)
+    response = client.post(remove(shop), {"username": "dana"}, follow=True)
+    page = response.content.decode()
+    assert "You left “github.com/acme/shop”" in page
+    assert f'id="project-{shop.pk}"' not in page
+    assert "dana" not in roles(shop)
+
+
+def test_the_last_owner_cannot_leave_and_is_told_why(client, shop, alice):
+    client.force_login(alice)
+    page = client.post(remove(shop), {"username": "alice"}).content.decode()
+    assert "would have no owner left: make another member an owner first." in section(page, shop)
+    assert roles(shop)["alice"] == Role.OWNER
+
+
+def test_removing_someone_who_is_not_a_member_says_so(client, shop, alice):
+    client.force_login(alice)
+    page = client.post(remove(shop), {"username": "charlie"}).content.decode()
+    assert escape("'charlie' is not a member of project") in section(page, shop)
+
+
+def test_htmx_gets_the_projects_partial(client, shop, alice):
+    client.force_login(alice)
+    response = client.post(members(shop), {"username": "charlie", "role": "editor"},
+                           HTTP_HX_REQUEST="true")
+    page = response.content.decode()
+    assert response.status_code == 200 and "<html" not in page
+    assert page.lstrip().startswith('<div id="projects">')
+    assert "charlie joined" in page and roles(shop)["charlie"] == Role.EDITOR
+
+
+def test_two_projects_of_one_name_by_different_creators_are_told_apart(client, shop, bob):
+    from memories.services.projects import create_project
+
+    bobs = create_project(creator=bob, name="github.com/acme/shop")
+    client.force_login(bob)
+    page = client.get(PROJECTS).content.decode()
+    assert "Created by alice" in section(page, shop) and "Created by bob" in section(page, bobs)
+    client.post(members(bobs), {"username": "dana", "role": "reader"})
+    assert roles(bobs) == {"bob": "owner", "dana": "reader"}
+    assert roles(shop)["dana"] == "reader"

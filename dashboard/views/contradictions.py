@@ -1,7 +1,8 @@
 """The contradictions queue, and one contradiction side by side with the form that resolves it.
 
 The queue is one's own contradictions and those of the projects one owns or edits
-(`Contradiction.objects.queued_for`): a project's readers and strangers get a 404.
+(`Contradiction.objects.queued_for`). A project's reader may open one between memories
+they read, read only (the service refuses a resolution: 403); a stranger gets a 404.
 """
 
 from django.contrib.auth.decorators import login_required
@@ -10,10 +11,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import trigger_client_event
 
-from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
+from memories.maintenance.contradictions import (
+    ResolutionError,
+    may_resolve,
+    resolve_contradiction,
+)
 from memories.models import ContradictionStatus
 from memories.selectors import (
-    NotAllowed,
     contradiction_queue,
     contradictions_of,
     next_open_contradiction,
@@ -48,10 +52,6 @@ def contradiction_detail(request, contradiction_id):
     form = ResolveForm(request.POST or None,
                        initial={"merged_content": f"{a.content}\n\n{b.content}"})
     resolved_now = False
-    if request.method == "POST" and not (a.writable_by(request.user)
-                                         and b.writable_by(request.user)):
-        # One's own queue may pair a private memory with one of a project one only reads.
-        raise NotAllowed("Resolving would change a memory you may only read.")
     if request.method == "POST" and form.is_valid():
         try:
             resolve_contradiction(contradiction, by=request.user,
@@ -64,6 +64,7 @@ def contradiction_detail(request, contradiction_id):
             contradiction = contradictions_of(request.user).get(pk=contradiction.pk)
             resolved_now = True
     context = {"contradiction": contradiction, "form": form, "resolved_now": resolved_now,
+               "may_resolve": may_resolve(contradiction, request.user),
                "next_open": next_open_contradiction(request.user, after=contradiction)}
     template = ("dashboard/contradiction.html#contradiction" if request.htmx
                 else "dashboard/contradiction.html")

@@ -19,7 +19,6 @@ from rest_framework.views import APIView
 from engram_site.db.replicas import replica_reads
 from memories import selectors
 from memories.models import (
-    WRITING_ROLES,
     Kind,
     Memory,
     MemoryType,
@@ -117,13 +116,9 @@ def shared_with(user, scope: str, project: str, creator: str | None):
     if not project:
         raise serializers.ValidationError({"project": ["A project memory names its project."]})
     try:
-        found = selectors.project_named(user, project, creator=creator)
+        return selectors.writable_project(user, project, creator=creator)
     except selectors.NoSuchProject as missing:
         raise serializers.ValidationError({"project": [str(missing)]}) from None
-    if selectors.role_in(found, user) not in WRITING_ROLES:
-        raise selectors.NotAllowed(f"You are a reader of project {found.name!r}: only its "
-                                   "owners and editors write its memories.")
-    return found
 
 
 class OwnedMemoryView(ScopedView):

@@ -190,8 +190,11 @@ class ResolutionError(ValueError):
 
 def may_resolve(contradiction: Contradiction, user) -> bool:
     """Whether `user` may decide it: a private one its owner, a project's its owners and
-    editors (exactly the contradictions queued for them)."""
-    return Contradiction.objects.queued_for(user).filter(pk=contradiction.pk).exists()
+    editors (the contradictions queued for them), and only while they may change both
+    memories (a pair found before a scope change may straddle two scopes)."""
+    return (Contradiction.objects.queued_for(user).filter(pk=contradiction.pk).exists()
+            and contradiction.memory_a.writable_by(user)
+            and contradiction.memory_b.writable_by(user))
 
 
 def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note: str = "",

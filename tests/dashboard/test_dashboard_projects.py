@@ -36,9 +36,9 @@ def test_it_is_routed_under_its_name_and_in_the_navigation(client, alice):
     assert f'<a href="{PROJECTS}" aria-current="page">Projects</a>' in page
 
 
-def test_it_lists_ones_projects_with_creator_role_and_members(client, shop, bob):
+def test_it_lists_ones_projects_with_creator_role_and_members(client, team, bob):
     client.force_login(bob)
-    mine = section(client.get(PROJECTS).content.decode(), shop)
+    mine = section(client.get(PROJECTS).content.decode(), team)
     assert "github.com/acme/shop" in mine and "Created by alice" in mine
     assert '<strong class="role">editor</strong>' in mine
     rows = mine.split('<tr class="member">')[1:]
@@ -47,10 +47,10 @@ def test_it_lists_ones_projects_with_creator_role_and_members(client, shop, bob)
     assert ["owner" in rows[0], "editor" in rows[1], "reader" in rows[2]] == [True] * 3
 
 
-def test_a_stranger_sees_none_of_its_projects(client, shop, charlie):
+def test_a_stranger_sees_none_of_its_projects(client, team, charlie):
     client.force_login(charlie)
     page = client.get(PROJECTS).content.decode()
-    assert f'id="project-{shop.pk}"' not in page and "Created by alice" not in page
+    assert f'id="project-{team.pk}"' not in page and "Created by alice" not in page
     assert "You are a member of no project yet" in page
 
 
@@ -70,7 +70,7 @@ def test_an_empty_name_is_refused_next_to_the_field(client, alice):
     assert not Project.objects.exists()
 
 
-def test_a_name_one_already_has_is_refused_with_the_services_message(client, shop, alice):
+def test_a_name_one_already_has_is_refused_with_the_services_message(client, team, alice):
     client.force_login(alice)
     page = client.post(PROJECTS, {"name": "github.com/acme/shop"}).content.decode()
     assert 'id="id_name_error" role="alert">' in page
@@ -84,118 +84,118 @@ def test_a_name_with_a_control_character_is_refused(client, alice):
     assert "cannot hold control characters" in page and not Project.objects.exists()
 
 
-def test_an_owner_adds_a_member_with_a_role(client, shop, alice, charlie):
+def test_an_owner_adds_a_member_with_a_role(client, team, alice, charlie):
     client.force_login(alice)
-    response = client.post(members(shop), {"username": "charlie", "role": "reader"})
+    response = client.post(members(team), {"username": "charlie", "role": "reader"})
     assert response.status_code == 302 and response["Location"] == PROJECTS
-    assert roles(shop)["charlie"] == Role.READER
+    assert roles(team)["charlie"] == Role.READER
     page = client.get(PROJECTS).content.decode()
     assert "charlie joined “github.com/acme/shop” as reader." in page
 
 
-def test_an_unknown_username_is_refused_next_to_the_field(client, shop, alice):
+def test_an_unknown_username_is_refused_next_to_the_field(client, team, alice):
     client.force_login(alice)
-    page = client.post(members(shop), {"username": "zed", "role": "editor"}).content.decode()
-    mine = section(page, shop)
-    assert f'id="member-{shop.pk}-username_error" role="alert">' in mine
+    page = client.post(members(team), {"username": "zed", "role": "editor"}).content.decode()
+    mine = section(page, team)
+    assert f'id="member-{team.pk}-username_error" role="alert">' in mine
     assert escape("No active user is named 'zed'.") in mine
-    assert "zed" not in roles(shop)
+    assert "zed" not in roles(team)
 
 
-def test_an_unknown_role_is_refused_next_to_the_field(client, shop, alice):
+def test_an_unknown_role_is_refused_next_to_the_field(client, team, alice):
     client.force_login(alice)
-    page = client.post(members(shop), {"username": "charlie", "role": "admin"}).content.decode()
-    assert f'id="member-{shop.pk}-role_error" role="alert">' in section(page, shop)
-    assert "charlie" not in roles(shop)
+    page = client.post(members(team), {"username": "charlie", "role": "admin"}).content.decode()
+    assert f'id="member-{team.pk}-role_error" role="alert">' in section(page, team)
+    assert "charlie" not in roles(team)
 
 
-def test_an_owner_changes_a_members_role(client, shop, alice):
+def test_an_owner_changes_a_members_role(client, team, alice):
     client.force_login(alice)
-    client.post(members(shop), {"username": "dana", "role": "editor"})
-    assert roles(shop)["dana"] == Role.EDITOR
+    client.post(members(team), {"username": "dana", "role": "editor"})
+    assert roles(team)["dana"] == Role.EDITOR
     assert "dana is now editor of “github.com/acme/shop”." in client.get(PROJECTS).content.decode()
 
 
-def test_the_last_owner_cannot_step_down(client, shop, alice):
+def test_the_last_owner_cannot_step_down(client, team, alice):
     client.force_login(alice)
-    page = client.post(members(shop), {"username": "alice", "role": "editor"}).content.decode()
-    assert "would have no owner left" in section(page, shop)
-    assert roles(shop)["alice"] == Role.OWNER
+    page = client.post(members(team), {"username": "alice", "role": "editor"}).content.decode()
+    assert "would have no owner left" in section(page, team)
+    assert roles(team)["alice"] == Role.OWNER
 
 
-def test_an_owner_removes_a_member(client, shop, alice):
+def test_an_owner_removes_a_member(client, team, alice):
     client.force_login(alice)
-    client.post(remove(shop), {"username": "dana"})
-    assert "dana" not in roles(shop)
-    assert Membership.objects.get(project=shop, user__username="dana").left_at is not None
+    client.post(remove(team), {"username": "dana"})
+    assert "dana" not in roles(team)
+    assert Membership.objects.get(project=team, user__username="dana").left_at is not None
 
 
-def test_only_owners_see_the_member_controls(client, shop, alice, bob, dana):
+def test_only_owners_see_the_member_controls(client, team, alice, bob, dana):
     for person, controls in ((alice, True), (bob, False), (dana, False)):
         client.force_login(person)
-        mine = section(client.get(PROJECTS).content.decode(), shop)
+        mine = section(client.get(PROJECTS).content.decode(), team)
         assert ("Add a member" in mine) is controls
-        assert (f'action="{members(shop)}"' in mine) is controls
+        assert (f'action="{members(team)}"' in mine) is controls
         assert ('aria-label="Remove dana"' in mine) is controls
         assert "Leave github.com/acme/shop" in mine  # every member may leave
 
 
 @pytest.mark.parametrize("person", ["bob", "dana"])
-def test_a_member_who_is_not_an_owner_may_not_manage_members(client, shop, person):
-    client.force_login(shop.memberships.get(user__username=person).user)
-    assert client.post(members(shop), {"username": "charlie", "role": "owner"}).status_code == 403
-    assert client.post(members(shop), {"username": "dana", "role": "owner"}).status_code == 403
-    assert client.post(remove(shop), {"username": "alice"}).status_code == 403
-    assert roles(shop) == {"alice": "owner", "bob": "editor", "dana": "reader"}
+def test_a_member_who_is_not_an_owner_may_not_manage_members(client, team, person):
+    client.force_login(team.memberships.get(user__username=person).user)
+    assert client.post(members(team), {"username": "charlie", "role": "owner"}).status_code == 403
+    assert client.post(members(team), {"username": "dana", "role": "owner"}).status_code == 403
+    assert client.post(remove(team), {"username": "alice"}).status_code == 403
+    assert roles(team) == {"alice": "owner", "bob": "editor", "dana": "reader"}
 
 
-def test_a_stranger_gets_404_for_every_action_on_the_project(client, shop, charlie):
+def test_a_stranger_gets_404_for_every_action_on_the_project(client, team, charlie):
     client.force_login(charlie)
-    assert client.post(members(shop), {"username": "charlie", "role": "owner"}).status_code == 404
-    assert client.post(remove(shop), {"username": "charlie"}).status_code == 404
-    assert client.post(remove(shop), {"username": "dana"}).status_code == 404
-    assert "charlie" not in roles(shop) and "dana" in roles(shop)
+    assert client.post(members(team), {"username": "charlie", "role": "owner"}).status_code == 404
+    assert client.post(remove(team), {"username": "charlie"}).status_code == 404
+    assert client.post(remove(team), {"username": "dana"}).status_code == 404
+    assert "charlie" not in roles(team) and "dana" in roles(team)
 
 
-def test_a_member_leaves(client, shop, dana):
+def test_a_member_leaves(client, team, dana):
     client.force_login(dana)
-    response = client.post(remove(shop), {"username": "dana"}, follow=True)
+    response = client.post(remove(team), {"username": "dana"}, follow=True)
     page = response.content.decode()
     assert "You left “github.com/acme/shop”" in page
-    assert f'id="project-{shop.pk}"' not in page
-    assert "dana" not in roles(shop)
+    assert f'id="project-{team.pk}"' not in page
+    assert "dana" not in roles(team)
 
 
-def test_the_last_owner_cannot_leave_and_is_told_why(client, shop, alice):
+def test_the_last_owner_cannot_leave_and_is_told_why(client, team, alice):
     client.force_login(alice)
-    page = client.post(remove(shop), {"username": "alice"}).content.decode()
-    assert "would have no owner left: make another member an owner first." in section(page, shop)
-    assert roles(shop)["alice"] == Role.OWNER
+    page = client.post(remove(team), {"username": "alice"}).content.decode()
+    assert "would have no owner left: make another member an owner first." in section(page, team)
+    assert roles(team)["alice"] == Role.OWNER
 
 
-def test_removing_someone_who_is_not_a_member_says_so(client, shop, alice):
+def test_removing_someone_who_is_not_a_member_says_so(client, team, alice):
     client.force_login(alice)
-    page = client.post(remove(shop), {"username": "charlie"}).content.decode()
-    assert escape("'charlie' is not a member of project") in section(page, shop)
+    page = client.post(remove(team), {"username": "charlie"}).content.decode()
+    assert escape("'charlie' is not a member of project") in section(page, team)
 
 
-def test_htmx_gets_the_projects_partial(client, shop, alice):
+def test_htmx_gets_the_projects_partial(client, team, alice):
     client.force_login(alice)
-    response = client.post(members(shop), {"username": "charlie", "role": "editor"},
+    response = client.post(members(team), {"username": "charlie", "role": "editor"},
                            HTTP_HX_REQUEST="true")
     page = response.content.decode()
     assert response.status_code == 200 and "<html" not in page
     assert page.lstrip().startswith('<div id="projects">')
-    assert "charlie joined" in page and roles(shop)["charlie"] == Role.EDITOR
+    assert "charlie joined" in page and roles(team)["charlie"] == Role.EDITOR
 
 
-def test_two_projects_of_one_name_by_different_creators_are_told_apart(client, shop, bob):
+def test_two_projects_of_one_name_by_different_creators_are_told_apart(client, team, bob):
     from memories.services.projects import create_project
 
     bobs = create_project(creator=bob, name="github.com/acme/shop")
     client.force_login(bob)
     page = client.get(PROJECTS).content.decode()
-    assert "Created by alice" in section(page, shop) and "Created by bob" in section(page, bobs)
+    assert "Created by alice" in section(page, team) and "Created by bob" in section(page, bobs)
     client.post(members(bobs), {"username": "dana", "role": "reader"})
     assert roles(bobs) == {"bob": "owner", "dana": "reader"}
-    assert roles(shop)["dana"] == "reader"
+    assert roles(team)["dana"] == "reader"

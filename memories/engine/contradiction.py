@@ -6,37 +6,56 @@ answer with a JudgeVerdict, so the scanner stores one shape whoever judged.
 
 The rules compare the two statements clause by clause ("...; they live in a YAML file"
 is a clause of its own), as sequences of stemmed content words (dedup's `details`,
-kept in order) with the polarity words taken out. A pair contradicts when:
+kept in order) with the polarity words taken out. An opposite word reads as a negation
+("disabled" is "not enabled", "private" "not public", "local time" "not UTC"; the word
+lists are in contradiction_words.py). A pair contradicts when:
 
-- negation: one clause is negated ("not", "n't", "never", "no", "dislikes") and the
-  other is not, they open on the same word, the other says the word negated, and most
-  of the negated clause's words ("we use Redis for sessions" / "we don't use Redis for
-  sessions"; "always squash" / "never squash");
+- negation: one clause is negated ("not", "n't", "never", "no", "dislikes", an
+  opposite word) and the other is not, the other says the word negated, and most of
+  the negated clause's words ("we use Redis for sessions" / "we don't use Redis for
+  sessions"; "always squash" / "never squash"); in another word order, most subject
+  words of each are in the other ("we support Python 3.9 in the SDK" / "the SDK
+  doesn't support Python 3.9 anymore"); not when each puts a word of its own after
+  the same preposition ("enabled in development" / "disabled in production");
 - a changed slot: same polarity, same opening, and every difference is one value put
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
   counts only where the slot holds one thing: after "is" ("the default branch is main"
-  / "... master") or under "prefer" ("I prefer tabs" / "I prefer spaces"). A swap that
-  brings other words with the value ("uses Redis for caching" / "uses PostgreSQL" or
-  "... PostgreSQL for orders") fills another slot, unless a shared word after it pins
-  the slot ("a real PostgreSQL database" / "an in-memory SQLite database"); a word added
-  anywhere makes a different statement;
+  / "... master"), under "prefer" ("I prefer tabs" / "I prefer spaces"), or where one
+  says "only" ("deploys are only triggered by tags"). A swap that brings other words
+  with the value ("uses Redis for caching" / "uses PostgreSQL" or "... PostgreSQL for
+  orders") fills another slot, unless a shared word after it pins the slot ("a real
+  PostgreSQL database" / "an in-memory SQLite database"); a word added anywhere makes a
+  different statement;
 - a changed holder of a role: the first words differ, are both names, and the rest says
   who owns, leads or "is the" something ("Alice owns the payments service" / "Bob ...");
-- a reversed preference ("prefers pytest over unittest" / "prefers unittest over pytest");
+  or a passive names who does it ("the rotation is run by Kenji" / "Aisha runs the
+  rotation");
+- a reversed preference ("prefers pytest over unittest" / "prefers unittest over
+  pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
+  ones"), by the same person;
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry;
-- a changed measure: the same quantity (a duration, a size, a count of the same thing, a
-  named version) with another value, where one statement's other words are all in the
-  other ("the cache TTL is 5 minutes" / "... one hour"; "5 minutes" equals "300 seconds").
-
+- a changed measure: the same quantity (a duration, a size, a percentage, a number of
+  attempts, a count of the same thing, a named version, or what "a line length of 88"
+  names) with another value, on one subject ("the cache TTL is 5 minutes" / "... one
+  hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
   billing service"; "from A to B" / "from B to A");
 - a changed value in any word order: each statement names a value the other does not,
-  and their other words speak of one subject (subject_match: one says nothing the other
-  does not, or most words are shared and no word of one modifies a shared one, as
-  "free" in "the free plan" against "the team plan").
+  of the same kind (a number does not replace a name) and in the same role ("pushed to
+  ECR" is not "scanned with Trivy"), and their other words speak of one subject.
+
+One subject (subject_match) is read from the words that say what a statement is about:
+not its values, prepositions, verbs that only tie a subject to a value ("runs on",
+"lives in"), bounds and settings ("capped at", "configured with"), words of time
+("now") or quantity ("all"); verbs of one kind as one ("written in" / "defined with"),
+kin words as one ("inactive" / "inactivity"), a compound by its parts ("per-file"). Two
+statements speak of one subject when one says nothing the other does not, or most
+words are shared, and no word of one modifies a shared one, as "free" in "the free
+plan" against "the team plan" (a word after "we" or "to" is a verb: "we process
+background jobs"). A statement that adds ("also", "too") replaces no value.
 
 A clause about the past ("used to", "previously") contradicts nothing. Only what a
 statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
@@ -45,14 +64,15 @@ saying "I" speak of two people. Every verdict has a confidence; talk marks (an
 exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above enters
 the queue a person works through. The rest is kept and shown on request.
 
-What the rules miss: contradictions worded differently ("the public API allows 1000
-requests per minute" against "the rate limit for the public API is 100 ...", "PRs need
-two approvals" against "one approval is enough"), opposites without a negation word
-("UTC" / "local time", "automatic" / "manual"), and a preference reversed in other words
-("I like detailed explanations" / "I don't want long explanations"). What they wrongly
-flag: two values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains
-the SDK"; "X uses Redis" / "X uses PostgreSQL", which the seed counts as a contradiction
-anyway). A model judge is the answer to both.
+What the rules miss: a subject named by other nouns ("the support inbox" / "support
+email", "failed webhooks" / "webhook delivery"), a value whose slot is named only on one
+side ("Production's database is PostgreSQL 13"), a bare version away from its product
+("the Go toolchain pinned in CI is 1.22"), a limit said as a direction ("from SDK 23
+upwards"), and a preference reversed in other words ("I like detailed explanations" /
+"I don't want long explanations"). What they wrongly flag: two values that can coexist
+in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "X uses Redis" / "X
+uses PostgreSQL", which the seed counts as a contradiction anyway). A model judge is
+the answer to both.
 """
 
 import difflib

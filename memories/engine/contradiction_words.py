@@ -22,8 +22,7 @@ OPPOSITES = {
     "insecure": "secure", "unsupported": "supported", "unavailable": "available",
 }
 # Two words that say the same thing: read as the second.
-SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed",
-        "sychronously": "synchronously"}
+SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC".
 PHRASES = ((r"\blocal time\b", "not UTC"),)
@@ -31,11 +30,11 @@ PHRASES = ((r"\blocal time\b", "not UTC"),)
 # Verbs that only tie a subject to its value ("jobs run on Sidekiq", "tracking goes to
 # Sentry", "the backend is on Django"): they say which thing fills the slot, not which
 # slot, so two statements of one subject may use different ones, or none.
-LINKING_VERBS = frozenset("""
-use uses used using run runs running go goes going went live lives living
-sit sits rely relies relied power powers powered handle handles handled
-base based do does done target targets targeted
-""".split())
+LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "running", "go",
+                           "goes", "going", "went", "live", "lives", "living", "sit",
+                           "sits", "rely", "relies", "relied", "power", "powers", "powered",
+                           "handle", "handles", "handled", "base", "based", "do", "does",
+                           "done", "target", "targets", "targeted"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.
 VERB_KINDS = {
@@ -50,15 +49,14 @@ VERB_KINDS = {
 }
 # Words that say a number bounds something ("capped at 25 MB", "at least 12",
 # "rate limited to 600", "pinned to 5") or is a setting: not what is measured.
-BOUND_WORDS = frozenset("""
-limit limits limited cap caps capped max maximum min minimum least most up
-set configured configure enforce enforces enforced pin pins pinned
-need needs needed require requires required enough exceed exceeds
-""".split())
+BOUND_WORDS = frozenset({"limit", "limits", "limited", "cap", "caps", "capped", "max",
+                         "maximum", "min", "minimum", "least", "most", "up", "set",
+                         "configured", "configure", "enforce", "enforces", "enforced",
+                         "pin", "pins", "pinned", "need", "needs", "needed", "require",
+                         "requires", "required", "enough", "exceed", "exceeds"})
 # Words of time that do not change which fact a statement is about.
-TIME_WORDS = frozenset("""
-now currently today nowadays anymore longer still presently
-""".split())
+TIME_WORDS = frozenset({"now", "currently", "today", "nowadays", "anymore", "longer",
+                        "still", "presently"})
 # An adjective of size and the dimension it measures: "12 characters long" is a length.
 DIMENSIONS = {"long": "length", "wide": "width", "big": "size", "large": "size",
               "old": "age", "high": "height", "tall": "height", "deep": "depth",
@@ -84,7 +82,6 @@ PREPOSITION_ROLES = {
 }
 # Pronouns and auxiliaries after which a word is a verb, not a modifier of the next noun
 # ("we process background jobs": "process" is no kind of job).
-BEFORE_A_VERB = frozenset("""
-i we you they he she it who which that to will would can could should must may might
-do does did don't doesn't
-""".split())
+BEFORE_A_VERB = frozenset({"i", "we", "you", "they", "he", "she", "it", "will", "would",
+                           "can", "could", "should", "must", "may", "might", "do", "does",
+                           "did", "not", "never"})

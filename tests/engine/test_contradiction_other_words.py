@@ -32,8 +32,8 @@ def test_opposite_words_about_two_things_do_not_clash():
 
 
 def test_retries_and_attempts_count_the_same_tries():
-    assert measures("failed jobs are retried 5 times".split()) == {"attempts": 6.0}
-    assert measures("jobs give up after 3 attempts".split()) == {"attempts": 3.0}
+    assert measures(["failed", "jobs", "are", "retried", "5", "times"]) == {"attempts": 6.0}
+    assert measures(["jobs", "give", "up", "after", "3", "attempts"]) == {"attempts": 3.0}
     assert queued("Failed jobs are retried 5 times.", "Failed jobs give up after 3 attempts.")
     # two retries after the first try are three attempts
     assert not queued("Failed jobs are retried 2 times.",

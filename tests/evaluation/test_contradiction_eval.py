@@ -108,10 +108,11 @@ def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 132 pairs: precision 1.000, recall 0.758 when written."""
+    """Tuned on these 212 pairs (the first held-out batch among them): precision 0.990,
+    recall 0.896 when written."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 132 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.95 and report["recall"] >= 0.73
+    assert report["pairs"] == 212 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.96 and report["recall"] >= 0.87
 
 
 def test_the_rules_hold_their_floor_on_the_held_out_pairs():

@@ -6,37 +6,56 @@ answer with a JudgeVerdict, so the scanner stores one shape whoever judged.
 
 The rules compare the two statements clause by clause ("...; they live in a YAML file"
 is a clause of its own), as sequences of stemmed content words (dedup's `details`,
-kept in order) with the polarity words taken out. A pair contradicts when:
+kept in order) with the polarity words taken out. An opposite word reads as a negation
+("disabled" is "not enabled", "private" "not public", "local time" "not UTC"; the word
+lists are in contradiction_words.py). A pair contradicts when:
 
-- negation: one clause is negated ("not", "n't", "never", "no", "dislikes") and the
-  other is not, they open on the same word, the other says the word negated, and most
-  of the negated clause's words ("we use Redis for sessions" / "we don't use Redis for
-  sessions"; "always squash" / "never squash");
+- negation: one clause is negated ("not", "n't", "never", "no", "dislikes", an
+  opposite word) and the other is not, the other says the word negated, and most of
+  the negated clause's words ("we use Redis for sessions" / "we don't use Redis for
+  sessions"; "always squash" / "never squash"); in another word order, most subject
+  words of each are in the other ("we support Python 3.9 in the SDK" / "the SDK
+  doesn't support Python 3.9 anymore"); not when each puts a word of its own after
+  the same preposition ("enabled in development" / "disabled in production");
 - a changed slot: same polarity, same opening, and every difference is one value put
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
   counts only where the slot holds one thing: after "is" ("the default branch is main"
-  / "... master") or under "prefer" ("I prefer tabs" / "I prefer spaces"). A swap that
-  brings other words with the value ("uses Redis for caching" / "uses PostgreSQL" or
-  "... PostgreSQL for orders") fills another slot, unless a shared word after it pins
-  the slot ("a real PostgreSQL database" / "an in-memory SQLite database"); a word added
-  anywhere makes a different statement;
+  / "... master"), under "prefer" ("I prefer tabs" / "I prefer spaces"), or where one
+  says "only" ("deploys are only triggered by tags"). A swap that brings other words
+  with the value ("uses Redis for caching" / "uses PostgreSQL" or "... PostgreSQL for
+  orders") fills another slot, unless a shared word after it pins the slot ("a real
+  PostgreSQL database" / "an in-memory SQLite database"); a word added anywhere makes a
+  different statement;
 - a changed holder of a role: the first words differ, are both names, and the rest says
   who owns, leads or "is the" something ("Alice owns the payments service" / "Bob ...");
-- a reversed preference ("prefers pytest over unittest" / "prefers unittest over pytest");
+  or a passive names who does it ("the rotation is run by Kenji" / "Aisha runs the
+  rotation");
+- a reversed preference ("prefers pytest over unittest" / "prefers unittest over
+  pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
+  ones"), by the same person;
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry;
-- a changed measure: the same quantity (a duration, a size, a count of the same thing, a
-  named version) with another value, where one statement's other words are all in the
-  other ("the cache TTL is 5 minutes" / "... one hour"; "5 minutes" equals "300 seconds").
-
+- a changed measure: the same quantity (a duration, a size, a percentage, a number of
+  attempts, a count of the same thing, a named version, or what "a line length of 88"
+  names) with another value, on one subject ("the cache TTL is 5 minutes" / "... one
+  hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
   billing service"; "from A to B" / "from B to A");
 - a changed value in any word order: each statement names a value the other does not,
-  and their other words speak of one subject (subject_match: one says nothing the other
-  does not, or most words are shared and no word of one modifies a shared one, as
-  "free" in "the free plan" against "the team plan").
+  of the same kind (a number does not replace a name) and in the same role ("pushed to
+  ECR" is not "scanned with Trivy"), and their other words speak of one subject.
+
+One subject (subject_match) is read from the words that say what a statement is about:
+not its values, prepositions, verbs that only tie a subject to a value ("runs on",
+"lives in"), bounds and settings ("capped at", "configured with"), words of time
+("now") or quantity ("all"); verbs of one kind as one ("written in" / "defined with"),
+kin words as one ("inactive" / "inactivity"), a compound by its parts ("per-file"). Two
+statements speak of one subject when one says nothing the other does not, or most
+words are shared, and no word of one modifies a shared one, as "free" in "the free
+plan" against "the team plan" (a word after "we" or "to" is a verb: "we process
+background jobs"). A statement that adds ("also", "too") replaces no value.
 
 A clause about the past ("used to", "previously") contradicts nothing. Only what a
 statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
@@ -45,14 +64,15 @@ saying "I" speak of two people. Every verdict has a confidence; talk marks (an
 exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above enters
 the queue a person works through. The rest is kept and shown on request.
 
-What the rules miss: contradictions worded differently ("the public API allows 1000
-requests per minute" against "the rate limit for the public API is 100 ...", "PRs need
-two approvals" against "one approval is enough"), opposites without a negation word
-("UTC" / "local time", "automatic" / "manual"), and a preference reversed in other words
-("I like detailed explanations" / "I don't want long explanations"). What they wrongly
-flag: two values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains
-the SDK"; "X uses Redis" / "X uses PostgreSQL", which the seed counts as a contradiction
-anyway). A model judge is the answer to both.
+What the rules miss: a subject named by other nouns ("the support inbox" / "support
+email", "failed webhooks" / "webhook delivery"), a value whose slot is named only on one
+side ("Production's database is PostgreSQL 13"), a bare version away from its product
+("the Go toolchain pinned in CI is 1.22"), a limit said as a direction ("from SDK 23
+upwards"), and a preference reversed in other words ("I like detailed explanations" /
+"I don't want long explanations"). What they wrongly flag: two values that can coexist
+in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "X uses Redis" / "X
+uses PostgreSQL", which the seed counts as a contradiction anyway). A model judge is
+the answer to both.
 """
 
 import difflib
@@ -64,6 +84,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from . import contradiction_words as lexicon
 from .dedup import (
     _FUNCTION_WORDS,
     PREPOSITIONS,
@@ -152,7 +173,8 @@ def pair_key(a_hash: str, b_hash: str) -> str:
 _I = re.IGNORECASE
 _CONTRACTIONS = [(re.compile(pattern, _I), replacement) for pattern, replacement in (
     (r"\bwon't\b", "will not"), (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"),
-    (r"n't\b", " not"), (r"['\u2019]s\b", ""),
+    (r"n't\b", " not"), (r"['\u2019]s\b", ""), (r"'re\b", " are"), (r"'m\b", " am"),
+    (r"'ve\b", " have"), (r"'ll\b", " will"), (r"'d\b", " would"),
 )]
 _APOSTROPHE = str.maketrans({"\u2019": "'"})
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
@@ -201,6 +223,7 @@ class Token:
     norm: str  # stemmed, casefolded, number words as digits
     at: int  # index among all the clause's words, function words included
     value: bool  # names a specific thing: a number, version, identifier or proper name
+    opposite: bool = False  # read as "not" and its norm: "disabled" is "not enabled"
 
 
 @dataclass(frozen=True)
@@ -211,6 +234,7 @@ class Clause:
     negative: bool
     past: bool
     negated: str = ""  # the first content word a negation applies to ("use" in "don't use")
+    exclusive: bool = False  # says "only": its value leaves no room for another
 
     @property
     def words(self) -> list[str]:
@@ -251,28 +275,37 @@ def _is_value(raw: str, at: int) -> bool:
     return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
 
 
+_PHRASES = [(re.compile(pattern, _I), replacement)
+            for pattern, replacement in lexicon.PHRASES]
+
+
 def read_clause(text: str) -> Clause:
     text = text.translate(_APOSTROPHE)
-    for pattern, replacement in _CONTRACTIONS:
+    for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
         text = pattern.sub(replacement, text)
     raws = _RAW_TOKEN.findall(text)
-    tokens, negations, negated = [], 0, ""
+    tokens, negations, negated, exclusive = [], 0, "", False
     for at, raw in enumerate(raws):
-        word = raw.casefold()
-        if word in _DISLIKE:
+        word = lexicon.SAME.get(raw.casefold(), raw.casefold())
+        opposite = word in _DISLIKE or word in lexicon.OPPOSITES
+        if opposite:
+            # "dislikes X" is "not likes X", "disabled" is "not enabled"
             negations += 1
-            word = _DISLIKE[word]
+            word = _DISLIKE.get(word) or lexicon.OPPOSITES[word]
         if word in NEGATORS:
             negations += 1
+            continue
+        if word in lexicon.EXCLUSIVE:
+            exclusive = True
             continue
         if word in _FUNCTION_WORDS or word in _POSITIVE_MARKERS:
             continue
         norm = NUMBER_WORDS.get(word) or _norm(word, raw)
-        if negations and not negated:
+        if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
             negated = norm
-        tokens.append(Token(raw, norm, at, _is_value(raw, at)))
+        tokens.append(Token(raw, norm, at, _is_value(raw, at), opposite))
     return Clause(text.strip(), tuple(raws), tuple(tokens), negative=negations % 2 == 1,
-                  past=bool(_PAST.search(text)), negated=negated)
+                  past=bool(_PAST.search(text)), negated=negated, exclusive=exclusive)
 
 
 # --- What a statement asserts -----------------------------------------------------------------
@@ -362,13 +395,180 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found["size"] = amount * _BYTES[unit]
         elif word in ("a", "an"):
             continue
+        elif unit in _PERCENT:
+            found["percent"] = amount
+        elif attempts := _attempts(words, i, unit, amount):
+            found["attempts"] = attempts
         elif raws and i > 0 and raws[i - 1][:1].isupper() and _NUMBER.match(word):
             found[f"version of {words[i - 1]}"] = word
         elif following and following not in _FUNCTION_WORDS:
             per = (f"/{_norm(words[i + 3])}" if i + 3 < len(words) and words[i + 2] == "per"
                    else "")
             found[unit + per] = amount
+        # "a line length of 88", "the minimum password length is 8": what the number is,
+        # unless a unit says it ("the TTL is 5 minutes" is a duration, 300 seconds too)
+        if (i >= 2 and words[i - 1] in _NAMING and words[i - 2] not in _FUNCTION_WORDS
+                and _number(words[i - 2]) is None and word not in ("a", "an")
+                and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
+            found.setdefault(_norm(words[i - 2]), amount)
     return found
+
+
+_PERCENT = frozenset({"%", "percent", "pct"})
+_RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
+_COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
+_NAMING = frozenset({"of", "is", "are", "="})
+
+
+def _attempts(words: Sequence[str], i: int, unit: str, amount: float) -> float | None:
+    """How many attempts a count of tries says: "gives up after 3 attempts" is 3,
+    "retried 5 times" and "5 retries" are 6 (the first try and five more)."""
+    if unit in ("attempt", "tri"):
+        return amount
+    retried = unit == "tim" and _RETRIES & {_norm(word) for word in words[max(0, i - 3):i]}
+    return amount + 1 if unit in _RETRIES or retried else None
+
+
+# --- Subjects: what a statement is about ------------------------------------------------
+
+_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "their", "his", "her",
+                          "its", "this", "that", "these", "those"})
+_NEW_PHRASE = _DETERMINERS | {"to"}
+_LINKING = frozenset(_norm(word) for word in lexicon.LINKING_VERBS)
+_BOUNDS = frozenset(_norm(word) for word in lexicon.BOUND_WORDS)
+_TIME = frozenset(_norm(word) for word in lexicon.TIME_WORDS)
+_DIMENSIONS = {_norm(word): _norm(noun) for word, noun in lexicon.DIMENSIONS.items()}
+_VERB_KINDS = {_norm(verb): kind for kind, verbs in lexicon.VERB_KINDS.items()
+               for verb in verbs.split()}
+_KINDS = frozenset(lexicon.VERB_KINDS)
+DERIVED_STEM = 5  # letters a stem needs before a longer word starting with it is its kin
+
+
+@dataclass
+class Subject:
+    """What a statement is about: for each of its tokens that says it, the word it adds
+    (its stem, a compound's last part, a dimension's noun, or a kin word's stem)."""
+
+    clause: Clause
+    words: dict[int, str]
+
+    def word(self, at: int) -> str:
+        return self.words.get(at, self.clause.tokens[at].norm)
+
+    @property
+    def key(self) -> set[str]:
+        return set(self.words.values())
+
+
+def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
+    """The words of `clause` that say what it is about: not those `leave_out(token)`
+    picks (its values, or its measures), nor prepositions, verbs that only tie a subject
+    to its value ("runs on", "lives in"), words of bounds and settings ("capped at",
+    "configured with"), of time ("now") or of addition ("also"). With `opposites`, an
+    opposite word stays apart from the word it opposes; a negation compares them."""
+    found = {}
+    for at, token in enumerate(clause.tokens):
+        raw = token.raw.casefold()
+        if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.ADDITIVE
+                or raw in lexicon.QUANTIFIERS or raw in lexicon.CONJUNCTIONS
+                or token.norm in _LINKING or token.norm in _BOUNDS or token.norm in _TIME):
+            continue
+        # "per-file" is "file": a compound's parts that are not function words
+        parts = [part for part in token.norm.split("-")
+                 if part and part not in _FUNCTION_WORDS and part not in PREPOSITIONS]
+        if parts:
+            word = "-".join(parts)
+            word = _DIMENSIONS.get(word) or _VERB_KINDS.get(word, word)
+            # "asynchronous jobs" are not "synchronous calls" said another way
+            found[at] = f"not {word}" if opposites and token.opposite else word
+    return Subject(clause, found)
+
+
+def _kin(a: Subject, b: Subject) -> None:
+    """Read two words as one when one's stem begins the other ("inactive" and
+    "inactivity", "deploy" and "deployment"): what is said only by one of them."""
+    only_a, only_b = a.key - b.key, b.key - a.key
+    for x, y in itertools.product(only_a, only_b):
+        short, long = sorted((x, y), key=len)
+        if len(short) >= DERIVED_STEM and long.startswith(short):
+            for side in (a, b):
+                side.words.update({at: short for at, word in side.words.items()
+                                   if word == long})
+
+
+def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
+    """Whether a word only this statement says (not a number) stands right before a word
+    both say, as "free" in "the free plan" or "API" in "the API server": then the two
+    are about different things. A determiner or "to" between them starts a new phrase
+    ("scale the API", "the assistant to write"), and a word after a pronoun or an
+    auxiliary is a verb ("we process background jobs"), so neither is a modifier."""
+    clause = subject_of.clause
+    tokens = clause.tokens
+    return any(subject_of.word(i) in unique and subject_of.word(i + 1) in shared
+               and _number(token.norm) is None
+               and not _NEW_PHRASE & set(clause.words[token.at + 1:after.at])
+               and clause.word_before(token) not in lexicon.BEFORE_A_VERB
+               for i, (token, after) in enumerate(itertools.pairwise(tokens)))
+
+
+def _in_phrase(subject_of: Subject, unique: set[str]) -> bool:
+    """Whether a word only this statement says sits after a preposition ("for caching"):
+    a value beside it fills that role, maybe not the other statement's."""
+    clause = subject_of.clause
+    slots = arrangement(clause.text).slots
+    return any(slots.get(token.norm) or slots.get(token.raw.casefold())
+               for at, token in enumerate(clause.tokens)
+               if subject_of.word(at) in unique and not token.value)
+
+
+def _settle(a: Subject, b: Subject) -> None:
+    """Make two subjects comparable: kin words read as one, and a kind of verb ("stored")
+    left out when the other statement has neither one nor any word of its own ("secrets
+    live in ..."); against "we monitor the API" the verb of "we deploy the API" stays."""
+    _kin(a, b)
+    for side, other in ((a, b), (b, a)):
+        if not other.key & _KINDS and not other.key - side.key - _KINDS:
+            side.words = {at: word for at, word in side.words.items() if word not in _KINDS}
+
+
+def subject_match(a: Subject, b: Subject,
+                  values: tuple[set[str], set[str]] = (set(), set())) -> float | None:
+    """How sure it is that two statements speak of one subject, from their subject
+    words: 0.8 when one says nothing the other does not (0.75 when that is a single
+    word), 0.75 when most of their words are shared; 0.65 (kept, not queued) when a word
+    only one says modifies a shared one ("the free plan" / "the team plan"), or the
+    values of both do ("the MySQL host" / "the Postgres host"), or either says words of
+    its own after a preposition; else None."""
+    _settle(a, b)
+    key_a, key_b = a.key, b.key
+    shared = key_a & key_b
+    unique_a, unique_b = key_a - key_b, key_b - key_a
+    if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b):
+        return None
+    both = shared | (values[0] & values[1])
+    if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
+            or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
+            or _in_phrase(a, unique_a) or _in_phrase(b, unique_b)):
+        return 0.65
+    if not unique_a or not unique_b:
+        return 0.8 if len(shared) >= KEY_WORDS else 0.75
+    if len(shared) < SAME_SUBJECT * len(key_a | key_b):
+        return None
+    return 0.75
+
+
+def _adds(clause: Clause) -> bool:
+    """Whether a statement adds to what is known ("CI also tests against 3.12")."""
+    return bool(lexicon.ADDITIVE & set(clause.words))
+
+
+def _role(clause: Clause, token: Token) -> str:
+    """The role a preposition gives a value: "goal" in "pushed to ECR", "means" in
+    "scanned with Trivy"; "" when no preposition leads to it."""
+    for word in reversed(clause.words[max(0, token.at - 3):token.at]):
+        if word in lexicon.PREPOSITION_ROLES:
+            return lexicon.PREPOSITION_ROLES[word]
+    return ""
 
 
 # --- Verdicts ------------------------------------------------------------------------------
@@ -390,15 +590,59 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
         return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                               f"{other.text!r}", 0.85)
-    if a.norms[0] != b.norms[0]:
-        return None
     if negated.negated not in also:  # "not deployed" says nothing against "manifests live"
         return None
+    if a.norms[0] != b.norms[0]:
+        return _reordered_negation(negated, other)
     if len(shared) < KEY_WORDS or len(shared) < NEGATION_OVERLAP * len(said):
+        return None
+    if _elsewhere(*(subject(clause, _nothing, opposites=False) for clause in (a, b))):
         return None
     exact = said == also
     return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                           f"{other.text!r}", 0.9 if exact else 0.8)
+
+
+def _reordered_negation(negated: Clause, other: Clause) -> JudgeVerdict | None:
+    """A negation in another word order ("we support Python 3.9 in the SDK" / "the SDK
+    doesn't support Python 3.9 anymore"): most subject words of each are in the other,
+    and no word of one marks another thing ("the staging database" / "the dev
+    database")."""
+    said, also = (subject(clause, _nothing, opposites=False) for clause in (negated, other))
+    _settle(said, also)
+    shared = said.key & also.key
+    if len(shared) < KEY_WORDS or any(len(shared) < NEGATION_OVERLAP * len(side.key)
+                                      for side in (said, also)):
+        return None
+    if _elsewhere(said, also):
+        return None
+    return _verdict(True, f"one statement negates the other: {negated.text!r} against "
+                          f"{other.text!r}", 0.8)
+
+
+def _elsewhere(a: Subject, b: Subject) -> bool:
+    """Whether a statement and a negation speak of two things: each puts a word of its
+    own after the same preposition ("enabled in development" / "disabled in
+    production"), or a word of one marks a shared one ("the repository" / "the
+    repository's wiki")."""
+    _settle(a, b)
+    shared = a.key & b.key
+    unique_a, unique_b = a.key - shared, b.key - shared
+    return bool(_roles_of(a, unique_a) & _roles_of(b, unique_b)) \
+        or _modifies(a, unique_a, shared) or _modifies(b, unique_b, shared)
+
+
+def _roles_of(subject_of: Subject, unique: set[str]) -> set[str]:
+    """The prepositions the words in `unique` come after ("in" for "in production")."""
+    clause = subject_of.clause
+    slots = arrangement(clause.text).slots
+    return {slots.get(token.norm) or slots.get(token.raw.casefold())
+            for at, token in enumerate(clause.tokens)
+            if subject_of.word(at) in unique} - {None, ""}
+
+
+def _nothing(token: Token) -> bool:
+    return False
 
 
 def _slot_words(segment: Sequence[Token]) -> list[Token]:
@@ -452,7 +696,7 @@ def _changes(a: Clause, b: Clause):
 
 
 def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
-    if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS:
+    if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS or _adds(a) or _adds(b):
         return None
     ops = _opcodes(a, b)
     changes = [op for op in ops if op[0] != "equal"]
@@ -461,7 +705,9 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     if ops[0][0] != "equal":
         return _changed_holder(a, b, ops)
-    if not all(_swap_is_a_value_change(a, b, op) for op in changes):
+    # "deploys are only triggered by tagging" leaves no room for "... by merging"
+    sole = (a.exclusive or b.exclusive) and len(changes) == 1
+    if not sole and not all(_swap_is_a_value_change(a, b, op) for op in changes):
         return None
     swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
                       for _, i1, i2, j1, j2 in changes)
@@ -483,6 +729,37 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
                           f"hold the same role", 0.8)
 
 
+# "The rotation is run by Kenji" / "Aisha runs the rotation": a named agent of a passive,
+# and a statement opened by a name, its verb and the rest.
+_NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
+_PASSIVE_AGENT = re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
+                            rf"by\s+(?P<agent>{_NAME})\W*$")
+_ACTIVE_AGENT = re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+(?P<thing>.+?)\W*$")
+
+
+def _agent_of(clause: Clause, passive: bool) -> tuple[str, str, list[str]] | None:
+    """(who, does what, to what) of a clause in the passive ("X is run by Kenji") or
+    opened by a name ("Aisha runs X")."""
+    found = (_PASSIVE_AGENT if passive else _ACTIVE_AGENT).match(clause.text)
+    if not found or found["agent"].split()[0].casefold() in _FUNCTION_WORDS:
+        return None
+    return (found["agent"].casefold(), _norm(found["verb"]), read_clause(found["thing"]).norms)
+
+
+def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """"The on-call rotation is run by Kenji" / "Aisha runs the on-call rotation": a
+    passive that names who does something gives that one the role."""
+    for first, second in ((a, b), (b, a)):
+        passive = _agent_of(first, passive=True)
+        if not passive:
+            continue
+        for other in (_agent_of(second, passive=True), _agent_of(second, passive=False)):
+            if other and other[0] != passive[0] and other[1:] == passive[1:]:
+                return _verdict(True, f"{passive[0]!r} and {other[0]!r} do the same: "
+                                      f"another holder of one role", 0.75)
+    return None
+
+
 def _preference_order(text: str) -> tuple[str, str] | None:
     """(X, Y) of "prefers X over Y"."""
     found = _PREFERENCE_ORDER.search(text)
@@ -500,7 +777,27 @@ def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
     first_b, second_b = (read_clause(part).norms for part in found_b)
     if first_a == second_b and second_a == first_b and first_a != second_a:
         return _verdict(True, "the preference is reversed", 0.85)
+    # "explicit imports over wildcard imports" / "wildcard imports to explicit ones":
+    # what tells the two choices apart, swapped, by the same person
+    if _before_preference(a) == _before_preference(b) and (
+            _swapped_choices(first_a, second_a, first_b, second_b)
+            or _swapped_choices(first_b, second_b, first_a, second_a)):
+        return _verdict(True, "the preference is reversed", 0.8)
     return None
+
+
+def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
+    """Whether the words that tell a's choice from the one it passed over are, in b, on
+    the passed-over side, and the other way round."""
+    chosen_a, passed_a = set(first_a) - set(second_a), set(second_a) - set(first_a)
+    return bool(chosen_a and passed_a and chosen_a <= set(second_b) - set(first_b)
+                and passed_a <= set(first_b) - set(second_b))
+
+
+def _before_preference(clause: Clause) -> list[str]:
+    """Who prefers: the words before "prefer" ("he", "the user")."""
+    at = next(token.at for token in clause.tokens if token.norm == "prefer")
+    return clause.words[:at]
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -525,20 +822,30 @@ def _amount(value: float | str) -> str:
     return f"{value:g}" if isinstance(value, float) else value
 
 
+def _attributes(*clauses: Clause) -> set[str]:
+    """The words that name what a number is ("length" in "a line length of 88")."""
+    return {_norm(clause.words[token.at - 2]) for clause in clauses for token in clause.tokens
+            if _number(token.norm) is not None and token.at >= 2
+            and clause.words[token.at - 1] in _NAMING}
+
+
 def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
+    if _adds(a) or _adds(b):
+        return None
     measured_a, measured_b = measures(a.words, a.raws), measures(b.words, b.raws)
     for key in measured_a.keys() & measured_b.keys():
         if measured_a[key] == measured_b[key]:
             continue
-        # The rest of each statement, without the measures: the same subject.
-        units = set(_SECONDS) | set(_BYTES) | set(key.removeprefix("version of ").split("/"))
-        key_a, key_b = ({t.norm for t in clause.tokens if _number(t.norm) is None
-                         and t.norm not in units and t.raw.casefold() not in PREPOSITIONS}
-                        for clause in (a, b))
         # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash.
-        if {_amount(measured_a[key]), _amount(measured_b[key])} <= set(a.words) & set(b.words):
+        if _amount(measured_a[key]) in b.words or _amount(measured_b[key]) in a.words:
             continue
-        sure = subject_match(a, b, key_a, key_b)
+        # The rest of each statement, without the measures: the same subject.
+        # the unit, or the product of a version; an attribute ("length" of a "line
+        # length of 88") stays: it is what the statements are about
+        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT
+                 | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
+
+        sure = subject_match(subject(a, _measuring(a, units)), subject(b, _measuring(b, units)))
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
@@ -566,67 +873,54 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"{a.text!r} against {b.text!r}", 0.8)
 
 
-_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "their", "his", "her",
-                          "its", "this", "that", "these", "those"})
+def _measuring(clause: Clause, values: set[str]):
+    """Which tokens of `clause` are a value rather than its subject: those in `values`,
+    numbers, and the word after a number ("40 characters", "Django 4.2 LTS")."""
+    after_number = {after.at for before, after in itertools.pairwise(clause.tokens)
+                    if _number(before.norm) is not None and after.at == before.at + 1}
+    return lambda token: (token.norm in values or token.at in after_number
+                          or _number(token.norm) is not None)
 
 
-def _modifies(clause: Clause, unique: set[str], shared: set[str]) -> bool:
-    """Whether a word only this statement says (not a number) stands right before a word
-    both say, as "free" in "the free plan" or "API" in "the API server": then the two
-    are about different things. A determiner between them starts a new phrase ("scale
-    the API"), so the word is no modifier."""
-    tokens = clause.tokens
-    return any(token.norm in unique and after.norm in shared
-               and _number(token.norm) is None and not any(c.isdigit() for c in token.raw)
-               and not _DETERMINERS & set(clause.words[token.at + 1:after.at])
-               for token, after in itertools.pairwise(tokens))
+def _amounts(clause: Clause) -> set[str]:
+    """The numbers of `clause` a unit or a thing counted follows ("5" in "5 minutes",
+    "3" in "3 attempts"): measures, compared by _changed_measure in the same units."""
+    return {before.norm for before, after in itertools.pairwise(clause.tokens)
+            if _number(before.norm) is not None and after.at == before.at + 1
+            and _number(after.norm) is None}
 
 
-def _in_phrase(clause: Clause, unique: set[str]) -> bool:
-    """Whether a word only this statement says sits after a preposition ("for caching"):
-    a value beside it fills that role, maybe not the other statement's."""
-    slots = arrangement(clause.text).slots
-    return any(slots.get(token.norm) or slots.get(token.raw.casefold())
-               for token in clause.tokens if token.norm in unique and not token.value)
-
-
-def subject_match(a: Clause, b: Clause, key_a: set[str], key_b: set[str],
-                  values: tuple[set[str], set[str]] = (set(), set())) -> float | None:
-    """How sure it is that two statements speak of one subject, from their words other
-    than the values: 0.8 when one says nothing the other does not, 0.75 when most of
-    their words are shared; 0.65 (kept, not queued) when a word only one says modifies
-    a shared one, or either says words of its own after a preposition; else None."""
-    shared = key_a & key_b
-    if len(shared) < KEY_WORDS:
-        return None
-    unique_a, unique_b = key_a - key_b, key_b - key_a
-    if (_modifies(a, unique_a | values[0], shared | (values[0] & values[1]))
-            or _modifies(b, unique_b | values[1], shared | (values[0] & values[1]))
-            or _in_phrase(a, unique_a) or _in_phrase(b, unique_b)):
-        return 0.65
-    if not unique_a or not unique_b:
-        return 0.8
-    if len(shared) < SAME_SUBJECT * len(key_a | key_b):
-        return None
-    return 0.75
+def _numeric(values: set[str]) -> bool:
+    return any(char.isdigit() for value in values for char in value)
 
 
 def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     """The same subject with another value, in any word order: "the docs are built with
     Sphinx 7" / "we build the docs with Sphinx 5.3"; "background jobs run on Sidekiq" /
-    "we process background jobs with Resque"."""
-    # A name is a value in both statements though one opens on it ("Prometheus scrapes").
-    named = {t.norm for t in (*a.tokens, *b.tokens) if t.value}
+    "we process background jobs with Resque". Not when either adds to what is known
+    ("also"), nor when the values fill different roles ("pushed to ECR" / "scanned with
+    Trivy")."""
+    if _adds(a) or _adds(b):
+        return None
+    # A name is a value in both statements though one opens on it ("Prometheus scrapes"),
+    # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").
+    plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()}
+    # an amount with a unit ("5 minutes", "10 MB") is a measure: _changed_measure's
+    named = {t.norm for t in (*a.tokens, *b.tokens) if t.value} - plain - _amounts(a) - _amounts(b)
     values_a = {t.norm for t in a.tokens if t.norm in named}
     values_b = {t.norm for t in b.tokens if t.norm in named}
     only_a, only_b = values_a - values_b, values_b - values_a
     if not only_a or not only_b or max(len(only_a), len(only_b)) > SHORT_SLOT:
         return None
-    key_a = {t.norm for t in a.tokens
-             if t.norm not in named and t.raw.casefold() not in PREPOSITIONS}
-    key_b = {t.norm for t in b.tokens
-             if t.norm not in named and t.raw.casefold() not in PREPOSITIONS}
-    confidence = subject_match(a, b, key_a, key_b, (only_a, only_b))
+    # A number does not take the place of a name ("Node 20" / "Vite"): another slot.
+    if _numeric(only_a) != _numeric(only_b):
+        return None
+    roles = [{_role(clause, t) for t in clause.tokens if t.norm in only} - {""}
+             for clause, only in ((a, only_a), (b, only_b))]
+    if roles[0] and roles[1] and not roles[0] & roles[1]:
+        return None
+    confidence = subject_match(subject(a, _measuring(a, named)), subject(b, _measuring(b, named)),
+                               (only_a, only_b))
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
         return None
     shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
@@ -642,7 +936,7 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
         rules = (_negation, _denied_value, _changed_measure)
     else:
         rules = (_reversed_preference, _reversed_direction, _changed_slot, _changed_measure,
-                 _changed_value)
+                 _changed_value, _changed_agent)
     for rule in rules:
         if found := rule(a, b):
             return found

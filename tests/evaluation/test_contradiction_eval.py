@@ -108,18 +108,21 @@ def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 132 pairs: precision 1.000, recall 0.758 when written."""
+    """Tuned on these 212 pairs (the first held-out batch among them): precision 0.990,
+    recall 0.896 when written."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 132 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.95 and report["recall"] >= 0.73
+    assert report["pairs"] == 212 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.96 and report["recall"] >= 0.87
 
 
 def test_the_rules_hold_their_floor_on_the_held_out_pairs():
-    """Measured on the fresh held-out batch (never tuned on): precision 0.926, recall
-    0.625 (25 of 40) when written; the floors sit just under, so a regression fails."""
+    """Measured once on the second held-out batch (written before the rules changed,
+    never tuned on), on the final rules: precision 0.944, recall 0.425 (17 of 40); first
+    measured at 1.000 and 0.300 on the rules as they stood. The floors sit just under,
+    so a regression fails."""
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
-    assert report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.89 and report["recall"] >= 0.60
+    assert report["pairs"] == 80 and report["per_split"].keys() == {"heldout"}
+    assert report["precision"] >= 0.90 and report["recall"] >= 0.40
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

@@ -1,0 +1,87 @@
+"""Small word lists the rules judge of contradictions reads statements with.
+
+General English about software, not the wording of any labelled pair: each list says
+what a kind of word does to a statement, and contradiction.py normalises them as it
+normalises the words it reads.
+"""
+
+# A word that says the opposite of another without a negation word: read as "not" and
+# the other ("disabled" is "not enabled"), so the negation rule compares them.
+OPPOSITES = {
+    "disabled": "enabled", "disable": "enable", "disables": "enables",
+    "forbidden": "allowed", "disallowed": "allowed", "prohibited": "allowed",
+    "forbid": "allow", "forbids": "allows", "disallow": "allow", "disallows": "allows",
+    "private": "public", "privately": "publicly",
+    "asynchronous": "synchronous", "asynchronously": "synchronously", "async": "sync",
+    "manual": "automatic", "manually": "automatically",
+    "optional": "required", "optionally": "required",
+    "immutable": "mutable", "hidden": "visible", "invisible": "visible",
+    "unencrypted": "encrypted", "offline": "online",
+    "exclude": "include", "excludes": "includes", "excluded": "included",
+    "rejected": "accepted", "reject": "accept", "rejects": "accepts",
+    "insecure": "secure", "unsupported": "supported", "unavailable": "available",
+}
+# Two words that say the same thing: read as the second.
+SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed"}
+# Phrases read as another wording before the words are taken apart: a time zone other
+# than UTC is "not UTC".
+PHRASES = ((r"\blocal time\b", "not UTC"),)
+
+# Verbs that only tie a subject to its value ("jobs run on Sidekiq", "tracking goes to
+# Sentry", "the backend is on Django"): they say which thing fills the slot, not which
+# slot, so two statements of one subject may use different ones, or none.
+LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "running", "go",
+                           "goes", "going", "went", "live", "lives", "living", "sit",
+                           "sits", "rely", "relies", "relied", "power", "powers", "powered",
+                           "handle", "handles", "handled", "base", "based", "do", "does",
+                           "done", "target", "targets", "targeted"})
+# Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
+# one slot, "built with Sphinx" and "hosted on Read the Docs" two.
+VERB_KINDS = {
+    "make": "build builds built write writes written wrote define defines defined make "
+            "makes made create creates created generate generates generated implement "
+            "implements implemented",
+    "keep": "keep keeps kept store stores stored hold holds held retain retains retained "
+            "persist persists persisted save saves saved",
+    "send": "send sends sent ship ships shipped forward forwards forwarded route routes "
+            "routed deliver delivers delivered",
+    "host": "host hosts hosted serve serves served deploy deploys deployed",
+}
+# Words that say a number bounds something ("capped at 25 MB", "at least 12",
+# "rate limited to 600", "pinned to 5") or is a setting: not what is measured.
+BOUND_WORDS = frozenset({"limit", "limits", "limited", "cap", "caps", "capped", "max",
+                         "maximum", "min", "minimum", "least", "most", "up", "set",
+                         "configured", "configure", "enforce", "enforces", "enforced",
+                         "pin", "pins", "pinned", "need", "needs", "needed", "require",
+                         "requires", "required", "enough", "exceed", "exceeds"})
+# Words of time that do not change which fact a statement is about.
+TIME_WORDS = frozenset({"now", "currently", "today", "nowadays", "anymore", "longer",
+                        "still", "presently"})
+# An adjective of size and the dimension it measures: "12 characters long" is a length.
+DIMENSIONS = {"long": "length", "wide": "width", "big": "size", "large": "size",
+              "old": "age", "high": "height", "tall": "height", "deep": "depth",
+              "heavy": "weight"}
+# Words that leave no room for another value ("deploys are only triggered by tags").
+EXCLUSIVE = frozenset({"only", "exclusively", "solely"})
+# Words that join a clause to another: no part of either's subject ("... when we deploy").
+CONJUNCTIONS = frozenset({"when", "whenever", "while", "if", "unless", "because", "once",
+                          "until", "since", "where", "so", "and", "or"})
+# Words of quantity that do not change what a statement is about ("all secrets").
+QUANTIFIERS = frozenset({"all", "every", "each", "any", "both"})
+# Words that add to what is known rather than restate it ("CI also tests against 3.12").
+ADDITIVE = frozenset({"also", "too", "additionally", "additional", "another", "extra"})
+
+# Prepositions by the role they give their object: a value after "to" (where a thing
+# goes) fills another slot than a value after "with" (what does the work).
+PREPOSITION_ROLES = {
+    "to": "goal", "into": "goal", "onto": "goal", "toward": "goal", "towards": "goal",
+    "from": "source",
+    "with": "means", "on": "means", "in": "means", "via": "means", "through": "means",
+    "using": "means", "by": "means", "at": "means", "as": "means", "over": "means",
+    "for": "purpose",
+}
+# Pronouns and auxiliaries after which a word is a verb, not a modifier of the next noun
+# ("we process background jobs": "process" is no kind of job).
+BEFORE_A_VERB = frozenset({"i", "we", "you", "they", "he", "she", "it", "will", "would",
+                           "can", "could", "should", "must", "may", "might", "do", "does",
+                           "did", "not", "never"})

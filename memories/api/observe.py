@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from memories.capture.observe import observe
 from memories.models import ChunkStatus, Observation, Scope
 
-from .views import ScopedView, scope_field
+from .views import ScopedView, project_creator_field, scope_field
 
 
 class MessageInput(serializers.Serializer):
@@ -71,6 +71,7 @@ class Observe(ScopedView):
             help_text="Where its memories go. Left out: to the project named `project` when "
                       "you own or edit it, else private. private: yours alone. project: "
                       "to that project (an error if there is none you may write).")
+        project_creator = project_creator_field()
         agent_id = scope_field()
         session_id = scope_field()
         messages = MessageInput(many=True, required=False, default=list)

@@ -43,6 +43,13 @@ def scope_field():
     return serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
 
+def project_creator_field():
+    return serializers.CharField(
+        max_length=150, required=False,
+        help_text="With scope project: the project's creator, when you are a member of two "
+                  "projects of that name")
+
+
 def valid_at_field():
     return serializers.DateTimeField(
         required=False, help_text="What was true then (valid_from <= t < valid_to, not yet "
@@ -161,10 +168,7 @@ class MemoryListCreate(OwnedMemoryView):
             help_text="private (you alone, the default), project (every member of the "
                       "project named by `project`; owners and editors write), system "
                       "(every user; staff only)")
-        project_creator = serializers.CharField(
-            max_length=150, required=False,
-            help_text="With scope project: the project's creator, when you are a member "
-                      "of two projects of that name")
+        project_creator = project_creator_field()
         agent_id = scope_field()
         session_id = scope_field()
         importance = serializers.FloatField(min_value=1, max_value=10, required=False)
@@ -244,7 +248,7 @@ class MemoryDetail(OwnedMemoryView):
                       "system (staff); kept in its history")
         project = serializers.CharField(max_length=200, required=False,
                                         help_text="With scope project: the project's name")
-        project_creator = serializers.CharField(max_length=150, required=False)
+        project_creator = project_creator_field()
         agent_id = scope_field()
 
         def validate(self, attrs):

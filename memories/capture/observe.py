@@ -69,7 +69,8 @@ def _skipped(event: dict) -> bool:
                                for p in paths)
 
 
-def shared_project(owner, project: str, scope: str | None) -> Project | None:
+def shared_project(owner, project: str, scope: str | None,
+                   creator: str | None = None) -> Project | None:
     """The project an observation's memories are shared with, or None to keep them private.
 
     Without a `scope`, the project of that name when the author owns or edits it (none,
@@ -83,7 +84,7 @@ def shared_project(owner, project: str, scope: str | None) -> Project | None:
     if not project:
         raise ValidationError({"project": ["Name the project to share the memories with."]})
     try:
-        return selectors.writable_project(owner, project)
+        return selectors.writable_project(owner, project, creator=creator)
     except selectors.NoSuchProject as exc:
         if scope is None:
             return None
@@ -96,7 +97,7 @@ def shared_project(owner, project: str, scope: str | None) -> Project | None:
 
 def observe(*, owner, messages: list[dict], tool_events: list[dict], project: str = "",
             agent_id: str = "", session_id: str = "", scope: str | None = None,
-            now: datetime | None = None) -> Observed:
+            project_creator: str | None = None, now: datetime | None = None) -> Observed:
     """Scrub and store an observation, and queue its extraction.
 
     `messages` are {role, text, timestamp}; `tool_events` are {tool_name, input, response,
@@ -104,7 +105,7 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
     sections and oversized text never reach the database or a model. `scope` chooses
     where its memories go (`shared_project`).
     """
-    shared_with = shared_project(owner, project, scope)
+    shared_with = shared_project(owner, project, scope, project_creator)
     scrub_text = _Scrubber()
     kept_messages = [{"role": m["role"], "text": scrub_text(m["text"]),
                       "timestamp": _as_stamp(m.get("timestamp"))} for m in messages]

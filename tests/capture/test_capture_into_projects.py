@@ -124,3 +124,14 @@ def test_a_fact_the_project_holds_is_not_repeated_by_another_editors_observation
     assert repeated.memories_created == 0
     assert list(Memory.objects.values_list("owner__username", "scope")) == [
         ("alice", Scope.PROJECT)]
+
+
+def test_the_creator_tells_two_projects_of_one_name_apart(team, bob, observe):
+    bobs_own = create_project(creator=bob, name=SHOP)
+    assert observe(bob, DECISION).shared_with == bobs_own  # his own, named alone
+    into_alices = observe(bob, DECISION, session_id="s-2", scope=Scope.PROJECT,
+                          project_creator="alice")
+    assert into_alices.shared_with == team
+    with pytest.raises(ValidationError, match="no project named"):
+        observe(bob, DECISION, session_id="s-3", scope=Scope.PROJECT,
+                project_creator="charlie")

@@ -58,15 +58,15 @@ def _done(request, notice: str):
 def project_list(request):
     """The projects one is a member of, with their members; a new project by name."""
     form = ProjectForm(request.POST or None)
-    notice = ""
     if request.method == "POST" and form.is_valid():
         try:
             project = create_project(creator=request.user, name=form.cleaned_data["name"])
         except ValidationError as exc:
             _add_errors(form, exc)
         else:
-            form, notice = ProjectForm(), f"Project “{project.name}” created: you are its owner."
-    return _projects_page(request, form=form, notice=notice)
+            # Redirected like every other action: reloading the page must not post again.
+            return _done(request, f"Project “{project.name}” created: you are its owner.")
+    return _projects_page(request, form=form)
 
 
 @login_required

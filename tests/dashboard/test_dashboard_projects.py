@@ -56,11 +56,23 @@ def test_a_stranger_sees_none_of_its_projects(client, team, charlie):
 
 def test_creating_a_project_makes_one_its_owner(client, alice):
     client.force_login(alice)
-    page = client.post(PROJECTS, {"name": "github.com/acme/api"}).content.decode()
+    response = client.post(PROJECTS, {"name": "github.com/acme/api"})
     project = Project.objects.get(name="github.com/acme/api", creator=alice)
     assert roles(project) == {"alice": Role.OWNER}
+    # Redirected, so that reloading the page does not post the form again.
+    assert response.status_code == 302 and response["Location"] == PROJECTS
+    page = client.get(PROJECTS).content.decode()
     assert "Project “github.com/acme/api” created" in page
     assert f'id="project-{project.pk}"' in page
+
+
+def test_htmx_creating_a_project_gets_the_partial_with_the_notice(client, alice):
+    client.force_login(alice)
+    response = client.post(PROJECTS, {"name": "github.com/acme/api"}, HTTP_HX_REQUEST="true")
+    page = response.content.decode()
+    assert response.status_code == 200 and page.lstrip().startswith('<div id="projects">')
+    assert "Project “github.com/acme/api” created" in page
+    assert 'name="name"' in page and 'value="github.com/acme/api"' not in page  # emptied
 
 
 def test_an_empty_name_is_refused_next_to_the_field(client, alice):

@@ -66,13 +66,29 @@ def screenshot():
     return take
 
 
+def sign_in_on(page, username: str, password: str, then: str = "/") -> None:
+    """Sign in through the form on `page`, which the sign-in page sends on to `then`."""
+    page.goto(then)
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"**{then}")
+
+
 @pytest.fixture
 def sign_in(page):
     def as_(username: str, password: str, then: str = "/") -> None:
-        page.goto(then)
-        page.get_by_label("Username").fill(username)
-        page.get_by_label("Password").fill(password)
-        page.get_by_role("button", name="Sign in").click()
-        page.wait_for_url(f"**{then}")
+        sign_in_on(page, username, password, then)
 
     return as_
+
+
+@pytest.fixture
+def page_without_javascript(browser, live_server, transactional_db):
+    """A page whose browser runs no script: the screens' href and POST fallbacks."""
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False,
+                                  viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()

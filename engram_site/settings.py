@@ -311,6 +311,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "MemoryTypeEnum": "memories.models.MemoryType",
+        "ScopeEnum": "memories.models.Scope",
+        "ObservationScopeEnum": [("private", "Private"), ("project", "Project")],
         "KindEnum": "memories.models.Kind",
         "StatusEnum": "memories.models.Status",
         "ObservationStatusEnum": "memories.models.ObservationStatus",

@@ -528,6 +528,17 @@ def require_writable(memory: Memory, user) -> None:
                      f"{project.name!r}: only its owners and editors change its memories.")
 
 
+def require_erasable(memory: Memory, user) -> None:
+    """Erasing removes every copy of a text, the author's own observations and notes
+    included: only its author does it (while they may change it); another member of a
+    project deletes instead, which can be undone."""
+    require_writable(memory, user)
+    if user is not None and memory.owner_id != user.pk:
+        raise NotAllowed("Only its author erases a memory for good (with every copy of "
+                         "its text, their own notes included); delete it instead: a "
+                         "deletion can be undone.")
+
+
 class NoSuchProject(Exception):
     """No project of that name is among the caller's (the API answers 404)."""
 

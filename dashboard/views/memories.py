@@ -17,7 +17,7 @@ from django_htmx.http import trigger_client_event
 
 from memories.llm_usage import llm_status
 from memories.models import LinkRelation, Status
-from memories.selectors import listed
+from memories.selectors import listed, require_erasable
 from memories.services.editing import (
     FeedbackTooSoon,
     bulk_change,
@@ -96,6 +96,7 @@ def _detail_context(request, memory, **extra) -> dict:
     context = {
         "memory": memory,
         "read_only": read_only_reason(memory, request.user),
+        "erasable": memory.owner_id == request.user.pk,
         "strength": strength(memory),
         "neighbours": linked,
         # What this memory superseded: the losers of the contradictions it won.
@@ -189,6 +190,7 @@ def memory_delete(request, memory_id):
 def memory_erase(request, memory_id):
     """Erase for good: a confirmation step, then the receipt (ids, never content)."""
     memory = writable_memory_for(request.user, memory_id)
+    require_erasable(memory, request.user)
     context = {"memory": memory, "purge_days": django_settings.ENGRAM_PURGE_AFTER_DAYS}
     if request.method == "POST":
         if request.POST.get("confirm") != "yes":

@@ -215,7 +215,7 @@ def _scrub_observation(observation: Observation, positions: set[int], erased_id,
 def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dict:
     """Erase `memory` and every copy of its text (see the module's docstring); returns
     the receipt: what was removed, scrubbed and flagged, counts and ids, no content."""
-    selectors.require_writable(memory, by)
+    selectors.require_erasable(memory, by)
     now = now or timezone.now()
     with transaction.atomic():
         memory = Memory.objects.select_for_update().get(pk=memory.pk)

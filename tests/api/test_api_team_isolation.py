@@ -42,8 +42,8 @@ WRITES = [
     ("patch", "/api/v1/memories/{id}", {"pinned": True}),
     ("post", "/api/v1/memories/{id}/feedback", {"signal": "helpful"}),
     ("delete", "/api/v1/memories/{id}", None),
-    ("post", "/api/v1/memories/{id}/erase", None),
 ]
+ERASE = ("post", "/api/v1/memories/{id}/erase", None)
 EXPECTED_WRITE = {"alice": 200, "bob": 200, "dana": 403, "charlie": 404}
 
 
@@ -78,6 +78,16 @@ def test_owners_and_editors_write_a_project_memory_a_reader_gets_a_403(
         assert "reader of project" in response.json()["error"]["message"]
 
 
+@pytest.mark.parametrize(("who", "expected"), [
+    ("alice", 200), ("bob", 403), ("dana", 403), ("charlie", 404)])
+def test_only_the_author_erases_a_project_memory(shared, api_client_for, who, expected):
+    response = api_client_for(_user(who)).post(f"/api/v1/memories/{shared.pk}/erase")
+    assert response.status_code == expected
+    assert Memory.objects.filter(pk=shared.pk).exists() == (expected != 200)
+    if who == "bob":  # an editor deletes instead, which can be undone
+        assert "Only its author erases" in response.json()["error"]["message"]
+
+
 def test_a_readers_agent_may_still_report_what_it_cited(shared, dana, api_client_for):
     response = api_client_for(dana).post(f"/api/v1/memories/{shared.pk}/feedback",
                                          {"signal": "cited"}, format="json")
@@ -85,7 +95,7 @@ def test_a_readers_agent_may_still_report_what_it_cited(shared, dana, api_client
     assert UsageEvent.objects.filter(memory=shared, kind="cited").count() == 1
 
 
-@pytest.mark.parametrize(("method", "path", "body"), READS + WRITES)
+@pytest.mark.parametrize(("method", "path", "body"), [*READS, *WRITES, ERASE])
 @pytest.mark.parametrize("who", ["alice", "dana", "charlie"])
 def test_a_private_memory_stays_its_authors_even_inside_a_project(
         bobs_private, api_client_for, who, method, path, body):

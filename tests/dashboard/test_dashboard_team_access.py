@@ -125,10 +125,16 @@ def test_a_reader_opens_a_project_memory_read_only(client, store, dana):
         assert control not in page
 
 
-def test_an_editor_opens_it_with_its_controls(client, store, bob):
+def test_an_editor_opens_it_with_its_controls_but_erasing_is_its_authors(
+        client, store, bob, alice):
     page = sign_in(client, bob).get(detail(store["decision"])).content.decode()
-    assert 'id="edit-link"' in page and 'id="erase-link"' in page
+    assert 'id="edit-link"' in page and 'id="erase-link"' not in page
     assert 'id="read-only"' not in page
+    assert write(client, store["decision"], "memory_erase", "post",
+                 {"confirm": "yes"}).status_code == 403
+    assert Memory.objects.filter(pk=store["decision"].pk).exists()
+    page = sign_in(client, alice).get(detail(store["decision"])).content.decode()
+    assert 'id="erase-link"' in page
 
 
 def test_a_private_memory_is_its_authors_alone(client, store, alice, bob, charlie):

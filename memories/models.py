@@ -213,6 +213,11 @@ class MemoryQuerySet(OwnedQuerySet):
     def readable_by(self, user):
         return self.filter(readable_by(user))
 
+    def private_to(self, user):
+        """The user's private memories: what an import matches, since it writes only
+        those (a shared memory is not the importer's to restore or supersede)."""
+        return self.filter(owner=user, scope=Scope.PRIVATE)
+
     def writable_by(self, user):
         return self.filter(writable_by(user))
 

@@ -22,6 +22,7 @@ from ..models import (
     MemoryEntity,
     MemoryVersion,
     Relationship,
+    Scope,
     VersionChange,
 )
 from ..providers.embeddings import get_provider
@@ -214,11 +215,12 @@ def _already_imported(owner, project: str, contents: list[str]) -> set[str]:
     """Hashes of observations stored before: as a memory of that text, or as a
     near-duplicate that strengthened one (kept in that memory's history)."""
     hashes = {content_hash(c): c for c in contents}
-    found = set(Memory.objects.for_owner(owner).visible()
+    found = set(Memory.objects.private_to(owner).visible()
                 .filter(project=project, content_hash__in=hashes)
                 .values_list("content_hash", flat=True))
     reinforced = (MemoryVersion.objects
-                  .filter(memory__owner=owner, memory__project=project,
+                  .filter(memory__owner=owner, memory__scope=Scope.PRIVATE,
+                          memory__project=project,
                           change=VersionChange.REINFORCED,
                           after__content__in=list(hashes.values()))
                   .values_list("after__content", flat=True))
@@ -270,7 +272,7 @@ def _import_observations(owner, batch: list[tuple[Entity, str]], report: ImportR
             for _, content in new])
         report.created += sum(r.created for r in results)
         report.strengthened += sum(not r.created for r in results)
-        memory_of = dict(Memory.objects.for_owner(owner).visible()
+        memory_of = dict(Memory.objects.private_to(owner).visible()
                          .filter(project=project,
                                  content_hash__in={content_hash(c) for _, c in batch})
                          .values_list("content_hash", "pk"))

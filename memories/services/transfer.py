@@ -442,7 +442,7 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, report: ImportR
         return
     hashes = [content_hash(line.item.content) for line in lines]
     stored = {(h, project, created_at): pk for h, project, created_at, pk in
-              Memory.objects.for_owner(owner).filter(content_hash__in=set(hashes))
+              Memory.objects.private_to(owner).filter(content_hash__in=set(hashes))
               .values_list("content_hash", "project", "created_at", "pk")}
     created = []
     for line, digest in zip(lines, hashes, strict=True):

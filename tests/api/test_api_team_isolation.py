@@ -268,3 +268,27 @@ def test_the_service_refuses_a_readers_project_write(team, dana):
         update_memory(remember(owner=dana, content="dana's own").memory, by=dana,
                       scope=Scope.PROJECT, shared_with=team)
     assert not Memory.objects.filter(scope=Scope.PROJECT).exists()
+
+
+def test_an_import_never_restores_over_a_shared_memory(team, alice, bob):
+    """bob, demoted to reader, imports a line naming his old project memory's text,
+    project and creation time, superseded by a second line: the project memory is not
+    his to restore or supersede (imports write private memories only)."""
+    import json
+
+    from memories.services.projects import add_member
+    from memories.services.transfer import import_jsonl
+
+    mine = remember(owner=bob, content=SHARED_TEXT, project=SHOP, scope=Scope.PROJECT,
+                    shared_with=team).memory
+    add_member(team, by=alice, username="bob", role="reader")
+    lines = [{"record": "memory", "id": "01a20000-0000-7000-8000-000000000001",
+              "content": SHARED_TEXT, "project": SHOP,
+              "created_at": mine.created_at.isoformat(),
+              "superseded_by": "01a20000-0000-7000-8000-000000000002"},
+             {"record": "memory", "id": "01a20000-0000-7000-8000-000000000002",
+              "content": "The checkout has no retries at all", "project": SHOP}]
+    import_jsonl(bob, "\n".join(json.dumps(line) for line in lines).encode())
+    mine.refresh_from_db()
+    assert mine.superseded_by_id is None and mine.scope == Scope.PROJECT
+    assert Memory.objects.filter(owner=bob, scope=Scope.PRIVATE, content=SHARED_TEXT).exists()

@@ -46,7 +46,7 @@ from memories.models import (
     readable_by,
 )
 from memories.providers.embeddings import get_provider
-from memories.selectors import NotAllowed, RecallFilters, projects_of
+from memories.selectors import NotAllowed, RecallFilters, projects_of, versions_seen_by
 from memories.services.embeddings import count_to_reembed
 from memories.services.recall import recall
 
@@ -284,9 +284,10 @@ def _changes(version) -> list[Change]:
     return changes
 
 
-def history(memory: Memory) -> tuple[list[HistoryEntry], bool]:
-    """The newest versions with what each changed; True when older ones are not shown."""
-    versions = list(memory.versions.select_related("changed_by")
+def history(memory: Memory, user) -> tuple[list[HistoryEntry], bool]:
+    """The newest versions `user` may read (selectors.versions_seen_by) with what each
+    changed; True when older ones are not shown."""
+    versions = list(versions_seen_by(memory, user)
                     .order_by("-changed_at", "-id")[:HISTORY_SHOWN + 1])
     return ([HistoryEntry(v, _changes(v)) for v in versions[:HISTORY_SHOWN]],
             len(versions) > HISTORY_SHOWN)

@@ -528,6 +528,21 @@ def require_writable(memory: Memory, user) -> None:
                      f"{project.name!r}: only its owners and editors change its memories.")
 
 
+def versions_seen_by(memory: Memory, user):
+    """A memory's versions that `user` may read: all of them for its author; for anyone
+    else only those since it was last moved into its scope (a move is a version of its
+    own: what it said while private stays its author's)."""
+    versions = memory.versions.select_related("changed_by")
+    if user.pk == memory.owner_id:
+        return versions
+    move = (memory.versions.filter(after__has_key="scope").order_by("-changed_at", "-id")
+            .values_list("changed_at", "id").first())
+    if move is None:
+        return versions
+    at, move_id = move
+    return versions.filter(Q(changed_at__gt=at) | Q(changed_at=at, id__gte=move_id))
+
+
 def require_erasable(memory: Memory, user) -> None:
     """Erasing removes every copy of a text, the author's own observations and notes
     included: only its author does it (while they may change it); another member of a

@@ -108,7 +108,7 @@ def _detail_context(request, memory, **extra) -> dict:
         "form": None,
         "notice": "",
     }
-    context["history"], context["older_history"] = history(memory)
+    context["history"], context["older_history"] = history(memory, request.user)
     return {**context, **extra}
 
 

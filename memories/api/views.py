@@ -334,7 +334,7 @@ class MemoryHistory(OwnedMemoryView):
                    summary="Every change to a memory, oldest first")
     def get(self, request, memory_id):
         memory = self.get_memory(memory_id)
-        versions = memory.versions.select_related("changed_by").order_by("changed_at", "id")
+        versions = selectors.versions_seen_by(memory, request.user).order_by("changed_at", "id")
         return Response(self.VersionOutput(versions, many=True).data)
 
 

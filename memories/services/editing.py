@@ -86,7 +86,11 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
     for name, value in changes.items():
         if name in checks and (message := checks[name](value)):
             errors[name] = [message]
-    if "scope" in changes or "shared_with" in changes:
+    if ("scope" in changes or "shared_with" in changes) and \
+            set(changes) - {"scope", "shared_with"}:
+        errors["scope"] = ["Move a memory on its own, then change it: the move is a version "
+                           "of its own, and what it said before stays its author's."]
+    elif "scope" in changes or "shared_with" in changes:
         changes.setdefault("scope", memory.scope)
         changes.setdefault("shared_with", memory.shared_with if changes["scope"] == Scope.PROJECT
                            else None)

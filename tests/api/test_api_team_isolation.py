@@ -292,3 +292,20 @@ def test_an_import_never_restores_over_a_shared_memory(team, alice, bob):
     mine.refresh_from_db()
     assert mine.superseded_by_id is None and mine.scope == Scope.PROJECT
     assert Memory.objects.filter(owner=bob, scope=Scope.PRIVATE, content=SHARED_TEXT).exists()
+
+
+def test_what_a_memory_said_while_private_stays_its_authors_after_sharing(
+        team, bob, alice, api_client_for):
+    memory = remember(owner=bob, content="The shop's admin password is in bob's vault",
+                      project=SHOP).memory
+    update_memory(memory, by=bob, content="The shop's admin password is in the team vault")
+    both = api_client_for(bob).patch(f"/api/v1/memories/{memory.pk}", {
+        "scope": "project", "project": SHOP, "pinned": True}, format="json")
+    assert both.status_code == 400 and "Move a memory on its own" in both.content.decode()
+    assert api_client_for(bob).patch(f"/api/v1/memories/{memory.pk}", {
+        "scope": "project", "project": SHOP}, format="json").status_code == 200
+    seen = api_client_for(alice).get(f"/api/v1/memories/{memory.pk}/history").json()
+    assert [v["after"] for v in seen] == [{"scope": "project", "shared_with": str(team.pk)}]
+    assert "bob's vault" not in str(seen)
+    own = api_client_for(bob).get(f"/api/v1/memories/{memory.pk}/history").json()
+    assert [v["change"] for v in own] == ["created", "updated", "updated"]

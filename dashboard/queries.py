@@ -69,6 +69,14 @@ def readable_memories(user, *, scope: str | None = None):
     return memories.filter(scope=scope) if scope else memories
 
 
+def still_readable(user, memory: Memory | None) -> Memory | None:
+    """`memory` while `user` reads it, else None: one shown beside another (a merge's
+    result) may have moved out of their sight since."""
+    if memory is None or not Memory.objects.readable_by(user).filter(pk=memory.pk).exists():
+        return None
+    return memory
+
+
 def memory_for(user, memory_id) -> Memory:
     """A memory `user` reads, or 404: a memory they may not read does not exist."""
     return get_object_or_404(readable_memories(user), pk=memory_id)

@@ -24,6 +24,7 @@ from memories.selectors import (
 )
 
 from ..forms import ResolveForm
+from ..queries import still_readable
 
 
 @login_required
@@ -65,6 +66,7 @@ def contradiction_detail(request, contradiction_id):
             resolved_now = True
     context = {"contradiction": contradiction, "form": form, "resolved_now": resolved_now,
                "may_resolve": may_resolve(contradiction, request.user),
+               "merged": still_readable(request.user, contradiction.merged_into),
                "next_open": next_open_contradiction(request.user, after=contradiction)}
     template = ("dashboard/contradiction.html#contradiction" if request.htmx
                 else "dashboard/contradiction.html")

@@ -421,3 +421,17 @@ def test_a_projects_insight_is_read_by_its_members_and_reviewed_by_its_editors(
     project_insight.refresh_from_db()
     assert project_insight.status == InsightStatus.APPROVED
     assert project_insight.reviewed_by == bob
+
+
+def test_a_merged_memory_moved_out_of_sight_is_not_shown_beside_its_contradiction(
+        client, disputed, alice, bob):
+    from memories.maintenance.contradictions import resolve_contradiction
+    from memories.services.editing import update_memory
+
+    resolve_contradiction(disputed, resolution="merged", by=bob,
+                          merged_content="Checkout takes payments through Stripe and Adyen")
+    disputed.refresh_from_db()
+    sign_in(client, alice)
+    assert "through Stripe and Adyen" in client.get(contradiction(disputed)).content.decode()
+    update_memory(disputed.merged_into, by=bob, scope="private")
+    assert "through Stripe and Adyen" not in client.get(contradiction(disputed)).content.decode()

@@ -568,6 +568,8 @@ def projects_of(user):
 def project_named(user, name: str, *, creator: str | None = None) -> Project:
     """The project called `name` that `user` is a member of: the one they created if
     there are several, or the one whose creator is `creator`. Raises NoSuchProject."""
+    if "\x00" in name or "\x00" in (creator or ""):  # no name PostgreSQL could hold
+        raise NoSuchProject("A project name holds no NUL character.")
     found = [p for p in projects_of(user).filter(name=name)
              if creator in (None, "", p.creator.username)]
     if len(found) > 1:

@@ -45,6 +45,11 @@ def create_project(*, creator, name: str, now: datetime | None = None) -> Projec
     return project
 
 
+def _storable(username) -> bool:
+    """A username that can be looked up: text PostgreSQL could hold (no NUL)."""
+    return isinstance(username, str) and unstorable_text_error(username) is None
+
+
 def _require_owner(project: Project, by) -> None:
     if not project.memberships.current().filter(user=by, role=Role.OWNER).exists():
         raise NotAllowed(f"Only an owner of project {project.name!r} manages its members.")
@@ -67,7 +72,7 @@ def add_member(project: Project, *, by, username: str, role: str,
         raise ValidationError({"role": [f"Unknown role {role!r}: use one of "
                                         f"{', '.join(Role.values)}."]})
     user = get_user_model().objects.filter(username=username, is_active=True).first() \
-        if isinstance(username, str) else None
+        if _storable(username) else None
     if user is None:
         raise ValidationError({"username": [f"No active user is named {username!r}."]})
     now = now or timezone.now()
@@ -94,7 +99,7 @@ def remove_member(project: Project, *, by, username: str,
     The member loses sight of the project's memories at once; the memories they wrote
     stay the project's, and their private memories stay theirs."""
     membership = project.memberships.current().select_related("user").filter(
-        user__username=username).first() if isinstance(username, str) else None
+        user__username=username).first() if _storable(username) else None
     if membership is None:
         raise ValidationError({"username": [
             f"{username!r} is not a member of project {project.name!r}."]})

@@ -126,3 +126,17 @@ def test_a_key_restricted_to_one_project_reaches_only_that_project(team, alice):
     assert client.get("/api/v1/projects").json() == []
     assert client.post(MEMBERS, {"username": "charlie", "role": "reader"},
                        format="json").status_code == 403
+
+
+@pytest.mark.parametrize(("method", "path", "expected"), [
+    ("post", "/api/v1/projects/%00/members", 404),
+    ("delete", "/api/v1/projects/%00/members/bob", 404),
+    ("delete", f"{MEMBERS}/%00", 400),
+    ("post", f"{MEMBERS}?creator=%00", 404),
+])
+def test_a_nul_in_a_name_is_a_4xx_not_a_500(team, alice, api_client_for, method, path,
+                                            expected):
+    response = getattr(api_client_for(alice), method)(
+        path, {"username": "charlie", "role": "reader"}, format="json")
+    assert response.status_code == expected
+    assert Membership.objects.current().filter(project=team).count() == 3

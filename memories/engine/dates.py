@@ -27,6 +27,9 @@ _ABSOLUTE = [
     re.compile(rf"\b(?:in|during|since|until|by|of|early|late|mid)[-\s]+{_MONTH}\b"),
     re.compile(rf"\b(?:in|during|since|until|by|of)\s+{_YEAR}\b"),
 ]
+# The first this many patterns name a month: a text that names none cannot match them.
+_NAMING_A_MONTH = len(_ABSOLUTE) - 1
+_ANY_MONTH = re.compile(_MONTH)
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "couple of": 2, "few": 3}
@@ -132,13 +135,21 @@ def _relative(match: re.Match, reference: date) -> Period | None:
 
 def periods_named(text: str, reference: date | None = None) -> list[Period]:
     """The periods `text` names; relative ones only when there is a reference date."""
+    # Recall asks this of every candidate: patterns that cannot match are not run.
     found, rest = [], text
-    for pattern in _ABSOLUTE:
-        for match in pattern.finditer(rest):
+    month_named = _ANY_MONTH.search(rest) is not None
+    for i, pattern in enumerate(_ABSOLUTE):
+        if i < _NAMING_A_MONTH and not month_named:
+            continue
+        matches = list(pattern.finditer(rest))
+        for match in matches:
             period = _absolute(match, reference)
             if period is not None:
                 found.append(period)
-        rest = pattern.sub(" ", rest)
+        if matches:  # what pattern.sub(" ", rest) gives, without a second pass
+            ends = [0, *(end for m in matches for end in m.span()), len(rest)]
+            rest = " ".join(rest[ends[j]:ends[j + 1]] for j in range(0, len(ends), 2))
+            month_named = _ANY_MONTH.search(rest) is not None
     if reference is not None:
         found += [p for p in (_relative(m, reference) for m in _RELATIVE.finditer(rest)) if p]
     return found

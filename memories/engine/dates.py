@@ -27,6 +27,12 @@ _ABSOLUTE = [
     re.compile(rf"\b(?:in|during|since|until|by|of|early|late|mid)[-\s]+{_MONTH}\b"),
     re.compile(rf"\b(?:in|during|since|until|by|of)\s+{_YEAR}\b"),
 ]
+# The first this many patterns name a month: a text that names none cannot match them;
+# the last names a year, 19xx or 20xx.
+_NAMING_A_MONTH = len(_ABSOLUTE) - 1
+_ANY_MONTH = re.compile(_MONTH)
+_RELATIVE_WORDS = ("yesterday", "today", "tonight", "tomorrow", "this", "last", "next",
+                   "past", "ago")  # one is in every match of _RELATIVE
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "couple of": 2, "few": 3}
@@ -96,13 +102,22 @@ def _absolute(match: re.Match, reference: date | None) -> Period | None:
     return _month(year, month) if year else Period(month=month)
 
 
+# The letters a case-blind match takes for ASCII ones ("laſt week" is matched as "last
+# week"), and those: lower() alone leaves "ſ" and "ı", and makes "İ" two letters.
+_ASCII_FOLD = str.maketrans("İıſK", "iisk")
+
+
+def _folded(said: str) -> str:
+    return said.translate(_ASCII_FOLD).lower()
+
+
 def _relative(match: re.Match, reference: date) -> Period | None:
-    simple = (match["simple"] or "").lower()
+    simple = _folded(match["simple"] or "")
     if simple:
         offset = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(simple, 0)
         return day(reference + timedelta(days=offset))
     if match["which"]:
-        which, unit = match["which"].lower(), match["unit"].lower()
+        which, unit = _folded(match["which"]), _folded(match["unit"])
         step = {"last": -1, "past": -1, "this": 0, "next": 1}[which]
         if unit in _WEEKDAYS:
             target = _WEEKDAYS.index(unit)
@@ -121,27 +136,46 @@ def _relative(match: re.Match, reference: date) -> Period | None:
             return _month(index // 12, index % 12 + 1)
         year = reference.year + step
         return Period(date(year, 1, 1), date(year + 1, 1, 1))
-    count = match["count"].lower()
+    count = _folded(match["count"])
     number = int(count) if count.isdigit() else _NUMBERS[count]
-    when = reference - timedelta(days=number * _UNITS[match["ago_unit"].lower()])
-    if match["ago_unit"].lower() == "day":
+    unit = _folded(match["ago_unit"])
+    when = reference - timedelta(days=number * _UNITS[unit])
+    if unit == "day":
         return day(when)
-    return _week_of(when) if match["ago_unit"].lower() == "week" else _month(when.year,
+    return _week_of(when) if unit == "week" else _month(when.year,
                                                                              when.month)
 
 
 def periods_named(text: str, reference: date | None = None) -> list[Period]:
     """The periods `text` names; relative ones only when there is a reference date."""
+    # Recall asks this of every candidate: patterns that cannot match are not run.
     found, rest = [], text
-    for pattern in _ABSOLUTE:
-        for match in pattern.finditer(rest):
+    month_named = _ANY_MONTH.search(rest) is not None
+    for i, pattern in enumerate(_ABSOLUTE):
+        if not month_named if i < _NAMING_A_MONTH else "19" not in rest and "20" not in rest:
+            continue
+        matches = list(pattern.finditer(rest))
+        for match in matches:
             period = _absolute(match, reference)
             if period is not None:
                 found.append(period)
-        rest = pattern.sub(" ", rest)
-    if reference is not None:
+        if matches:  # what pattern.sub(" ", rest) gives, without a second pass
+            ends = [0, *(end for m in matches for end in m.span()), len(rest)]
+            rest = " ".join(rest[ends[j]:ends[j + 1]] for j in range(0, len(ends), 2))
+            month_named = _ANY_MONTH.search(rest) is not None
+    if reference is not None and _may_be_relative(rest):
         found += [p for p in (_relative(m, reference) for m in _RELATIVE.finditer(rest)) if p]
     return found
+
+
+def _may_be_relative(text: str) -> bool:
+    """False when `text` cannot hold a relative expression: every one has one of these
+    words. Not ruled out for other than ASCII text, where a case-blind match may take a
+    letter such as "ſ" for an "s"."""
+    if not text.isascii():
+        return True
+    lower = text.lower()
+    return any(word in lower for word in _RELATIVE_WORDS)
 
 
 def names_a_date(text: str) -> bool:

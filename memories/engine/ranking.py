@@ -12,6 +12,7 @@ normalised over the candidates, then a weighted mean.
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from uuid import UUID
 
 from memories.engine.importance import effective_importance
 
@@ -152,20 +153,14 @@ def convex_relevance(candidates: Sequence[Candidate], *, alpha: float = 0.7,
         raise ValueError("cos_floor must be below 1, the highest cosine similarity.")
     best_keyword = keyword_scale or max((c.keyword_score for c in candidates
                                          if c.keyword_score is not None), default=0.0)
-
-    def keyword(c: Candidate) -> float:
-        return (min(1.0, max(0.0, c.keyword_score or 0.0) / best_keyword)
-                if best_keyword > 0 else 0.0)
-
-    coverage = max((keyword(c) for c in candidates), default=0.0)
+    keywords = ([min(1.0, max(0.0, c.keyword_score or 0.0) / best_keyword)
+                 for c in candidates] if best_keyword > 0 else [0.0] * len(candidates))
+    coverage = max(keywords, default=0.0)
     if keyword_gate_full is not None and keyword_gate_full > keyword_gate:
         share = min(1.0, max(0.0, (coverage - keyword_gate) / (keyword_gate_full - keyword_gate)))
         alpha = 1.0 - share * (1.0 - alpha)
     elif coverage < keyword_gate:
         alpha = 1.0
-
-    def own(c: Candidate) -> float:
-        return alpha * normalised_cosine(c.similarity, cos_floor) + (1 - alpha) * keyword(c)
 
     index = {c.id: i for i, c in enumerate(candidates)}
     # Who passes relevance to whom, and at what factor: every linked candidate at one
@@ -182,13 +177,16 @@ def convex_relevance(candidates: Sequence[Candidate], *, alpha: float = 0.7,
             sources.append([(index[c.graph_from], graph_decay**links)])
         else:
             sources.append([])
-    values = [own(c) for c in candidates]
+    values = [alpha * normalised_cosine(c.similarity, cos_floor) + (1 - alpha) * keyword
+              for c, keyword in zip(candidates, keywords)]
     # A weak match of its own must not hide a strong link: each candidate keeps the best
     # of its own relevance and what its links pass on, until nothing changes (values only
     # grow and are bounded, so this ends; cycles cannot feed themselves with decay < 1).
-    for _ in range(len(candidates)):
-        updated = [max([value] + [factor * values[j] for j, factor in sources[i]])
-                   for i, value in enumerate(values)]
+    fed = [i for i, passed in enumerate(sources) if passed]  # most candidates: none
+    for _ in range(len(candidates) if fed else 0):
+        updated = values.copy()
+        for i in fed:
+            updated[i] = max([values[i]] + [factor * values[j] for j, factor in sources[i]])
         if updated == values:
             break
         values = updated
@@ -258,8 +256,14 @@ def rank(candidates: Sequence[Candidate], *, now: datetime, weights: Weights = W
             dense_rank=c.dense_rank, keyword_rank=c.keyword_rank, graph_hop=c.graph_hop,
             similarity=c.similarity, keyword_score=c.keyword_score,
             recency=rec, importance=imp, relevance=rel, final=final, match=raw)))
-    ranked.sort(key=lambda r: (-r.breakdown.final, -r.breakdown.relevance, str(r.id)))
+    # UUIDs order as their text does, by their number, without writing out every one.
+    as_text = _number if all(isinstance(i, UUID) for i in ids) else str
+    ranked.sort(key=lambda r: (-r.breakdown.final, -r.breakdown.relevance, as_text(r.id)))
     return ranked
+
+
+def _number(pk: UUID) -> int:
+    return pk.int
 
 
 def _check_k(k: int) -> None:

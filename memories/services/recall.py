@@ -73,18 +73,14 @@ def recall(*, owner, query: str, limit: int = 10,
         raise ValidationError(errors)
 
     now = now or timezone.now()
-    ranked, keyword_scale = _ranked_candidates(owner, query, limit=limit, filters=filters,
-                                               exclude_ids=exclude_ids, now=now)
+    ranked, rows, keyword_scale = _ranked_candidates(owner, query, limit=limit,
+                                                     filters=filters,
+                                                     exclude_ids=exclude_ids, now=now)
     if settings.ENGRAM_RANKER == "learned":
-        features = _features(ranked, query, keyword_scale=keyword_scale, now=now)
+        features = _features(ranked, rows, query, keyword_scale=keyword_scale, now=now)
         ranked = ranker.rerank(ranked, features, _coefficients(),
                                settings.ENGRAM_RANK_WEIGHTS, limit)
-    ranked = ranked[:limit]
-    # By id, not by position: a memory deleted since the candidate query is skipped
-    # without shifting every other memory's score breakdown.
-    breakdowns = {r.id: r.breakdown for r in ranked}
-    results = [Recalled(memory, breakdowns[memory.pk])
-               for memory in selectors.memories_in_order([r.id for r in ranked])]
+    results = [Recalled(rows[r.id].memory(), r.breakdown) for r in ranked[:limit]]
     if track:
         record_retrieval(owner=owner, memories=[r.memory for r in results],
                          agent_id=agent_id, session_id=session_id,
@@ -94,9 +90,10 @@ def recall(*, owner, query: str, limit: int = 10,
 
 def _ranked_candidates(owner, query: str, *, limit: int, filters: selectors.RecallFilters,
                        exclude_ids: Sequence, now: datetime,
-                       ) -> tuple[list[Ranked], float | None]:
-    """Every candidate of the hybrid query, in the hand-set fusion's order, and the
-    query's keyword scale (the BM25 score of a memory holding every query term)."""
+                       ) -> tuple[list[Ranked], dict, float | None]:
+    """Every candidate of the hybrid query, in the hand-set fusion's order, their rows by
+    id, and the query's keyword scale (the BM25 score of a memory holding every query
+    term)."""
     provider = get_provider()
     try:
         vector = provider.embed_query(query)
@@ -125,42 +122,36 @@ def _ranked_candidates(owner, query: str, *, limit: int, filters: selectors.Reca
         graph_decay=settings.ENGRAM_GRAPH_DECAY,
         keyword_scale=keyword_scale,
     )
-    return ranked, keyword_scale
+    return ranked, {c.pk: c for c in found}, keyword_scale
 
 
-def _features(ranked: Sequence[Ranked], query: str, *, keyword_scale: float | None,
-              now: datetime) -> np.ndarray:
+def _features(ranked: Sequence[Ranked], rows: dict, query: str, *,
+              keyword_scale: float | None, now: datetime) -> np.ndarray:
     """What the learned ranker knows of each candidate (engine/ranker.py's FEATURES, a
-    row each); their texts, dates and sessions are read in one query."""
-    said = selectors.dates_texts_and_sessions([r.id for r in ranked]) if ranked else {}
-    unknown = (None, "", "")  # a memory deleted since the candidate query
+    row each), from the candidates' `rows` (selectors.CandidateRow by id)."""
+    said = [rows[r.id] for r in ranked]
     return ranker.describe(ranked, cos_floor=settings.ENGRAM_COSINE_FLOOR,
                            keyword_scale=keyword_scale,
-                           texts=[said.get(r.id, unknown)[1] for r in ranked],
-                           dates=_date_matches(ranked, said, query, now),
-                           sessions=[said.get(r.id, unknown)[2] for r in ranked],
-                           query=query)
+                           texts=[row.content for row in said],
+                           dates=_date_matches(said, query, now),
+                           sessions=[row.session_id for row in said], query=query)
 
 
-def _date_matches(ranked: Sequence[Ranked], said: dict, query: str,
+def _date_matches(said: Sequence[selectors.CandidateRow], query: str,
                   now: datetime) -> list[float] | None:
     """For a query that names a date, how well each candidate's own date, or a date its
     text names (relative ones resolved against its own date), matches it; None for
     every other query (most: the texts are then not searched for dates at all)."""
-    if not ranked or not dates.names_a_date(query):
+    if not said or not dates.names_a_date(query):
         return None
     asked = dates.periods_named(query, now.date())
     if not asked:
         return None
     matches = []
-    for r in ranked:
-        valid_from, content, _ = said.get(r.id, (None, "", ""))
-        if valid_from is None:
-            matches.append(0.0)
-            continue
-        own = valid_from.date()
+    for row in said:
+        own = row.valid_from.date()
         matches.append(dates.date_match(asked, [dates.day(own),
-                                                *dates.periods_named(content, own)]))
+                                                *dates.periods_named(row.content, own)]))
     return matches
 
 
@@ -169,11 +160,11 @@ def candidate_features(*, owner, query: str, limit: int = 10,
     """The ids of every candidate recall weighs for `query` and their features, for
     training the ranker on what recall really sees (memories/evaluation/ranker_training)."""
     now = now or timezone.now()
-    ranked, keyword_scale = _ranked_candidates(owner, query, limit=limit,
-                                               filters=selectors.RecallFilters(),
-                                               exclude_ids=(), now=now)
-    return [r.id for r in ranked], _features(ranked, query, keyword_scale=keyword_scale,
-                                             now=now)
+    ranked, rows, keyword_scale = _ranked_candidates(owner, query, limit=limit,
+                                                     filters=selectors.RecallFilters(),
+                                                     exclude_ids=(), now=now)
+    return [r.id for r in ranked], _features(ranked, rows, query,
+                                             keyword_scale=keyword_scale, now=now)
 
 
 _loaded: list[ranker.Coefficients] = []

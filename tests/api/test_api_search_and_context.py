@@ -49,6 +49,18 @@ def test_search_ranks_by_meaning_and_shows_why(alice_api):
     assert score["dense_rank"] == 1 and score["similarity"] > 0.2
 
 
+def test_search_shows_a_memory_as_getting_it_does(alice_api, alice):
+    stored = remember(owner=alice, content="The VPN certificate expires in May",
+                      metadata={"source": "ticket 4"}, tags=["vpn"]).memory
+    found = alice_api.post("/api/v1/memories/search", {"query": "VPN certificate",
+                                                       "limit": 1}, format="json")
+    shown = alice_api.get(f"/api/v1/memories/{stored.pk}").json()
+    counted = {"access_count", "last_accessed_at"}  # the search counts as an access
+    assert ({k: v for k, v in found.json()["results"][0]["memory"].items() if k not in counted}
+            == {k: v for k, v in shown.items() if k not in counted})
+    assert shown["metadata"] == {"source": "ticket 4"}  # an object, not its JSON text
+
+
 def test_search_filters_and_counts_what_it_returns(alice_api, alice):
     response = alice_api.post("/api/v1/memories/search", {
         "query": "database", "filters": {"kinds": ["decision"]}, "session_id": "s1",

@@ -50,3 +50,54 @@ def test_a_match_on_a_day_counts_more_than_on_a_month_or_a_year():
     assert date_match(periods_named("in October 2023"), said) == 0.5
     assert date_match(periods_named("in 2023"), said) == 0.2
     assert date_match(periods_named("on 14 October 2023"), said) == 0.0
+
+
+def test_letters_a_case_blind_match_takes_for_ascii_ones_name_the_same_period():
+    # re.IGNORECASE matches "ſ" as "s", "ı" and "İ" as "i", the Kelvin sign as "k"
+    for said in ("laſt week", "thıs week", "THİS WEEK", "two weeKs ago"):
+        expected = periods_named(said.replace("ſ", "s").replace("ı", "i").replace(
+            "İ", "I").replace("K", "k"), SAID_ON)
+        assert periods_named(said, SAID_ON) == expected != []
+
+
+def _periods_pattern_by_pattern(text, reference=None):
+    """periods_named as first written: every pattern run, then taken out with re.sub. The
+    skipping of patterns that cannot match must find exactly what this finds."""
+    from memories.engine import dates
+
+    found, rest = [], text
+    for pattern in dates._ABSOLUTE:
+        found += [p for p in (dates._absolute(m, reference) for m in pattern.finditer(rest))
+                  if p is not None]
+        rest = pattern.sub(" ", rest)
+    if reference is not None:
+        found += [p for p in (dates._relative(m, reference)
+                              for m in dates._RELATIVE.finditer(rest)) if p]
+    return found
+
+
+def test_skipping_patterns_that_cannot_match_finds_what_running_every_one_finds():
+    from pathlib import Path
+
+    from memories.evaluation import locomo
+
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    texts = [turn.content for path in ("locomo_tiny.json", "locomo_heldout.json")
+             for conversation in locomo.load(fixtures / path)
+             for turn in conversation.turns]
+    texts += [q.question for path in ("locomo_tiny.json", "locomo_heldout.json")
+              for conversation in locomo.load(fixtures / path) for q in conversation.questions]
+    texts += ["On 3 May 2023 and May 4, 2023, then in June, by 2024 and mid-July",
+              "Sept. 9th, 2022 was before Oct 2 and the 5th of March; two weeks ago",
+              "may I ask about March? In 1999, last Friday, in May 2020, 12 Dec",
+              "no date here", "", "June", "2023 in 2023 of 2023, Jan 31 2023 Feb 30 2023",
+              "Two Weeks AGO, LAST Monday, Yesterday, this Morning, nExt year, a Few days ago",
+              "the laſt week of ſeptember, paſt month", "during 1999 and since 2001",
+              "Café opened last month, since 2020, this weekend, 3 days ago"]
+    dated = 0
+    for text in texts:
+        for reference in (None, SAID_ON):
+            expected = _periods_pattern_by_pattern(text, reference)
+            assert periods_named(text, reference) == expected, text
+            dated += bool(expected)
+    assert dated > 100  # the texts name dates, so the comparison says something

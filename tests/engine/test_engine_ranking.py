@@ -1,4 +1,5 @@
 from datetime import UTC, datetime, timedelta
+from uuid import UUID
 
 import pytest
 
@@ -164,6 +165,15 @@ def test_ties_break_by_relevance_then_by_id_whatever_the_input_order():
     twins = [cand(i, similarity=0.5) for i in ("m", 10, "B", "a")]
     assert [r.id for r in rank(twins, now=NOW)] == [10, "B", "a", "m"]
     assert [r.id for r in rank(twins[::-1], now=NOW)] == [10, "B", "a", "m"]
+
+
+def test_tied_uuids_break_in_the_order_of_their_text():
+    ids = [UUID(f"{digit * 8}-0000-7000-8000-{tail}") for digit, tail in
+           (("a", "000000000001"), ("9", "ffffffffffff"), ("a", "000000000000"),
+            ("0", "00000000000f"), ("f", "000000000000"))]
+    ranked = rank([cand(pk, similarity=0.5) for pk in ids], now=NOW)
+    assert [r.id for r in ranked] == sorted(ids, key=str)
+    assert [str(r.id)[0] for r in ranked] == ["0", "9", "a", "a", "f"]
 
 
 def test_no_candidates_rank_to_an_empty_list():

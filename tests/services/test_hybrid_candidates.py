@@ -157,3 +157,16 @@ def test_the_graph_walk_brings_the_reply_next_to_a_matching_turn(alice):
     found = candidates(alice, "migration to the new database", dense_k=1, keyword_k=1)
     reply = found["Kim: two weekends, one rollback, now it is stable"]
     assert reply.graph_hop == 1
+
+
+def test_the_query_vector_is_written_with_seven_significant_digits():
+    import numpy as np
+
+    from memories.selectors import vector_literal
+
+    vectors = [np.random.default_rng(seed).standard_normal(384).astype(np.float32) / 20
+               for seed in range(20)]
+    vectors.append(np.array([-0.0, 0.0, 1e-8, 123456789.0, 0.1, -1.5e-5], dtype=np.float32))
+    for vector in vectors:
+        assert vector_literal(vector) == "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"
+    assert vector_literal(vectors[-1]) == "[-0,0,1e-08,1.234568e+08,0.1,-1.5e-05]"

@@ -66,7 +66,7 @@ def dense_plan(owner, query):
             cursor.execute("SET LOCAL enable_seqscan = off")
             cursor.execute("EXPLAIN " + sql, params)
             plans.append("\n".join(row[0] for row in cursor.fetchall()))
-        return []
+        return connection.alias, []
 
     original = selectors._server_bound
     selectors._server_bound = explain

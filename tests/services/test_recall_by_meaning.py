@@ -114,19 +114,3 @@ def test_unknown_filter_values_are_refused(alice):
         recall(owner=alice, query="anything",
                         filters=RecallFilters(kinds=("rumour",)))
     assert "kinds" in error.value.message_dict
-
-
-def test_a_memory_deleted_during_recall_does_not_shift_the_other_scores(alice, monkeypatch):
-    from memories import selectors
-
-    kept = remember(owner=alice, content="Deploys need two approvals").memory
-    gone = remember(owner=alice, content="Deploys run on Tuesdays").memory
-    before = {h.memory.pk: h.breakdown for h in
-              recall(owner=alice, query="deploys on Tuesdays")}
-    assert next(iter(before)) == gone.pk  # the vanishing memory ranks first
-    real = selectors.memories_in_order
-    monkeypatch.setattr(selectors, "memories_in_order",
-                        lambda ids: real([pk for pk in ids if pk != gone.pk]))
-    hits = recall(owner=alice, query="deploys on Tuesdays")
-    assert [h.memory.pk for h in hits] == [kept.pk]
-    assert hits[0].breakdown.similarity == pytest.approx(before[kept.pk].similarity)

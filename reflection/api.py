@@ -64,7 +64,7 @@ class OwnedInsightView(ScopedView):
     throttle_scope = "memories"
 
     def get_queryset(self):
-        insights = Insight.objects.for_owner(self.request.user)
+        insights = Insight.objects.readable_by(self.request.user)
         if self.reach.restricted:
             insights = insights.filter(memory__project=self.reach.project)
         return (insights.select_related("memory", "reviewed_by")
@@ -143,6 +143,6 @@ class ReflectionStatus(APIView):
     def get(self, request):
         state = services.recommendation(request.user)
         counts = dict.fromkeys(InsightStatus.values, 0) | dict(
-            Insight.objects.for_owner(request.user).order_by().values("status")
+            Insight.objects.readable_by(request.user).order_by().values("status")
             .annotate(n=Count("id")).values_list("status", "n"))
         return Response(ReflectionStateOutput({**state, "insights": counts}).data)

@@ -4,7 +4,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.utils import timezone
 
-from memories.models import Memory, OwnedQuerySet, new_id
+from memories.models import Memory, OwnedQuerySet, new_id, readable_by
 
 
 class ReflectionState(models.Model):
@@ -38,6 +38,11 @@ class InsightStatus(models.TextChoices):
 
 
 class InsightQuerySet(OwnedQuerySet):
+    def readable_by(self, user):
+        """The insights whose memory `user` reads (an insight is a memory: private to
+        whoever reflected, unless moved into a project)."""
+        return self.filter(readable_by(user, "memory__"))
+
     def citing(self, memory_ids):
         return self.filter(cited_ids__overlap=list(memory_ids))
 

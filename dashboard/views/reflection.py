@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from memories.jobs import JobAlreadyActive, latest_job, start_job
-from memories.models import JobKind, Memory, readable_by
+from memories.models import JobKind, Memory
 from memories.selectors import NotAllowed
 from reflection.models import Insight, InsightStatus
 from reflection.services import recommendation, review
@@ -21,12 +21,8 @@ from ..queries import writable_ids
 PAGE = 50
 
 
-def _readable_insights(user):
-    return Insight.objects.filter(readable_by(user, "memory__"))
-
-
 def _listed(user, status: str):
-    insights = _readable_insights(user).select_related("memory")
+    insights = Insight.objects.readable_by(user).select_related("memory")
     if status in InsightStatus.values:
         insights = insights.filter(status=status)
     insights = list(insights[:PAGE])
@@ -60,8 +56,8 @@ def insights(request):
 @login_required
 @require_POST
 def insight_review(request, insight_id):
-    insight = get_object_or_404(_readable_insights(request.user).select_related("memory"),
-                                pk=insight_id)
+    insight = get_object_or_404(
+        Insight.objects.readable_by(request.user).select_related("memory"), pk=insight_id)
     if not insight.memory.writable_by(request.user):
         raise NotAllowed("Only a project's owners and editors review its insights.")
     review(insight, approve=request.POST.get("decision") == "approve", by=request.user)

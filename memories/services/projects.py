@@ -45,6 +45,12 @@ def create_project(*, creator, name: str, now: datetime | None = None) -> Projec
     return project
 
 
+def _lock(project: Project) -> None:
+    """Serialise the changes of one project's members: two owners removing each other at
+    once must not leave it without an owner, two adds of one user must not collide."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+
+
 def _storable(username) -> bool:
     """A username that can be looked up: text PostgreSQL could hold (no NUL)."""
     return isinstance(username, str) and unstorable_text_error(username) is None
@@ -67,7 +73,6 @@ def add_member(project: Project, *, by, username: str, role: str,
                now: datetime | None = None) -> tuple[Membership, bool]:
     """Add `username` to the project with `role`, or change the role of a member (a
     former member rejoins). Returns the membership and whether it is new. Owners only."""
-    _require_owner(project, by)
     if role not in Role.values:
         raise ValidationError({"role": [f"Unknown role {role!r}: use one of "
                                         f"{', '.join(Role.values)}."]})
@@ -77,8 +82,9 @@ def add_member(project: Project, *, by, username: str, role: str,
         raise ValidationError({"username": [f"No active user is named {username!r}."]})
     now = now or timezone.now()
     with transaction.atomic():
-        membership = Membership.objects.select_for_update().filter(
-            project=project, user=user).first()
+        _lock(project)
+        _require_owner(project, by)
+        membership = Membership.objects.filter(project=project, user=user).first()
         forget_readers()
         if membership is None:
             return Membership.objects.create(project=project, user=user, role=role,
@@ -98,16 +104,18 @@ def remove_member(project: Project, *, by, username: str,
     """End a membership: an owner removes anyone, any member removes themselves (leaves).
     The member loses sight of the project's memories at once; the memories they wrote
     stay the project's, and their private memories stay theirs."""
-    membership = project.memberships.current().select_related("user").filter(
-        user__username=username).first() if _storable(username) else None
-    if membership is None:
-        raise ValidationError({"username": [
-            f"{username!r} is not a member of project {project.name!r}."]})
-    if membership.user_id != by.pk:
-        _require_owner(project, by)
-    if membership.role == Role.OWNER:
-        _keep_an_owner(project, membership.user)
-    membership.left_at = now or timezone.now()
-    membership.save(update_fields=["left_at"])
+    with transaction.atomic():
+        _lock(project)
+        membership = project.memberships.current().select_related("user").filter(
+            user__username=username).first() if _storable(username) else None
+        if membership is None:
+            raise ValidationError({"username": [
+                f"{username!r} is not a member of project {project.name!r}."]})
+        if membership.user_id != by.pk:
+            _require_owner(project, by)
+        if membership.role == Role.OWNER:
+            _keep_an_owner(project, membership.user)
+        membership.left_at = now or timezone.now()
+        membership.save(update_fields=["left_at"])
     forget_readers()
     return membership

@@ -48,7 +48,7 @@ def _message(status: int, body: bytes) -> str:
 def quote(text: str) -> str:
     """Percent-encoding of everything but unreserved characters: for a query or a path
     segment (a project's name may hold slashes)."""
-    return "".join(ch if ch.isalnum() or ch in "-._~" else
+    return "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-._~" else
                    "".join(f"%{byte:02X}" for byte in ch.encode("utf-8")) for ch in text)
 
 

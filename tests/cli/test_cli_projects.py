@@ -109,3 +109,11 @@ def test_remember_with_scope_project_is_refused_without_a_project_one_may_write(
                         "--scope", "project")
     assert code == cli.REFUSED and message in capsys.readouterr().err
     assert not Memory.objects.exists()
+
+
+def test_a_project_named_in_another_script_reaches_the_api_intact(engram_as, alice, bob):
+    assert engram_as(alice, "projects", "create", "東京/ショップ")[0] == 0
+    code, said = engram_as(alice, "projects", "add-member", "東京/ショップ", "bob", "editor")
+    assert code == 0, said
+    assert _members(Project.objects.get(name="東京/ショップ")) == {"alice": "owner",
+                                                               "bob": "editor"}

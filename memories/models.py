@@ -74,7 +74,8 @@ class Project(models.Model):
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     name = models.CharField(max_length=MAX_PROJECT_NAME)
-    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+    # A project outlives its creator's account: its memories are its members' too.
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
                                 related_name="created_projects")
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -85,6 +86,10 @@ class Project(models.Model):
 
     def __str__(self):
         return self.name
+
+    @property
+    def creator_name(self) -> str:
+        return self.creator.username if self.creator else "(a deleted user)"
 
 
 class MembershipQuerySet(models.QuerySet):

@@ -609,7 +609,7 @@ def project_named(user, name: str, *, creator: str | None = None) -> Project:
     if "\x00" in name or "\x00" in (creator or ""):  # no name PostgreSQL could hold
         raise NoSuchProject("A project name holds no NUL character.")
     found = [p for p in projects_of(user).filter(name=name)
-             if creator in (None, "", p.creator.username)]
+             if creator in (None, "", p.creator_name)]
     if len(found) > 1:
         found = [p for p in found if p.creator_id == user.pk] or found
     if len(found) != 1:
@@ -617,7 +617,7 @@ def project_named(user, name: str, *, creator: str | None = None) -> Project:
             f"You are a member of no project named {name!r}" + (
                 f" created by {creator!r}." if creator else ".") if not found else
             f"You are a member of {len(found)} projects named {name!r}: name its creator "
-            f"too ({', '.join(p.creator.username for p in found)}).")
+            f"too ({', '.join(p.creator_name for p in found)}).")
     return found[0]
 
 

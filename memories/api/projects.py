@@ -23,7 +23,7 @@ class MemberOutput(serializers.Serializer):
 class ProjectOutput(serializers.Serializer):
     id = serializers.UUIDField()
     name = serializers.CharField()
-    creator = serializers.CharField(source="creator.username")
+    creator = serializers.CharField(source="creator_name")
     created_at = serializers.DateTimeField()
     role = serializers.CharField(allow_null=True, help_text="Your role in it (none once you "
                                                            "have left)")

@@ -268,7 +268,7 @@ def projects(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
         return "You are a member of no project: every memory you write is private."
     return (f"{len(found)} projects; owners and editors write their memories (memory_remember "
             "with scope project), readers read them:\n" + _numbered([
-                f"{p.name} (created by {p.creator.username}): you are {p.role}; members "
+                f"{p.name} (created by {p.creator_name}): you are {p.role}; members "
                 + ", ".join(f"{m.user.username} ({m.role})" for m in p.members)
                 for p in found]))
 

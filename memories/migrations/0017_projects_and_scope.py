@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
                 ('id', models.UUIDField(default=memories.models.new_id, editable=False, primary_key=True, serialize=False)),
                 ('name', models.CharField(max_length=200)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('creator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='created_projects', to=settings.AUTH_USER_MODEL)),
+                ('creator', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='created_projects', to=settings.AUTH_USER_MODEL)),
             ],
             options={
                 'ordering': ['name', 'created_at'],

@@ -140,3 +140,15 @@ def test_a_nul_in_a_name_is_a_4xx_not_a_500(team, alice, api_client_for, method,
         path, {"username": "charlie", "role": "reader"}, format="json")
     assert response.status_code == expected
     assert Membership.objects.current().filter(project=team).count() == 3
+
+
+def test_a_project_outlives_its_creators_account(team, alice, bob, api_client_for):
+    from memories.models import Memory, Scope
+    from memories.services.remembering import remember
+
+    shared = remember(owner=bob, content="The shop ships from Lyon", project=SHOP,
+                      scope=Scope.PROJECT, shared_with=team).memory
+    alice.delete()
+    listed = api_client_for(bob).get("/api/v1/projects").json()
+    assert [(p["name"], p["creator"]) for p in listed] == [(SHOP, "(a deleted user)")]
+    assert Memory.objects.filter(pk=shared.pk, shared_with=team).exists()

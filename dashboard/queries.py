@@ -33,11 +33,9 @@ from memories.models import (
     ContradictionStatus,
     Entity,
     LinkRelation,
-    Membership,
     Memory,
     MemoryLink,
     Observation,
-    Scope,
     Status,
     UsageEvent,
     UsageKind,
@@ -46,7 +44,14 @@ from memories.models import (
     readable_by,
 )
 from memories.providers.embeddings import get_provider
-from memories.selectors import NotAllowed, RecallFilters, projects_of, versions_seen_by
+from memories.selectors import (
+    NotAllowed,
+    RecallFilters,
+    projects_of,
+    require_writable,
+    versions_seen_by,
+    with_members,
+)
 from memories.services.embeddings import count_to_reembed
 from memories.services.recall import recall
 
@@ -83,12 +88,13 @@ def memory_for(user, memory_id) -> Memory:
 
 
 def read_only_reason(memory: Memory, user) -> str:
-    """Why `user`, who reads `memory`, may not change it; empty when they may."""
-    if memory.writable_by(user):
-        return ""
-    return "You read this memory but may not change it: " + (
-        "only staff change system memories." if memory.scope == Scope.SYSTEM
-        else f"you are a reader of project {memory.shared_with.name}.")
+    """Why `user`, who reads `memory`, may not change it (the services' own refusal);
+    empty when they may."""
+    try:
+        require_writable(memory, user)
+    except NotAllowed as refusal:
+        return str(refusal)
+    return ""
 
 
 def writable_memory_for(user, memory_id) -> Memory:
@@ -316,14 +322,7 @@ def recent_observations(owner, *, limit: int = 15):
 def projects_with_members(user) -> list:
     """The projects `user` is a member of now (`role`: theirs), each with its current
     `members` (memberships with their users): two queries."""
-    projects = list(projects_of(user))
-    members: dict = {}
-    for membership in (Membership.objects.current().filter(project__in=projects)
-                       .select_related("user").order_by("joined_at", "id")):
-        members.setdefault(membership.project_id, []).append(membership)
-    for project in projects:
-        project.members = members.get(project.pk, [])
-    return projects
+    return list(with_members(projects_of(user)))
 
 
 def project_for(user, project_id):

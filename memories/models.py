@@ -96,6 +96,10 @@ class MembershipQuerySet(models.QuerySet):
     def current(self):
         return self.filter(left_at__isnull=True)
 
+    def writers(self):
+        """Current owners and editors: who may write a project's memories."""
+        return self.current().filter(role__in=WRITING_ROLES)
+
 
 class Membership(models.Model):
     """A user's place in a project. Leaving keeps the row (left_at): who was a member,
@@ -121,10 +125,6 @@ class Membership(models.Model):
         ]
         indexes = [models.Index(fields=["user", "project"], name="membership_current",
                                 condition=Q(left_at__isnull=True))]
-
-    @property
-    def writes(self) -> bool:
-        return self.role in WRITING_ROLES
 
 
 class OwnedQuerySet(models.QuerySet):
@@ -206,8 +206,8 @@ def writable_by(user, path: str = "") -> Q:
     """The memories `user` may change: their private ones, those of projects where they
     are an owner or editor, and system ones for staff."""
     writable = (Q(**{f"{path}owner": user, f"{path}scope": Scope.PRIVATE})
-                | Q(**{f"{path}shared_with__in": Membership.objects.current().filter(
-                    user=user, role__in=WRITING_ROLES).values("project")}))
+                | Q(**{f"{path}shared_with__in": Membership.objects.writers().filter(
+                    user=user).values("project")}))
     if user.is_staff:
         writable |= Q(**{f"{path}scope": Scope.SYSTEM})
     return writable
@@ -386,8 +386,8 @@ class Memory(models.Model):
             return self.owner_id == user.pk
         if self.scope == Scope.SYSTEM:
             return user.is_staff
-        return Membership.objects.current().filter(
-            project_id=self.shared_with_id, user=user, role__in=WRITING_ROLES).exists()
+        return Membership.objects.writers().filter(
+            project_id=self.shared_with_id, user=user).exists()
 
 
 class LinkRelation(models.TextChoices):
@@ -771,8 +771,8 @@ class ContradictionQuerySet(OwnedQuerySet):
         where they are an owner or editor (a reader cannot resolve, so has no queue)."""
         return self.filter(
             Q(owner=user, shared_with__isnull=True)
-            | Q(shared_with__in=Membership.objects.current().filter(
-                user=user, role__in=WRITING_ROLES).values("project")))
+            | Q(shared_with__in=Membership.objects.writers().filter(
+                user=user).values("project")))
 
     def confident(self):
         """The verdicts sure enough to ask a person about: the queue shows only these

@@ -13,9 +13,9 @@ from datetime import datetime
 import numpy as np
 import psycopg
 from django.conf import settings
-from django.db import connection, connections
 from django.core.exceptions import PermissionDenied
-from django.db.models import DEFERRED, F, JSONField, Q
+from django.db import connection, connections
+from django.db.models import DEFERRED, F, JSONField, Prefetch, Q
 from django.utils import timezone
 
 from engram_site.db import replicas
@@ -601,6 +601,14 @@ def projects_of(user):
     return (Project.objects.filter(memberships__user=user, memberships__left_at__isnull=True)
             .annotate(role=F("memberships__role")).select_related("creator")
             .order_by("name", "created_at"))
+
+
+def with_members(projects):
+    """`projects` with their current `members` (memberships with their users, in the
+    order they joined): one more query for them all."""
+    return projects.prefetch_related(Prefetch(
+        "memberships", to_attr="members",
+        queryset=Membership.objects.current().select_related("user").order_by("joined_at", "id")))
 
 
 def project_named(user, name: str, *, creator: str | None = None) -> Project:

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from memories import selectors
-from memories.models import Role
+from memories.models import Project, Role
 from memories.services.projects import add_member, create_project, remove_member
 
 from .views import ScopedView
@@ -27,11 +27,8 @@ class ProjectOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
     role = serializers.CharField(allow_null=True, help_text="Your role in it (none once you "
                                                            "have left)")
-    members = serializers.SerializerMethodField()
-
-    def get_members(self, project) -> list[dict]:
-        members = project.memberships.current().select_related("user").order_by("joined_at")
-        return MemberOutput(members, many=True).data
+    members = MemberOutput(many=True, help_text="The current members, in the order they "
+                                                "joined")
 
 
 CREATOR = OpenApiParameter("creator", str, description=(
@@ -45,10 +42,15 @@ class ProjectView(ScopedView):
         """The named project among the caller's (404 otherwise); a key restricted to a
         project reaches only that one."""
         self.reach.project_for(name)
-        project = selectors.project_named(self.request.user, name,
-                                           creator=self.request.query_params.get("creator"))
-        project.role = selectors.role_in(project, self.request.user)
-        return project
+        return selectors.project_named(self.request.user, name,
+                                       creator=self.request.query_params.get("creator"))
+
+    def answer(self, project: Project, status: int = 200) -> Response:
+        """The project as it stands after a change, with the caller's role now."""
+        shown = selectors.with_members(
+            Project.objects.select_related("creator").filter(pk=project.pk)).get()
+        shown.role = selectors.role_in(project, self.request.user)
+        return Response(ProjectOutput(shown).data, status=status)
 
 
 class ProjectListCreate(ProjectView):
@@ -61,14 +63,13 @@ class ProjectListCreate(ProjectView):
         data = self.ProjectInput(data=request.data)
         data.is_valid(raise_exception=True)
         self.reach.project_for(data.validated_data["name"])
-        project = create_project(creator=request.user, name=data.validated_data["name"])
-        project.role = Role.OWNER
-        return Response(ProjectOutput(project).data, status=201)
+        return self.answer(create_project(creator=request.user,
+                                          name=data.validated_data["name"]), status=201)
 
     @extend_schema(responses=ProjectOutput(many=True),
                    summary="The projects you are a member of, with your role and the members")
     def get(self, request):
-        projects = selectors.projects_of(request.user)
+        projects = selectors.with_members(selectors.projects_of(request.user))
         if self.reach.restricted:
             projects = projects.filter(name=self.reach.project)
         return Response(ProjectOutput(projects, many=True).data)
@@ -87,8 +88,7 @@ class ProjectMembers(ProjectView):
         data = self.MemberInput(data=request.data)
         data.is_valid(raise_exception=True)
         _, added = add_member(project, by=request.user, **data.validated_data)
-        project.role = selectors.role_in(project, request.user)
-        return Response(ProjectOutput(project).data, status=201 if added else 200)
+        return self.answer(project, status=201 if added else 200)
 
 
 class ProjectMember(ProjectView):
@@ -98,5 +98,4 @@ class ProjectMember(ProjectView):
     def delete(self, request, name, username):
         project = self.get_project(name)
         remove_member(project, by=request.user, username=username)
-        project.role = selectors.role_in(project, request.user)
-        return Response(ProjectOutput(project).data)
+        return self.answer(project)

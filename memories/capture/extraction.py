@@ -16,7 +16,6 @@ from .. import llm_usage, selectors
 from ..engine.cost_control import retry_delay
 from ..engine.extraction import ExtractedMemory, Extraction
 from ..models import (
-    WRITING_ROLES,
     ChunkStatus,
     Kind,
     Membership,
@@ -153,9 +152,8 @@ def _shared_with(observation: Observation) -> Project | None:
     it (one who lost the role since keeps them private)."""
     if observation.shared_with_id is None:
         return None
-    writes = Membership.objects.current().filter(
-        project_id=observation.shared_with_id, user_id=observation.owner_id,
-        role__in=WRITING_ROLES).exists()
+    writes = Membership.objects.writers().filter(
+        project_id=observation.shared_with_id, user_id=observation.owner_id).exists()
     return observation.shared_with if writes else None
 
 

@@ -32,7 +32,6 @@ from ..engine.consolidation import (
 from ..engine.context import count_tokens
 from ..jobs import progress_reporter
 from ..models import (
-    WRITING_ROLES,
     Job,
     JobKind,
     JobStatus,
@@ -79,7 +78,7 @@ class Space:
 def _spaces(owner) -> list[Space]:
     """The owner's spaces it may still write in: a project they left or only read, and
     system memories once they are no longer staff, are left alone."""
-    writing = set(Membership.objects.current().filter(user=owner, role__in=WRITING_ROLES)
+    writing = set(Membership.objects.writers().filter(user=owner)
                   .values_list("project_id", flat=True))
     found = (Memory.objects.filter(owner=owner).values_list("scope", "shared_with", "project")
              .distinct().order_by("scope", "shared_with", "project"))

@@ -9,7 +9,6 @@ turns it into an MCP tool error.
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
-from django.db.models import Prefetch
 from rest_framework import serializers
 
 from codegraph import api as code_api
@@ -32,7 +31,7 @@ from memories.api.views import (
 from memories.capture.observe import observe as observe_service
 from memories.jobs import JobAlreadyActive, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
-from memories.models import ContradictionStatus, JobKind, Membership, Memory, Scope
+from memories.models import ContradictionStatus, JobKind, Memory, Scope
 from memories.selectors import (
     EVERYWHERE,
     NoSuchProject,
@@ -258,9 +257,7 @@ def resolve(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
 
 
 def projects(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
-    found = selectors.projects_of(owner).prefetch_related(Prefetch(
-        "memberships", to_attr="members",
-        queryset=Membership.objects.current().select_related("user").order_by("joined_at")))
+    found = selectors.with_members(selectors.projects_of(owner))
     if reach.restricted:
         found = found.filter(name=reach.project)
     found = list(found)

@@ -23,7 +23,6 @@ from ..models import (
     UsageEvent,
     UsageKind,
     VersionChange,
-    WRITING_ROLES,
 )
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
@@ -46,8 +45,7 @@ def _scope_error(memory: Memory, by, scope, shared_with) -> str | None:
     if scope == Scope.PROJECT:
         if not isinstance(shared_with, Project):
             return "Name the project to share it with."
-        if by is not None and not shared_with.memberships.current().filter(
-                user=by, role__in=WRITING_ROLES).exists():
+        if by is not None and not shared_with.memberships.writers().filter(user=by).exists():
             return f"Only an owner or editor of project {shared_with.name!r} may share into it."
     elif shared_with is not None:
         return f"A {scope} memory is shared with no project."

@@ -36,7 +36,6 @@ from ..models import (
     Scope,
     Status,
     VersionChange,
-    WRITING_ROLES,
 )
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
@@ -145,8 +144,7 @@ def scope_error(item: NewMemory, owner) -> str | None:
     if item.scope == Scope.PROJECT:
         if not isinstance(item.shared_with, Project):
             return "A project memory needs the project it is shared with."
-        if not item.shared_with.memberships.current().filter(
-                user=owner, role__in=WRITING_ROLES).exists():
+        if not item.shared_with.memberships.writers().filter(user=owner).exists():
             return (f"Only an owner or editor of project {item.shared_with.name!r} "
                     "may write its memories.")
         if item.project != item.shared_with.name:

@@ -309,3 +309,30 @@ def test_what_a_memory_said_while_private_stays_its_authors_after_sharing(
     assert "bob's vault" not in str(seen)
     own = api_client_for(bob).get(f"/api/v1/memories/{memory.pk}/history").json()
     assert [v["change"] for v in own] == ["created", "updated", "updated"]
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"scope": "public"}, "scope"),
+    ({"scope": "project", "project": "github.com/acme/nowhere"}, "project"),
+    ({"scope": "project"}, "project"),
+    ({"project": SHOP}, "non_field_errors"),  # a project named with nothing to move
+])
+def test_a_bad_move_is_a_400_and_leaves_the_memory_as_it_was(team, bob, api_client_for,
+                                                              body, field):
+    memory = remember(owner=bob, content="bob's note on the shop's deploys", project=SHOP).memory
+    response = api_client_for(bob).patch(f"/api/v1/memories/{memory.pk}", body, format="json")
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+    memory.refresh_from_db()
+    assert (memory.scope, memory.shared_with_id) == (Scope.PRIVATE, None)
+    assert MemoryVersion.objects.filter(memory=memory).count() == 1
+
+
+@pytest.mark.parametrize("scope", ["public", "", "PROJECT", None])
+def test_an_unknown_scope_is_a_400_and_stores_nothing(team, bob, api_client_for, scope):
+    response = api_client_for(bob).post("/api/v1/memories", {
+        "content": "The shop deploys on Fridays", "project": SHOP, "scope": scope},
+        format="json")
+    assert response.status_code == 400
+    assert "scope" in response.json()["error"]["fields"]
+    assert not Memory.objects.exists()

@@ -119,7 +119,8 @@ def test_a_reader_opens_a_project_memory_read_only(client, store, dana):
     assert response.status_code == 200
     assert "<dt>Author</dt><dd>alice</dd>" in page
     assert "the members of project github.com/acme/shop" in page
-    assert "you are a reader of project github.com/acme/shop" in page
+    assert escape("You are a reader of project 'github.com/acme/shop': only its owners "
+                  "and editors change its memories.") in page
     for control in ('id="edit-link"', 'id="pin-button"', 'id="archive-button"',
                     'id="erase-link"', 'id="helpful-button"', ">Delete</button>"):
         assert control not in page

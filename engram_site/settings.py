@@ -290,7 +290,7 @@ REST_FRAMEWORK = {
     # only one, so DRF's override of it has nothing to choose from anyway.
     "URL_FORMAT_OVERRIDE": None,
     "EXCEPTION_HANDLER": "memories.api.errors.handle",
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["memories.api.throttling.SlidingWindowThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "memories": env("ENGRAM_RATE_MEMORIES", "1200/min"),
         "search": env("ENGRAM_RATE_SEARCH", "600/min"),

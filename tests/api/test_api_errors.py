@@ -7,8 +7,8 @@ from django.core.management import call_command
 from django.db import OperationalError
 from rest_framework.test import APIClient
 
-from memories.services.api_keys import create_api_key, revoke_api_key
 from memories.models import ApiKey, Memory
+from memories.services.api_keys import create_api_key, revoke_api_key
 
 pytestmark = pytest.mark.django_db
 
@@ -69,18 +69,16 @@ def test_404_for_an_unknown_memory(alice, api_client_for):
 
 
 def test_429_with_retry_after_when_a_scope_is_exhausted(alice, api_client_for, settings):
-    from django.core.cache import cache
-
-    cache.clear()
     rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "memories": "2/min"}
     with mock.patch("rest_framework.throttling.ScopedRateThrottle.THROTTLE_RATES", rates):
         client = api_client_for(alice)
         assert client.get("/api/v1/memories").status_code == 200
         assert client.get("/api/v1/memories").status_code == 200
         response = client.get("/api/v1/memories")
-    cache.clear()
     assert error_of(response, 429)["code"] == "rate_limited"
-    assert 0 < int(response["Retry-After"]) <= 60
+    # Three counted against two a minute: the rest of this minute, then until the next
+    # minute's share of them leaves room (tests/api/test_api_rate_limits.py).
+    assert 40 <= int(response["Retry-After"]) <= 100
 
 
 def test_500_says_nothing_about_internals(alice, api_client_for):

@@ -1,14 +1,12 @@
-"""Throttle counters live in a cache every worker process shares: PostgreSQL's table
-(created by `migrate`), or Redis when one is configured."""
-
-import threading
+"""Engram's cache (what one worker process tells the others, e.g. that an agent's
+deviation was already judged) lives where every worker process sees it: PostgreSQL's
+table (created by `migrate`), or Redis when one is configured. The rate limits keep
+their own counts (tests/api/test_api_rate_limits.py)."""
 
 import pytest
 from django.core.cache import caches
 from django.core.management import call_command
 from django.db import connection
-from rest_framework.test import APIRequestFactory
-from rest_framework.throttling import ScopedRateThrottle
 
 from tests.helpers import settings_with
 
@@ -30,48 +28,6 @@ def test_migrate_creates_the_cache_table(settings):
     assert settings.CACHE_TABLE in tables()
     caches["default"].set("key", "value")
     assert caches["default"].get("key") == "value"
-
-
-def throttle_with(cache):
-    class Throttle(ScopedRateThrottle):
-        THROTTLE_RATES = {"test": "3/min"}
-
-    Throttle.cache = cache
-    return Throttle()
-
-
-class View:
-    throttle_scope = "test"
-
-
-@pytest.mark.django_db(transaction=True)
-def test_two_processes_count_the_same_throttle(alice):
-    """Two cache clients on two database connections (a thread has its own), as two
-    gunicorn workers would have: requests through either count against one limit."""
-    first, second = caches.create_connection("default"), caches.create_connection("default")
-    request = APIRequestFactory().get("/api/v1/memories")
-    request.user = alice
-
-    assert throttle_with(first).allow_request(request, View())
-    assert throttle_with(first).allow_request(request, View())
-
-    allowed = []
-
-    def other_worker():
-        from django.db import connections
-
-        try:
-            allowed.append(throttle_with(second).allow_request(request, View()))
-            allowed.append(throttle_with(second).allow_request(request, View()))
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=other_worker)
-    worker.start()
-    worker.join()
-    assert allowed == [True, False]  # the third request of the minute, then the fourth
-    assert not throttle_with(first).allow_request(request, View())
-    first.clear()
 
 
 def test_redis_holds_the_cache_when_one_is_given(monkeypatch):

@@ -5,6 +5,7 @@ WSGI app through a2wsgi, whose thread pool runs views side by side as gunicorn's
 did. (Django's own ASGI handler would run every sync view in one shared thread.)
 """
 
+import gc
 import os
 from contextlib import AsyncExitStack
 
@@ -93,3 +94,7 @@ if os.environ.get("ENGRAM_PRELOAD_MODEL") == "1":
     _provider = get_provider()
     if hasattr(_provider, "encoder"):  # the local model; a remote provider has none
         _provider.encoder()
+    # Everything loaded so far lives as long as the process: out of the collector's
+    # sight, a full collection in a worker no longer walks it (a pause on the request
+    # that triggers it) nor writes to its pages (which would unshare them).
+    gc.freeze()

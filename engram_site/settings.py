@@ -242,8 +242,9 @@ AXES_VERBOSE = False  # no banner from every manage.py command
 AXES_CLIENT_IP_CALLABLE = "dashboard.signin.client_ip"
 AXES_LOCKOUT_CALLABLE = "dashboard.signin.locked_out"
 
-# --- Cache: throttle counters shared by every worker process ------------------------------
+# --- Cache: what one worker process tells the others -------------------------------------
 # Redis when one is given, else a table in PostgreSQL (created by engram_site's migration).
+# The rate limits keep their own counts (memories/api/throttling.py).
 CACHE_TABLE = "engram_cache"
 CACHE_REDIS_URL = env("CACHE_REDIS_URL") or env("HUEY_REDIS_URL")
 if CACHE_REDIS_URL:

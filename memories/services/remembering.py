@@ -40,6 +40,7 @@ from ..models import (
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
 from . import vector_indexes
+from .copy_insert import insert_by_copy
 from .validation import (
     MAX_SCOPE_LENGTH,
     clean_tags,
@@ -368,7 +369,7 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         to_create.append(memory)
         results[i] = RememberResult(memory, created=True)
 
-    Memory.objects.bulk_create(to_create)
+    insert_by_copy(Memory, to_create)
     if any(m.scope == Scope.SYSTEM for m in to_create):
         selectors.forget_readers()  # every reader reads it now
     signals.memories_stored.send(sender=Memory, owner=owner, memories=to_create)

@@ -78,6 +78,7 @@ the answer to both.
 import difflib
 import hashlib
 import itertools
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,6 +86,9 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import contradiction_words as lexicon
+from . import flows
+from . import schedules
+from . import value_categories
 from .dedup import (
     _FUNCTION_WORDS,
     PREPOSITIONS,
@@ -197,7 +201,8 @@ _DENIED = re.compile(r"(?:\bnot|\bno|\binstead of|\brather than)\s+(?:the\s+|a\s
 NEGATORS = frozenset({"not", "no", "never"})
 # Words that say "the opposite of like": read as "not like".
 _DISLIKE = {"dislike": "like", "dislikes": "likes", "disliked": "liked", "hate": "like",
-            "hates": "likes", "hated": "liked"}
+            "hates": "likes", "hated": "liked", "avoid": "use", "avoids": "uses",
+            "avoided": "used", "skip": "use", "skips": "uses", "skipped": "used"}
 _POSITIVE_MARKERS = frozenset({"always"})
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
 _CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "chooses",
@@ -275,6 +280,10 @@ def _is_value(raw: str, at: int) -> bool:
     return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
 
 
+def _acronym(raw: str) -> bool:
+    return len(raw) > 1 and raw.isupper()
+
+
 _PHRASES = [(re.compile(pattern, _I), replacement)
             for pattern, replacement in lexicon.PHRASES]
 
@@ -298,7 +307,8 @@ def read_clause(text: str) -> Clause:
         if word in lexicon.EXCLUSIVE:
             exclusive = True
             continue
-        if word in _FUNCTION_WORDS or word in _POSITIVE_MARKERS:
+        # "US" is a region, not "us": an acronym is no function word
+        if (word in _FUNCTION_WORDS and not _acronym(raw)) or word in _POSITIVE_MARKERS:
             continue
         norm = NUMBER_WORDS.get(word) or _norm(word, raw)
         if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
@@ -382,12 +392,14 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     """{what is measured: value} for each number with a unit, a number of things ("3
     replicas", "100 requests per minute") or a named version ("Python 3.11", given the
     raw words to see the capital)."""
-    found = {}
+    found = schedules.schedule(words)
     for i, word in enumerate(words):
         following = words[i + 1] if i + 1 < len(words) else ""
         unit = _norm(following)
         amount = 1.0 if word in ("a", "an") else _number(word)
-        if amount is None or _number(following) is not None:
+        # "every 6 hours" is how often, which the schedule says
+        if amount is None or _number(following) is not None or (
+                i and words[i - 1] in ("every", "each")):
             continue
         if unit in _SECONDS:
             found["duration"] = amount * _SECONDS[unit]
@@ -402,9 +414,12 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         elif raws and i > 0 and raws[i - 1][:1].isupper() and _NUMBER.match(word):
             found[f"version of {words[i - 1]}"] = word
         elif following and following not in _FUNCTION_WORDS:
-            per = (f"/{_norm(words[i + 3])}" if i + 3 < len(words) and words[i + 2] == "per"
+            # "4 worker processes" counts processes: the last word of the run counts too
+            end = _counted_run(words, i)
+            per = (f"/{_norm(words[end + 2])}" if end + 2 < len(words) and words[end + 1] == "per"
                    else "")
-            found[unit + per] = amount
+            for counted in {unit, _norm(words[end])}:
+                found[counted + per] = amount
         # "a line length of 88", "the minimum password length is 8": what the number is,
         # unless a unit says it ("the TTL is 5 minutes" is a duration, 300 seconds too)
         if (i >= 2 and words[i - 1] in _NAMING and words[i - 2] not in _FUNCTION_WORDS
@@ -414,7 +429,25 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     return found
 
 
+COUNTED_RUN = 3  # words after a number that may name what it counts ("4 worker processes")
+
+
+def _counted_run(words: Sequence[str], i: int) -> int:
+    """The index of the last word of the run after the number at `i` that names what it
+    counts: no function word, number, linking verb or "-ing" form ("3 replicas running")."""
+    end = i + 1
+    while (end + 1 < len(words) and end + 1 - i <= COUNTED_RUN
+           and words[end + 1] not in _FUNCTION_WORDS and words[end + 1] not in PREPOSITIONS
+           and _number(words[end + 1]) is None and words[end + 1] not in lexicon.LINKING_VERBS
+           and not words[end + 1].endswith("ing")):
+        end += 1
+    return end
+
+
 _PERCENT = frozenset({"%", "percent", "pct"})
+_SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
+# Measures with a kind of their own, whatever their unit: not a count of something.
+_MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
 _COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
 _NAMING = frozenset({"of", "is", "are", "="})
@@ -435,13 +468,13 @@ _DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "their", "his",
                           "its", "this", "that", "these", "those"})
 _NEW_PHRASE = _DETERMINERS | {"to"}
 _LINKING = frozenset(_norm(word) for word in lexicon.LINKING_VERBS)
-_BOUNDS = frozenset(_norm(word) for word in lexicon.BOUND_WORDS)
 _TIME = frozenset(_norm(word) for word in lexicon.TIME_WORDS)
 _DIMENSIONS = {_norm(word): _norm(noun) for word, noun in lexicon.DIMENSIONS.items()}
 _VERB_KINDS = {_norm(verb): kind for kind, verbs in lexicon.VERB_KINDS.items()
                for verb in verbs.split()}
 _KINDS = frozenset(lexicon.VERB_KINDS)
-DERIVED_STEM = 5  # letters a stem needs before a longer word starting with it is its kin
+DERIVED_STEM = 5  # letters two words must share before they are read as kin
+KIN_ENDING = 2  # letters of the shorter word that may differ from its kin's
 
 
 @dataclass
@@ -470,8 +503,9 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
     for at, token in enumerate(clause.tokens):
         raw = token.raw.casefold()
         if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.ADDITIVE
+                or raw in lexicon.PRONOUNS
                 or raw in lexicon.QUANTIFIERS or raw in lexicon.CONJUNCTIONS
-                or token.norm in _LINKING or token.norm in _BOUNDS or token.norm in _TIME):
+                or token.norm in _LINKING or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
             continue
         # "per-file" is "file": a compound's parts that are not function words
         parts = [part for part in token.norm.split("-")
@@ -485,15 +519,16 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
 
 
 def _kin(a: Subject, b: Subject) -> None:
-    """Read two words as one when one's stem begins the other ("inactive" and
-    "inactivity", "deploy" and "deployment"): what is said only by one of them."""
+    """Read two words as one when they share a stem and differ only in their endings
+    ("inactive" and "inactivity", "deploy" and "deployment", "manager" and
+    "management"): what is said only by one of them."""
     only_a, only_b = a.key - b.key, b.key - a.key
     for x, y in itertools.product(only_a, only_b):
-        short, long = sorted((x, y), key=len)
-        if len(short) >= DERIVED_STEM and long.startswith(short):
+        stem = os.path.commonprefix([x, y])
+        if len(stem) >= DERIVED_STEM and len(stem) >= min(len(x), len(y)) - KIN_ENDING:
             for side in (a, b):
-                side.words.update({at: short for at, word in side.words.items()
-                                   if word == long})
+                side.words.update({at: stem for at, word in side.words.items()
+                                   if word in (x, y)})
 
 
 def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
@@ -508,7 +543,20 @@ def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
                and _number(token.norm) is None
                and not _NEW_PHRASE & set(clause.words[token.at + 1:after.at])
                and clause.word_before(token) not in lexicon.BEFORE_A_VERB
+               and not _verb_after_its_subject(clause, token)
+               and not _verb_after_its_subject(clause, after)
                for i, (token, after) in enumerate(itertools.pairwise(tokens)))
+
+
+def _verb_after_its_subject(clause: Clause, token: Token) -> bool:
+    """Whether a word reads as a verb said of the word before it: an "-s" form right after
+    a word that opens no phrase ("the CLI supports Windows", "Renovate checks"); after
+    "the" it is a noun ("the payments service")."""
+    raw = token.raw.casefold()
+    before = clause.word_before(token)
+    return (raw.endswith("s") and not raw.endswith(("ss", "us", "is")) and token.at > 0
+            and before not in _FUNCTION_WORDS and before not in PREPOSITIONS
+            and before not in lexicon.QUANTIFIERS and _number(before) is None)
 
 
 def _in_phrase(subject_of: Subject, unique: set[str]) -> bool:
@@ -545,6 +593,8 @@ def subject_match(a: Subject, b: Subject,
     unique_a, unique_b = key_a - key_b, key_b - key_a
     if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b):
         return None
+    if _qualified_apart(a, b):
+        return None
     both = shared | (values[0] & values[1])
     if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
             or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
@@ -555,6 +605,17 @@ def subject_match(a: Subject, b: Subject,
     if len(shared) < SAME_SUBJECT * len(key_a | key_b):
         return None
     return 0.75
+
+
+def _qualified_apart(a: Subject, b: Subject) -> bool:
+    """Whether the two statements name two of one kind of thing that tells subjects apart
+    ("production" / "staging", "frontend" / "backend"): two subjects."""
+    said = [{} for _ in (a, b)]
+    for side, named in zip((a, b), said, strict=True):
+        for found in value_categories.qualifiers(list(side.clause.raws)):
+            named.setdefault(found.category, set()).add(found.member)
+    return any(said[0][kind] - said[1][kind] and said[1][kind] - said[0][kind]
+               for kind in said[0].keys() & said[1].keys())
 
 
 def _adds(clause: Clause) -> bool:
@@ -590,9 +651,13 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
         return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                               f"{other.text!r}", 0.85)
-    if negated.negated not in also:  # "not deployed" says nothing against "manifests live"
+    # "not deployed" says nothing against "manifests live"; "does not run on" negates the
+    # tie itself, which the other may say with any verb ("supports")
+    tie = negated.negated in _LINKING
+    if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in {
+            _VERB_KINDS.get(norm, norm) for norm in also}:
         return None
-    if a.norms[0] != b.norms[0]:
+    if tie or a.norms[0] != b.norms[0]:
         return _reordered_negation(negated, other)
     if len(shared) < KEY_WORDS or len(shared) < NEGATION_OVERLAP * len(said):
         return None
@@ -729,34 +794,65 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
                           f"hold the same role", 0.8)
 
 
-# "The rotation is run by Kenji" / "Aisha runs the rotation": a named agent of a passive,
-# and a statement opened by a name, its verb and the rest.
+# Who does what: "the rotation is run by Kenji", "Aisha runs the rotation", "Lena is the
+# reviewer for migrations", "the maintainer of the modules is Ravi".
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
-_PASSIVE_AGENT = re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
-                            rf"by\s+(?P<agent>{_NAME})\W*$")
-_ACTIVE_AGENT = re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+(?P<thing>.+?)\W*$")
+_ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
+_HOLDINGS = (
+    re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
+               rf"by\s+(?P<agent>{_NAME})\W*$"),
+    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our|their)\s+(?:[\w-]+\s+){{0,2}}?"
+               rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
+    re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
+               rf"(?P<thing>.+?)\s+(?:is|are)\s+(?P<agent>{_NAME})\W*$", _I),
+    # a name, its verb, and what it does it to: not "Squash merges are allowed"
+    re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+"
+               rf"(?!(?:is|are|was|were|be|been)\b)(?P<thing>.+?)\W*$"),
+)
 
 
-def _agent_of(clause: Clause, passive: bool) -> tuple[str, str, list[str]] | None:
-    """(who, does what, to what) of a clause in the passive ("X is run by Kenji") or
-    opened by a name ("Aisha runs X")."""
-    found = (_PASSIVE_AGENT if passive else _ACTIVE_AGENT).match(clause.text)
-    if not found or found["agent"].split()[0].casefold() in _FUNCTION_WORDS:
-        return None
-    return (found["agent"].casefold(), _norm(found["verb"]), read_clause(found["thing"]).norms)
+@dataclass(frozen=True)
+class Holding:
+    agent: str  # who, casefolded
+    role: str  # does what, as a verb's stem ("review" for "reviewer" too)
+    thing: Clause  # to what
+
+
+def _holdings(clause: Clause) -> list[Holding]:
+    """Each reading of `clause` as a named someone doing something to something."""
+    found = []
+    for pattern in _HOLDINGS:
+        said = pattern.match(clause.text)
+        # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"
+        if (not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS
+                or value_categories.members(said["agent"].split())
+                or value_categories.qualifiers(said["agent"].split())):
+            continue
+        groups = said.groupdict()
+        role = (lexicon.ROLE_NOUNS[groups["noun"].casefold()] if groups.get("noun")
+                else groups["verb"])
+        found.append(Holding(said["agent"].casefold(), _norm(role), read_clause(said["thing"])))
+    return found
+
+
+def _same_thing(a: Clause, b: Clause) -> bool:
+    if a.norms == b.norms:
+        return bool(a.norms)
+    sure = subject_match(subject(a, _nothing), subject(b, _nothing))
+    return sure is not None and sure >= CONFIDENT
 
 
 def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
-    """"The on-call rotation is run by Kenji" / "Aisha runs the on-call rotation": a
-    passive that names who does something gives that one the role."""
-    for first, second in ((a, b), (b, a)):
-        passive = _agent_of(first, passive=True)
-        if not passive:
-            continue
-        for other in (_agent_of(second, passive=True), _agent_of(second, passive=False)):
-            if other and other[0] != passive[0] and other[1:] == passive[1:]:
-                return _verdict(True, f"{passive[0]!r} and {other[0]!r} do the same: "
-                                      f"another holder of one role", 0.75)
+    """"The on-call rotation is run by Kenji" / "Aisha runs the on-call rotation",
+    "database migrations are reviewed by Tom" / "Lena is the reviewer for database
+    migrations": one role over one thing, held by two people."""
+    if _adds(a) or _adds(b):
+        return None
+    for first, second in itertools.product(_holdings(a), _holdings(b)):
+        if (first.agent != second.agent and first.role == second.role
+                and _same_thing(first.thing, second.thing)):
+            return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
+                                  f"another holder of one role", 0.75)
     return None
 
 
@@ -842,14 +938,26 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         # The rest of each statement, without the measures: the same subject.
         # the unit, or the product of a version; an attribute ("length" of a "line
         # length of 88") stays: it is what the statements are about
-        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT
+        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT | _SCHEDULE_WORDS
                  | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
-
-        sure = subject_match(subject(a, _measuring(a, units)), subject(b, _measuring(b, units)))
+        subjects = [subject(a, _measuring(a, units)), subject(b, _measuring(b, units))]
+        # a statement that says nothing but the count ("we run 4 worker processes")
+        # speaks of what it counts
+        if (not subjects[0].key or not subjects[1].key) and _counts_things(key, a, b):
+            subjects = [subject(clause, _measuring(clause, units - set(key.split("/")),
+                                                   counted=True)) for clause in (a, b)]
+        sure = subject_match(*subjects)
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
+
+
+def _counts_things(key: str, a: Clause, b: Clause) -> bool:
+    """Whether a measure is a count of things ("8 processes"), not a kind of measure
+    (a duration, a version) nor what "a line length of 88" names."""
+    return (key not in _MEASURE_KINDS and key not in _attributes(a, b)
+            and not key.startswith(("version of ", "time of day")))
 
 
 def _swapped_ends(a: Clause, b: Clause) -> bool:
@@ -873,13 +981,46 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"{a.text!r} against {b.text!r}", 0.8)
 
 
-def _measuring(clause: Clause, values: set[str]):
+def _ends(text: str) -> set[str]:
+    return set(read_clause(text).norms) - _FLOW_WORDS
+
+
+_FLOW_WORDS = frozenset(_norm(word) for word in (*flows.SENDING.split("|"),
+                                                 *flows.RECEIVING.split("|"), "flow", "flows",
+                                                 "move", "moves", *lexicon.LINKING_VERBS))
+
+
+def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """Something moves between the same two ends the other way round, said with other
+    words: "events flow from the orders service to the analytics service" / "the
+    analytics service sends events to the orders service". Not when what moves differs
+    ("orders are synced from A to B" / "stock levels are synced from B to A")."""
+    flow_a, flow_b = flows.flow(a.text), flows.flow(b.text)
+    if not flow_a or not flow_b:
+        return None
+    source_a, target_a = _ends(flow_a.source), _ends(flow_a.target)
+    source_b, target_b = _ends(flow_b.source), _ends(flow_b.target)
+    if not (source_a and target_a) or source_a == target_a:
+        return None
+    if source_a != target_b or target_a != source_b:
+        return None
+    moved_a, moved_b = _ends(flow_a.rest), _ends(flow_b.rest)
+    if moved_a and moved_b and not moved_a & moved_b:
+        return None
+    return _verdict(True, f"the other way round: from {flow_a.source!r} to "
+                          f"{flow_a.target!r} against from {flow_b.source!r} to "
+                          f"{flow_b.target!r}", 0.8)
+
+
+def _measuring(clause: Clause, values: set[str], counted: bool = False):
     """Which tokens of `clause` are a value rather than its subject: those in `values`,
-    numbers, and the word after a number ("40 characters", "Django 4.2 LTS")."""
+    numbers, and the word after a number ("40 characters", "Django 4.2 LTS") unless it
+    says what is `counted`."""
     after_number = {after.at for before, after in itertools.pairwise(clause.tokens)
-                    if _number(before.norm) is not None and after.at == before.at + 1}
+                    if _number(before.norm) is not None and after.at == before.at + 1
+                    and not counted}
     return lambda token: (token.norm in values or token.at in after_number
-                          or _number(token.norm) is not None)
+                          or _number(token.norm) is not None or schedules.is_clock(token.raw))
 
 
 def _amounts(clause: Clause) -> set[str]:
@@ -919,6 +1060,8 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
              for clause, only in ((a, only_a), (b, only_b))]
     if roles[0] and roles[1] and not roles[0] & roles[1]:
         return None
+    if _known_apart(a, only_a, b, only_b):
+        return None
     confidence = subject_match(subject(a, _measuring(a, named)), subject(b, _measuring(b, named)),
                                (only_a, only_b))
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
@@ -929,14 +1072,69 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"{shown_b!r}", confidence)
 
 
+def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:
+    """The categories the words of `values` in `clause` are members of; None when one of
+    them is a member of none."""
+    found = value_categories.members(list(clause.raws))
+    categories = set()
+    for token in clause.tokens:
+        if token.norm in values:
+            of = {f.category for f in found if token.at in f.at}
+            if not of:
+                return None
+            categories |= of
+    return categories
+
+
+def _known_apart(a: Clause, only_a: set[str], b: Clause, only_b: set[str]) -> bool:
+    """Whether one statement's values are known members of categories the other's are
+    not: "written in YAML" / "validated in CI" fill two slots."""
+    of_a, of_b = _categories_of(a, only_a), _categories_of(b, only_b)
+    return (of_a is None) != (of_b is None) or bool(of_a and of_b and not of_a & of_b)
+
+
+def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """Two members of one closed category (value_categories) in statements of one
+    subject: "configuration files are written in YAML" / "our config files use TOML",
+    "backups run on Jenkins" / "we run backups from GitHub Actions". Not when either also
+    names the other's member, nor when either adds ("also")."""
+    if _adds(a) or _adds(b):
+        return None
+    found_a = value_categories.members(list(a.raws))
+    found_b = value_categories.members(list(b.raws))
+    for category in sorted({f.category for f in found_a} & {f.category for f in found_b}):
+        named_a = {f.member for f in found_a if f.category == category}
+        named_b = {f.member for f in found_b if f.category == category}
+        if named_a & named_b:
+            continue
+        places_a = {at for f in found_a if f.category == category for at in f.at}
+        places_b = {at for f in found_b if f.category == category for at in f.at}
+        values = ({t.norm for t in a.tokens if t.at in places_a},
+                  {t.norm for t in b.tokens if t.at in places_b})
+        sure = subject_match(subject(a, _naming(a, places_a)), subject(b, _naming(b, places_b)),
+                             values)
+        if sure is not None and sure >= CONFIDENT:
+            return _verdict(True, f"another {category} for the same subject: "
+                                  f"{', '.join(sorted(named_a))!r} against "
+                                  f"{', '.join(sorted(named_b))!r}", min(sure, 0.8))
+    return None
+
+
+def _naming(clause: Clause, places: set[int]):
+    """Which tokens name a member (at `places` among the clause's words), or give its
+    version ("Vue 3")."""
+    return lambda token: token.at in places or (_number(token.norm) is not None
+                                                and token.at - 1 in places)
+
+
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.past or b.past:
         return None
     if a.negative != b.negative:
         rules = (_negation, _denied_value, _changed_measure)
     else:
-        rules = (_reversed_preference, _reversed_direction, _changed_slot, _changed_measure,
-                 _changed_value, _changed_agent)
+        rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
+                 _changed_measure, _changed_value, _changed_member, _changed_agent)
     for rule in rules:
         if found := rule(a, b):
             return found

@@ -24,8 +24,16 @@ OPPOSITES = {
 # Two words that say the same thing: read as the second.
 SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed"}
 # Phrases read as another wording before the words are taken apart: a time zone other
-# than UTC is "not UTC".
-PHRASES = ((r"\blocal time\b", "not UTC"),)
+# than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
+# is "not in" it, to favour is to prefer.
+PHRASES = ((r"\blocal time\b", "not UTC"),
+           (r"\b(?:turned|switched|toggled)\s+on\b", "enabled"),
+           (r"\b(?:turned|switched|toggled)\s+off\b", "disabled"),
+           (r"\b(is|are)\s+on\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 enabled"),
+           (r"\b(is|are)\s+off\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 disabled"),
+           (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
+           (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
+           (r"\bfavou?r\b", "prefer"))
 
 # Verbs that only tie a subject to its value ("jobs run on Sidekiq", "tracking goes to
 # Sentry", "the backend is on Django"): they say which thing fills the slot, not which
@@ -46,6 +54,11 @@ VERB_KINDS = {
     "send": "send sends sent ship ships shipped forward forwards forwarded route routes "
             "routed deliver delivers delivered",
     "host": "host hosts hosted serve serves served deploy deploys deployed",
+    # what someone wants: "I like type hints" and "skip type hints" speak of one thing
+    "like": "like likes liked love loves loved want wants wanted prefer prefers preferred "
+            "enjoy enjoys enjoyed use uses used",
+    "answer": "return returns returned respond responds responded response responses "
+              "reply replies replied",
 }
 # Words that say a number bounds something ("capped at 25 MB", "at least 12",
 # "rate limited to 600", "pinned to 5") or is a setting: not what is measured.
@@ -66,6 +79,9 @@ EXCLUSIVE = frozenset({"only", "exclusively", "solely"})
 # Words that join a clause to another: no part of either's subject ("... when we deploy").
 CONJUNCTIONS = frozenset({"when", "whenever", "while", "if", "unless", "because", "once",
                           "until", "since", "where", "so", "and", "or"})
+# Pronouns the function words leave out: no part of what a statement is about.
+PRONOUNS = frozenset({"ourselves", "itself", "themselves", "myself", "yourself",
+                      "yourselves", "himself", "herself", "one", "ones", "someone"})
 # Words of quantity that do not change what a statement is about ("all secrets").
 QUANTIFIERS = frozenset({"all", "every", "each", "any", "both"})
 # Words that add to what is known rather than restate it ("CI also tests against 3.12").
@@ -85,3 +101,10 @@ PREPOSITION_ROLES = {
 BEFORE_A_VERB = frozenset({"i", "we", "you", "they", "he", "she", "it", "will", "would",
                            "can", "could", "should", "must", "may", "might", "do", "does",
                            "did", "not", "never"})
+
+# Nouns of a role and the verb that gives it: "Lena is the reviewer for migrations" says
+# that Lena reviews them.
+ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",
+              "maintainers": "maintain", "reviewer": "review", "reviewers": "review",
+              "lead": "lead", "leader": "lead", "approver": "approve", "approvers": "approve",
+              "manager": "manage", "admin": "administer", "administrator": "administer"}

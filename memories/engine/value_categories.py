@@ -1,0 +1,260 @@
+"""Closed categories of values: the kinds of thing a statement about a software project
+names one of (a data format, a database, a CI service, a region), and the words that
+mark which of several things a statement is about (production or staging, frontend or
+backend).
+
+General knowledge of the field, not the wording of any labelled pair: each category has
+many members, and a member stands for itself wherever it is named. Two statements that
+name two members of one category in the same place say two values of one slot; two
+members of two categories (a task queue and its broker) fill two slots.
+
+Writing: members are separated by commas, names of one member by "/" ("yaml/yml");
+a name may have several words ("github actions"). A name that is also an English word
+("go", "rust", "swift") starts with "~" and counts only where it is written with a
+capital. Names are compared as their parts (split at spaces, hyphens and underscores)
+stemmed, so "snake_case", "snake case" and "snake-case" are one name.
+"""
+
+import re
+from dataclasses import dataclass
+
+from .dedup import _stem
+
+CATEGORIES = {
+    "data format": "json, yaml/yml, toml, xml, csv, tsv, ini, hcl, protobuf/protocol "
+                   "buffers/protobufs, avro, parquet, msgpack/messagepack, ndjson/jsonl/json "
+                   "lines, cbor, bson, plain text/plaintext, markdown, html",
+    "date format": "iso 8601/iso-8601/iso8601/rfc 3339/rfc3339, unix timestamp/unix time/"
+                   "unix epoch/epoch seconds/epoch milliseconds/~epoch",
+    "naming case": "snake_case/snake case, camelcase/camel case/lower camel case, pascalcase/"
+                   "pascal case/upper camel case, kebab-case/kebab case, screaming_snake_case/"
+                   "screaming snake case, title case",
+    "cloud": "aws/amazon web services, gcp/google cloud/google cloud platform, azure/microsoft "
+             "azure, digitalocean, hetzner, linode, oracle cloud, ibm cloud, ovh/ovhcloud, "
+             "scaleway, alibaba cloud",
+    "hosting platform": "heroku, vercel, netlify, fly.io, ~render, ~railway, cloudflare pages, "
+                        "github pages, app engine, elastic beanstalk, firebase hosting, amplify",
+    "programming language": "python, ~go/golang, ~rust, java, kotlin, scala, typescript, "
+                            "javascript, ~ruby, php, csharp, objective-c, ~swift, elixir, "
+                            "erlang, haskell, clojure, ocaml, ~dart, ~lua, perl, julia, zig, "
+                            "~crystal, groovy",
+    "web framework": "django, flask, fastapi, rails/ruby on rails, ~express/express.js, "
+                     "nestjs, koa, ~spring/spring boot, laravel, symfony, ~phoenix, ~gin, "
+                     "actix, axum, asp.net, sinatra, starlette, ~tornado, aiohttp, litestar, "
+                     "hono",
+    "frontend framework": "react, vue/vue.js, angular, svelte, ~solid/solidjs, ~ember, preact, "
+                          "htmx, ~backbone, qwik, alpine.js",
+    "meta framework": "next.js/nextjs, nuxt, ~remix, gatsby, astro, sveltekit",
+    "mobile framework": "react native, flutter, ionic, xamarin, capacitor, cordova",
+    "database": "postgresql/postgres, mysql, mariadb, sqlite, sql server/mssql, oracle, "
+                "cockroachdb, mongodb/mongo, dynamodb, cassandra, couchdb, firestore, cosmos "
+                "db/cosmosdb, neo4j, planetscale, ~spanner, tidb, yugabytedb, scylladb",
+    "cache": "redis, memcached, valkey, keydb, hazelcast, dragonfly",
+    "data warehouse": "~snowflake, bigquery, redshift, clickhouse, databricks, duckdb, synapse",
+    "message broker": "kafka, rabbitmq, sqs, nats, ~pulsar, kinesis, pub sub/pubsub, event hubs, "
+                      "activemq, redis, eventbridge, nsq, zeromq",
+    "task queue": "celery, sidekiq, rq, resque, bullmq/~bull, dramatiq, huey, delayed_job, "
+                  "good_job, faktory, hangfire",
+    "workflow engine": "airflow, dagster, ~prefect, luigi, argo workflows, ~temporal, step "
+                       "functions",
+    "search engine": "elasticsearch, opensearch, meilisearch, algolia, typesense, solr, vespa, "
+                     "quickwit",
+    "email service": "sendgrid, postmark, mailgun, ses/amazon ses, mandrill, sparkpost, "
+                     "resend, mailjet, brevo/sendinblue",
+    "ci service": "github actions, gitlab ci, circleci, jenkins, travis ci/travis, buildkite, "
+                  "~drone, teamcity, bamboo, azure pipelines, bitbucket pipelines, bitrise, "
+                  "semaphore, woodpecker, codebuild, tekton, concourse, appveyor",
+    "deploy tool": "argo cd/argocd, flux/fluxcd, spinnaker, octopus deploy",
+    "js package manager": "npm, ~yarn, pnpm, ~bun",
+    "python package manager": "pip, ~poetry, pipenv, uv, pip-tools, conda, pdm, ~hatch, ~rye",
+    "jvm build tool": "maven, gradle, sbt, ~ant",
+    "test framework": "~jest, vitest, ~mocha, jasmine, ~ava, pytest, unittest, ~nose/nose2, rspec, "
+                      "minitest, junit, testng, ~spock, phpunit, xunit, nunit",
+    "browser test tool": "cypress, playwright, selenium, puppeteer, webdriverio, testcafe, "
+                         "nightwatch",
+    "bundler": "webpack, vite, esbuild, ~rollup, ~parcel, turbopack, rspack, snowpack, "
+               "browserify",
+    "infrastructure as code": "terraform, pulumi, cloudformation, cdk/aws cdk, opentofu, "
+                              "crossplane, bicep",
+    "configuration management": "ansible, ~chef, ~puppet, saltstack",
+    "container platform": "kubernetes/k8s/eks/gke/aks, ecs, ~nomad, docker swarm, fargate, "
+                          "~cloud run",
+    "container registry": "ecr/amazon ecr, docker hub/dockerhub, ghcr/github container "
+                          "registry, gcr, artifact registry, ~quay/quay.io, acr, ~harbor",
+    "monitoring": "prometheus, datadog, new relic, cloudwatch, dynatrace, appdynamics, "
+                  "honeycomb, lightstep, signoz, victoriametrics, influxdb, ~graphite, zabbix, "
+                  "nagios",
+    "log platform": "loki, splunk, papertrail, loggly, datadog, cloudwatch, sumo logic, "
+                    "graylog, logtail, ~elk, new relic",
+    "error tracker": "~sentry, rollbar, bugsnag, honeybadger, airbrake, raygun, glitchtip",
+    "feature flag service": "launchdarkly, ~unleash, flagsmith, growthbook, configcat, "
+                            "statsig, flipt",
+    "identity provider": "auth0, okta, cognito, keycloak, ~clerk, firebase auth, azure ad/"
+                         "entra id, onelogin, supertokens, fusionauth, workos, stytch",
+    "payment provider": "~stripe, adyen, braintree, paypal, ~square, mollie, ~paddle, razorpay",
+    "web server": "nginx, apache/httpd, ~caddy, traefik, haproxy, ~envoy, iis, alb, elb, nlb",
+    "cdn": "cloudflare, fastly, cloudfront, akamai, bunnycdn, keycdn",
+    "secret store": "~vault/hashicorp vault, secrets manager/aws secrets manager, 1password, "
+                    "~doppler, sops, key vault/azure key vault, secret manager, bitwarden, "
+                    "parameter store/ssm, infisical",
+    "object storage": "s3/amazon s3, gcs/google cloud storage, blob storage/azure blob "
+                      "storage, r2/cloudflare r2, minio, backblaze/b2, ~wasabi",
+    "code host": "github, gitlab, bitbucket, gitea, azure devops, sourcehut, codeberg",
+    "issue tracker": "jira, ~linear, github issues, youtrack, ~asana, trello, clickup, "
+                     "~shortcut, pivotal tracker",
+    "chat tool": "~slack, microsoft teams, ~discord, mattermost, zulip, rocket.chat, google "
+                 "chat",
+    "docs tool": "~sphinx, mkdocs, docusaurus, read the docs/readthedocs, gitbook, ~confluence, "
+                 "~notion, vuepress, ~hugo, jekyll, mintlify",
+    "orm": "sqlalchemy, django orm, prisma, typeorm, sequelize, activerecord/active record, "
+           "hibernate, entity framework, gorm, ~drizzle, mikro-orm, peewee, ecto, ~doctrine, "
+           "~diesel, jooq",
+    "migration tool": "alembic, flyway, liquibase, ~goose, golang-migrate, sqitch, dbmate",
+    "state store": "~redux, zustand, mobx, ~recoil, jotai, pinia, vuex, xstate, ngrx, react "
+                   "context, valtio",
+    "styling": "tailwind/tailwindcss, ~bootstrap, css modules, styled-components, ~emotion, "
+               "~sass/scss, vanilla-extract, bulma",
+    "formatter": "~black, ~prettier, yapf, autopep8, gofmt, rustfmt, clang-format, dprint",
+    "linter": "flake8, pylint, eslint, rubocop, golangci-lint, clippy, stylelint, tslint, "
+              "oxlint",
+    "type checker": "mypy, pyright, pytype, ~pyre",
+    "js runtime": "~node/node.js/nodejs, deno, ~bun",
+    "python app server": "gunicorn, uvicorn, uwsgi, hypercorn, daphne, ~waitress, granian",
+    "linux distribution": "~alpine, debian, ubuntu, distroless, centos, rhel, fedora, "
+                          "amazon linux, rocky linux",
+    "api style": "~rest/restful, graphql, grpc, ~soap, json-rpc, trpc, odata",
+    "push channel": "websockets/websocket, server-sent events/sse, long polling, webrtc, mqtt",
+    "auth scheme": "jwt/jwts/json web tokens, paseto, oauth/oauth2, saml, basic auth, mtls, "
+                   "openid connect/oidc, session cookies",
+    "id type": "uuid/uuids/uuidv4/uuid4/uuidv7, ulid, bigint/bigserial, ksuid, cuid, nanoid, "
+               "auto-increment/autoincrement/auto-incrementing",
+    "pagination": "cursor pagination/cursor-based pagination/cursor-based/cursors, offset "
+                  "pagination/offset-based pagination/offset-based/limit-offset, keyset "
+                  "pagination",
+    "merge strategy": "squash/squash-merge/squash merge/squash-merged/squash merging, "
+                      "rebase-merge/rebase merge/rebase merging, merge commit/merge commits",
+    "branching model": "trunk-based/trunk-based development/trunk based development, gitflow/"
+                       "git flow, github flow",
+    "release strategy": "blue-green, canary/canaries, rolling update/rolling deploy/"
+                        "rolling deployment/rolling release",
+    "quote style": "single quotes/single-quoted, double quotes/double-quoted, backticks",
+    "time zone": "utc/gmt, cet/cest, est/edt, pst/pdt, ist, jst, local time",
+    # Two ends of one scale: each member below is one end, said in several words.
+    "deletion": "soft delete/soft-delete/soft-deleted/soft deletion/soft deleted, hard delete/"
+                "hard-delete/hard-deleted/hard deletion/hard deleted/permanently deleted",
+    "state": "stateless, stateful",
+    "side": "client-side/client side/in the browser, server-side/server side",
+    "length": "short/brief/concise/terse/succinct/one-line/single-line/minimal, long/detailed/"
+              "verbose/thorough/lengthy/in-depth/multi-paragraph/extensive",
+    "size": "small/tiny, large/big/huge",
+    "strictness": "strict, lenient/loose/permissive",
+    "sort order": "ascending/asc, descending/desc",
+    "letter case": "lowercase/lower case/lower-case, uppercase/upper case/upper-case/all caps",
+    "locking": "optimistic locking/optimistic, pessimistic locking/pessimistic",
+    "loading": "eager loading/eagerly/eager, lazy loading/lazily/lazy",
+    "path kind": "absolute paths/absolute path, relative paths/relative path",
+    "scaling": "horizontally/horizontal scaling, vertically/vertical scaling",
+    "traffic direction": "inbound, outbound",
+    "tenancy": "single-tenant/single tenant, multi-tenant/multi tenant/multitenant",
+    "hosting": "self-hosted/self hosted/on-prem/on-premises/on-premise, fully managed/"
+               "managed service/saas",
+    "consent": "opt-in, opt-out",
+    "access list": "allowlist/whitelist, denylist/blocklist/blacklist",
+    "repository layout": "monorepo/single repository, polyrepo/multi-repo/separate "
+                         "repositories",
+    "architecture": "monolith/monolithic, microservices",
+    "rendering": "server-side rendering/ssr, client-side rendering/csr, static site "
+                 "generation/ssg",
+}
+
+# Words that say which of several things a statement is about, by kind: "production"
+# and "staging" name two environments, so two statements naming one each speak of two.
+QUALIFIERS = {
+    "environment": "production/prod, staging, development/dev, qa, sandbox, preview, "
+                   "uat, demo",
+    "platform": "ios, android, web, mobile, desktop",
+    "side": "frontend/front-end/front end, backend/back-end/back end",
+    "plan": "free, pro, enterprise, premium, starter",
+    "test level": "unit, integration, end-to-end/e2e, smoke, load, component, contract",
+    "region": "~eu, ~us, ~uk, apac, emea, latam",
+}
+
+# A cloud region written as its provider writes it ("us-east-1", "europe-west4").
+_REGION = re.compile(r"^(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?"
+                     r"(?:north|south|east|west|central|northeast|southeast|northwest|"
+                     r"southwest)-\d|(?:europe|us|asia|australia|northamerica|southamerica|me|"
+                     r"africa)-(?:north|south|east|west|central|northeast|southeast|northwest|"
+                     r"southwest)\d)$")
+_SPLIT = re.compile(r"[\s_\-/]+")
+
+
+def parts(word: str) -> list[str]:
+    """A word as the parts names are compared by: "snake_case" is ["snake", "case"]."""
+    return [_stem(part) for part in _SPLIT.split(word.casefold()) if part]
+
+
+@dataclass(frozen=True)
+class Name:
+    category: str
+    member: str  # the first name of the member: "yaml" for "yml" too
+    capital: bool  # counts only written with a capital
+
+
+def _table(source: dict[str, str]) -> dict[tuple[str, ...], list[Name]]:
+    table: dict[tuple[str, ...], list[Name]] = {}
+    for category, members in source.items():
+        for member in members.split(","):
+            names = [name.strip() for name in member.split("/") if name.strip()]
+            first = names[0].lstrip("~")
+            for name in names:
+                named = table.setdefault(tuple(parts(name.lstrip("~"))), [])
+                if Name(category, first, name.startswith("~")) not in named:
+                    named.append(Name(category, first, name.startswith("~")))
+    return table
+
+
+_MEMBERS = _table(CATEGORIES)
+_QUALIFIERS = _table(QUALIFIERS)
+_LONGEST = max(len(key) for key in (*_MEMBERS, *_QUALIFIERS))
+
+
+@dataclass(frozen=True)
+class Found:
+    category: str
+    member: str
+    at: tuple[int, ...]  # the indices of the words that name it
+
+
+def _find(words: list[str], table) -> list[Found]:
+    """The names of `table` in `words` (as written), longest first, none overlapping."""
+    pieces = [(i, part) for i, word in enumerate(words) for part in parts(word)]
+    found, taken = [], set()
+    start = 0
+    while start < len(pieces):
+        for size in range(min(_LONGEST, len(pieces) - start), 0, -1):
+            chunk = pieces[start:start + size]
+            names = table.get(tuple(part for _, part in chunk), [])
+            at = tuple(sorted({i for i, _ in chunk}))
+            names = [name for name in names
+                     if not name.capital or words[at[0]][:1].isupper()]
+            if names and not taken & set(at):
+                found += [Found(name.category, name.member, at) for name in names]
+                taken |= set(at)
+                start += size
+                break
+        else:
+            start += 1
+    for i, word in enumerate(words):
+        if table is _MEMBERS and i not in taken and _REGION.match(word.casefold()):
+            found.append(Found("region", word.casefold(), (i,)))
+    return found
+
+
+def members(words: list[str]) -> list[Found]:
+    """The members of CATEGORIES that `words` name, each with where it stands."""
+    return _find(words, _MEMBERS)
+
+
+def qualifiers(words: list[str]) -> list[Found]:
+    """The words of QUALIFIERS that `words` say."""
+    return _find(words, _QUALIFIERS)

@@ -195,6 +195,9 @@ _ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is respo
 # pattern (two open-ended lazy groups tried every split of the text).
 _PREFERENCE_ORDER = re.compile(
     r"\bprefers?\s+(.{1,120}?)\s+(?:over|to|rather than|instead of)\s+(?=\S)", _I)
+# "prefers X" and what follows X: a phrase of its own ("for formatting") or the end.
+_PLAIN_PREFERENCE = re.compile(r"\bprefers?\s+(.{1,120}?)(?=\s+(?:for|in|on|when|with|"
+                               r"because)\b|\s*[.,;!]|\s*$)", _I)
 _DENIED = re.compile(r"(?:\bnot|\bno|\binstead of|\brather than)\s+(?:the\s+|a\s+|an\s+)?"
                      r"([\w](?:[\w.\-/:@]*[\w])?)", _I)
 
@@ -210,7 +213,9 @@ _CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "c
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "twenty": "20", "thirty": "30", "sixty": "60", "hundred": "100",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "eighteen": "18",
+    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
+    "ninety": "90", "hundred": "100", "thousand": "1000",
 }
 
 # Units as _norm writes them: "minutes" is "minut", "bytes" is "byt".
@@ -397,9 +402,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         following = words[i + 1] if i + 1 < len(words) else ""
         unit = _norm(following)
         amount = 1.0 if word in ("a", "an") else _number(word)
-        # "every 6 hours" is how often, which the schedule says
+        # "every 6 hours", "once a day" are how often, which the schedule says
         if amount is None or _number(following) is not None or (
-                i and words[i - 1] in ("every", "each")):
+                i and words[i - 1] in _HOW_OFTEN):
             continue
         if unit in _SECONDS:
             found["duration"] = amount * _SECONDS[unit]
@@ -420,13 +425,26 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
                    else "")
             for counted in {unit, _norm(words[end])}:
                 found[counted + per] = amount
+        elif (i and words[i - 1].isalpha() and words[i - 1] not in _FUNCTION_WORDS
+              and words[i - 1] not in PREPOSITIONS and words[i - 1] not in lexicon.BOUND_WORDS):
+            # "port 9090", "level 3"; a version as written ("1.30" is not "1.3")
+            found.setdefault(_norm(words[i - 1]), word if words[i - 1] == "version" else amount)
         # "a line length of 88", "the minimum password length is 8": what the number is,
         # unless a unit says it ("the TTL is 5 minutes" is a duration, 300 seconds too)
         if (i >= 2 and words[i - 1] in _NAMING and words[i - 2] not in _FUNCTION_WORDS
                 and _number(words[i - 2]) is None and word not in ("a", "an")
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
-            found.setdefault(_norm(words[i - 2]), amount)
+            found.setdefault(_norm(words[i - 2]), word if words[i - 2] == "version" else amount)
+    # "our Kubernetes version is 1.30" names the version of Kubernetes
+    if "version" in found and (product := _named_before(words, raws, "version")):
+        found.setdefault(f"version of {product}", found.pop("version"))
     return found
+
+
+def _named_before(words: Sequence[str], raws: Sequence[str], noun: str) -> str:
+    """The name written with a capital right before `noun` ("Kubernetes version")."""
+    at = list(words).index(noun) if noun in words else 0
+    return words[at - 1] if raws and at > 0 and raws[at - 1][:1].isupper() else ""
 
 
 COUNTED_RUN = 3  # words after a number that may name what it counts ("4 worker processes")
@@ -446,6 +464,7 @@ def _counted_run(words: Sequence[str], i: int) -> int:
 
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
+_HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
 _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
@@ -541,8 +560,9 @@ def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
     tokens = clause.tokens
     return any(subject_of.word(i) in unique and subject_of.word(i + 1) in shared
                and _number(token.norm) is None
-               and not _NEW_PHRASE & set(clause.words[token.at + 1:after.at])
+               and not (_NEW_PHRASE | _FUNCTION_WORDS) & set(clause.words[token.at + 1:after.at])
                and clause.word_before(token) not in lexicon.BEFORE_A_VERB
+               and clause.word_before(after) not in lexicon.BEFORE_A_VERB
                and not _verb_after_its_subject(clause, token)
                and not _verb_after_its_subject(clause, after)
                for i, (token, after) in enumerate(itertools.pairwise(tokens)))
@@ -580,7 +600,8 @@ def _settle(a: Subject, b: Subject) -> None:
 
 
 def subject_match(a: Subject, b: Subject,
-                  values: tuple[set[str], set[str]] = (set(), set())) -> float | None:
+                  values: tuple[set[str], set[str]] = (set(), set()), *,
+                  lenient: bool = False) -> float | None:
     """How sure it is that two statements speak of one subject, from their subject
     words: 0.8 when one says nothing the other does not (0.75 when that is a single
     word), 0.75 when most of their words are shared; 0.65 (kept, not queued) when a word
@@ -591,7 +612,11 @@ def subject_match(a: Subject, b: Subject,
     key_a, key_b = a.key, b.key
     shared = key_a & key_b
     unique_a, unique_b = key_a - key_b, key_b - key_a
-    if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b):
+    # lenient (two members of one closed category): one shared word is enough when
+    # each says at most one of its own ("the search index" / "search is served")
+    single = (lenient and len(unique_a) <= 1 and len(unique_b) <= 1
+              and not (unique_a & _KINDS and unique_b & _KINDS))  # "built" / "hosted"
+    if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b and not single):
         return None
     if _qualified_apart(a, b):
         return None
@@ -602,7 +627,7 @@ def subject_match(a: Subject, b: Subject,
         return 0.65
     if not unique_a or not unique_b:
         return 0.8 if len(shared) >= KEY_WORDS else 0.75
-    if len(shared) < SAME_SUBJECT * len(key_a | key_b):
+    if len(shared) < SAME_SUBJECT * len(key_a | key_b) and not single:
         return None
     return 0.75
 
@@ -737,7 +762,11 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     if len(seg_a) > SHORT_SLOT or len(seg_b) > SHORT_SLOT:
         return False
     if values_a or values_b:
-        return True
+        # a value for a word that is none: one word for one ("is main" / "is v2"), not a
+        # verb that brings its value ("run once" / "kept 30")
+        said_a, said_b = ([t for t in _slot_words(seg) if t.norm not in _LINKING]
+                          for seg in (seg_a, seg_b))
+        return len(seg_a) == len(seg_b) == 1 or not (said_a and said_b)
     # Neither is a value: only a slot that holds one thing ("is main", "prefer tabs"),
     # and only one such change ("explicit over wildcard" / "absolute over relative" is
     # another preference, not this one reversed).
@@ -867,6 +896,8 @@ def _preference_order(text: str) -> tuple[str, str] | None:
 
 def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
     found_a, found_b = _preference_order(a.text), _preference_order(b.text)
+    if bool(found_a) != bool(found_b):
+        return _passed_over(a, found_a, b) if found_a else _passed_over(b, found_b, a)
     if not (found_a and found_b):
         return None
     first_a, second_a = (read_clause(part).norms for part in found_a)
@@ -879,6 +910,18 @@ def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
             _swapped_choices(first_a, second_a, first_b, second_b)
             or _swapped_choices(first_b, second_b, first_a, second_a)):
         return _verdict(True, "the preference is reversed", 0.8)
+    return None
+
+
+def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> JudgeVerdict | None:
+    """"She prefers str.format over f-strings" / "she prefers f-strings for formatting":
+    the same person prefers what the other statement passes over."""
+    chosen = _PLAIN_PREFERENCE.search(plain.text)
+    if not chosen or _before_preference(ordered) != _before_preference(plain):
+        return None
+    passed = read_clause(order[1]).norms
+    if passed and read_clause(chosen.group(1)).norms == passed:
+        return _verdict(True, f"one prefers what the other passes over: {order[1]!r}", 0.8)
     return None
 
 
@@ -1109,10 +1152,11 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
             continue
         places_a = {at for f in found_a if f.category == category for at in f.at}
         places_b = {at for f in found_b if f.category == category for at in f.at}
-        values = ({t.norm for t in a.tokens if t.at in places_a},
-                  {t.norm for t in b.tokens if t.at in places_b})
+        values = ((set(), set()) if category in value_categories.SCALES
+                  else ({t.norm for t in a.tokens if t.at in places_a},
+                        {t.norm for t in b.tokens if t.at in places_b}))
         sure = subject_match(subject(a, _naming(a, places_a)), subject(b, _naming(b, places_b)),
-                             values)
+                             values, lenient=True)
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"another {category} for the same subject: "
                                   f"{', '.join(sorted(named_a))!r} against "
@@ -1121,10 +1165,10 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
 
 
 def _naming(clause: Clause, places: set[int]):
-    """Which tokens name a member (at `places` among the clause's words), or give its
-    version ("Vue 3")."""
-    return lambda token: token.at in places or (_number(token.norm) is not None
-                                                and token.at - 1 in places)
+    """Which tokens name a member (at `places` among the clause's words), give its
+    version ("Vue 3") or the kind of thing it is ("the backend language is Rust")."""
+    return lambda token: (token.at in places or token.raw.casefold() in value_categories.KIND_NOUNS
+                          or (_number(token.norm) is not None and token.at - 1 in places))
 
 
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:

@@ -25,13 +25,17 @@ OPPOSITES = {
 SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
-# is "not in" it, to favour is to prefer.
+# is "not in" it, "10,000" is a number and "half an hour" 30 minutes, to favour is to
+# prefer.
 PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:turned|switched|toggled)\s+on\b", "enabled"),
            (r"\b(?:turned|switched|toggled)\s+off\b", "disabled"),
            (r"\b(is|are)\s+on\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 enabled"),
            (r"\b(is|are)\s+off\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 disabled"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
+           (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
+           (r"\bhalf an hour\b", "30 minutes"), (r"\bhalf a minute\b", "30 seconds"),
+           (r"\bhalf a day\b", "12 hours"),
            (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
            (r"\bfavou?r\b", "prefer"))
 
@@ -53,7 +57,8 @@ VERB_KINDS = {
             "persist persists persisted save saves saved",
     "send": "send sends sent ship ships shipped forward forwards forwarded route routes "
             "routed deliver delivers delivered",
-    "host": "host hosts hosted serve serves served deploy deploys deployed",
+    "host": "host hosts hosted serve serves served deploy deploys deployed expose exposes "
+            "exposed",
     # what someone wants: "I like type hints" and "skip type hints" speak of one thing
     "like": "like likes liked love loves loved want wants wanted prefer prefers preferred "
             "enjoy enjoys enjoyed use uses used",

@@ -104,8 +104,9 @@ CATEGORIES = {
                      "~shortcut, pivotal tracker",
     "chat tool": "~slack, microsoft teams, ~discord, mattermost, zulip, rocket.chat, google "
                  "chat",
-    "docs tool": "~sphinx, mkdocs, docusaurus, read the docs/readthedocs, gitbook, ~confluence, "
-                 "~notion, vuepress, ~hugo, jekyll, mintlify",
+    "docs generator": "~sphinx, mkdocs, docusaurus, vuepress, ~hugo, jekyll, mintlify, "
+                      "typedoc, jsdoc, javadoc, rustdoc, pdoc",
+    "docs host": "read the docs/readthedocs, gitbook, ~confluence, ~notion",
     "orm": "sqlalchemy, django orm, prisma, typeorm, sequelize, activerecord/active record, "
            "hibernate, entity framework, gorm, ~drizzle, mikro-orm, peewee, ecto, ~doctrine, "
            "~diesel, jooq",
@@ -126,6 +127,8 @@ CATEGORIES = {
     "push channel": "websockets/websocket, server-sent events/sse, long polling, webrtc, mqtt",
     "auth scheme": "jwt/jwts/json web tokens, paseto, oauth/oauth2, saml, basic auth, mtls, "
                    "openid connect/oidc, session cookies",
+    "hash algorithm": "argon2/argon2id, bcrypt, scrypt, pbkdf2, sha-256/sha256, sha-1/sha1, "
+                      "md5",
     "id type": "uuid/uuids/uuidv4/uuid4/uuidv7, ulid, bigint/bigserial, ksuid, cuid, nanoid, "
                "auto-increment/autoincrement/auto-incrementing",
     "pagination": "cursor pagination/cursor-based pagination/cursor-based/cursors, offset "
@@ -139,11 +142,17 @@ CATEGORIES = {
                         "rolling deployment/rolling release",
     "quote style": "single quotes/single-quoted, double quotes/double-quoted, backticks",
     "time zone": "utc/gmt, cet/cest, est/edt, pst/pdt, ist, jst, local time",
-    # Two ends of one scale: each member below is one end, said in several words.
+}
+
+# Ends of one scale, each said in several words. A statement says which end with an
+# adjective on the thing itself ("short commit messages"), where a named product would
+# name another thing ("the MySQL host").
+SCALES = {
     "deletion": "soft delete/soft-delete/soft-deleted/soft deletion/soft deleted, hard delete/"
                 "hard-delete/hard-deleted/hard deletion/hard deleted/permanently deleted",
     "state": "stateless, stateful",
-    "side": "client-side/client side/in the browser, server-side/server side",
+    "side": "client-side/client side/on the client/in the browser, server-side/server side/"
+            "on the server",
     "length": "short/brief/concise/terse/succinct/one-line/single-line/minimal, long/detailed/"
               "verbose/thorough/lengthy/in-depth/multi-paragraph/extensive",
     "size": "small/tiny, large/big/huge",
@@ -166,6 +175,15 @@ CATEGORIES = {
     "rendering": "server-side rendering/ssr, client-side rendering/csr, static site "
                  "generation/ssg",
 }
+
+# Nouns that name what kind of thing a member is ("the backend language is Rust"): they
+# say which slot a member fills, not what the statement is about.
+KIND_NOUNS = frozenset({"format", "formats", "language", "languages", "framework",
+                        "frameworks", "database", "databases", "db", "broker", "queue",
+                        "engine", "provider", "vendor", "tool", "tooling", "library",
+                        "libraries", "runtime", "platform", "registry", "bundler", "linter",
+                        "formatter", "checker", "orchestrator", "runner", "convention",
+                        "style", "stack", "technology", "solution", "product", "choice"})
 
 # Words that say which of several things a statement is about, by kind: "production"
 # and "staging" name two environments, so two statements naming one each speak of two.
@@ -213,7 +231,7 @@ def _table(source: dict[str, str]) -> dict[tuple[str, ...], list[Name]]:
     return table
 
 
-_MEMBERS = _table(CATEGORIES)
+_MEMBERS = _table({**CATEGORIES, **SCALES})
 _QUALIFIERS = _table(QUALIFIERS)
 _LONGEST = max(len(key) for key in (*_MEMBERS, *_QUALIFIERS))
 

@@ -195,6 +195,8 @@ _ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is respo
 # pattern (two open-ended lazy groups tried every split of the text).
 _PREFERENCE_ORDER = re.compile(
     r"\bprefers?\s+(.{1,120}?)\s+(?:over|to|rather than|instead of)\s+(?=\S)", _I)
+# Where the passed-over choice of "prefers X over Y" ends: a phrase of its own.
+_PHRASE_AFTER = re.compile(r"\s+(?=(?:in|for|when|with|because|on|at)\b)|\s*[,;]", _I)
 # "prefers X" and what follows X: a phrase of its own ("for formatting") or the end.
 _PLAIN_PREFERENCE = re.compile(r"\bprefers?\s+(.{1,120}?)(?=\s+(?:for|in|on|when|with|"
                                r"because)\b|\s*[.,;!]|\s*$)", _I)
@@ -267,12 +269,18 @@ IRREGULAR = {"built": "build", "ran": "run", "written": "write", "wrote": "write
              "found": "find", "told": "tell", "paid": "pay", "led": "lead"}
 
 
+# Consonants an ending doubles ("pinned", "shipped"); "ss", "ll", "dd" are the word's own.
+_DOUBLED = frozenset("bgmnprt")
+
+
 def _norm(word: str, raw: str = "") -> str:
     """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
     acronym as written ("HTTPS" is not "HTTP")."""
     if len(raw) > 1 and raw.isupper():
         return word
     stem = _stem(IRREGULAR.get(word, word))
+    if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] in _DOUBLED:
+        stem = stem[:-1]  # "pinned" is "pin", "running" "run"
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
@@ -398,6 +406,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     replicas", "100 requests per minute") or a named version ("Python 3.11", given the
     raw words to see the capital)."""
     found = schedules.schedule(words)
+    for word in words:
+        if address := _HOST_PORT.match(word):  # "grafana.internal:3000"
+            found["port"] = float(address.group(1))
     for i, word in enumerate(words):
         following = words[i + 1] if i + 1 < len(words) else ""
         unit = _norm(following)
@@ -462,8 +473,10 @@ def _counted_run(words: Sequence[str], i: int) -> int:
     return end
 
 
+_HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*:(\d{2,5})(?:/\S*)?$")
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
+_KIND_NOUNS = frozenset(_norm(word) for word in value_categories.KIND_NOUNS)
 _HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
 _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
@@ -589,6 +602,15 @@ def _in_phrase(subject_of: Subject, unique: set[str]) -> bool:
                if subject_of.word(at) in unique and not token.value)
 
 
+def _phrased_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
+                   manner: bool) -> bool:
+    """Whether a statement says words of its own after a preposition ("uses Redis for
+    caching"). Of a manner ("warmed lazily" / "warmed eagerly at startup") a phrase on
+    one side only narrows when, not what: both must have one."""
+    phrased = _in_phrase(a, unique_a), _in_phrase(b, unique_b)
+    return all(phrased) if manner else any(phrased)
+
+
 def _settle(a: Subject, b: Subject) -> None:
     """Make two subjects comparable: kin words read as one, and a kind of verb ("stored")
     left out when the other statement has neither one nor any word of its own ("secrets
@@ -601,7 +623,7 @@ def _settle(a: Subject, b: Subject) -> None:
 
 def subject_match(a: Subject, b: Subject,
                   values: tuple[set[str], set[str]] = (set(), set()), *,
-                  lenient: bool = False) -> float | None:
+                  lenient: bool = False, manner: bool = False) -> float | None:
     """How sure it is that two statements speak of one subject, from their subject
     words: 0.8 when one says nothing the other does not (0.75 when that is a single
     word), 0.75 when most of their words are shared; 0.65 (kept, not queued) when a word
@@ -614,22 +636,31 @@ def subject_match(a: Subject, b: Subject,
     unique_a, unique_b = key_a - key_b, key_b - key_a
     # lenient (two members of one closed category): one shared word is enough when
     # each says at most one of its own ("the search index" / "search is served")
-    single = (lenient and len(unique_a) <= 1 and len(unique_b) <= 1
-              and not (unique_a & _KINDS and unique_b & _KINDS))  # "built" / "hosted"
+    # not when the shared word is a verb of a kind ("our blog is built" / "our docs are
+    # built"), nor two of them differ ("built" / "hosted")
+    single = (lenient and len(unique_a) <= 1 and len(unique_b) <= 1 and shared - _KINDS
+              and not (unique_a & _KINDS and unique_b & _KINDS))
     if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b and not single):
         return None
-    if _qualified_apart(a, b):
+    if _qualified_apart(a, b) or _headed_apart(a, unique_a, b, unique_b):
         return None
     both = shared | (values[0] & values[1])
     if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
             or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
-            or _in_phrase(a, unique_a) or _in_phrase(b, unique_b)):
+            or _phrased_apart(a, unique_a, b, unique_b, manner)):
         return 0.65
     if not unique_a or not unique_b:
         return 0.8 if len(shared) >= KEY_WORDS else 0.75
     if len(shared) < SAME_SUBJECT * len(key_a | key_b) and not single:
         return None
     return 0.75
+
+
+def _headed_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str]) -> bool:
+    """Whether each statement opens on a word of its own: "each pod requests 256 MB" /
+    "each sidecar requests 64 MB" speak of two things, whatever else they share."""
+    heads = [side.words[min(side.words)] if side.words else "" for side in (a, b)]
+    return heads[0] in unique_a and heads[1] in unique_b
 
 
 def _qualified_apart(a: Subject, b: Subject) -> bool:
@@ -753,6 +784,9 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     values_a = [t for t in seg_a if t.value]
     values_b = [t for t in seg_b if t.value]
     if values_a and values_b:
+        # two known things of two kinds ("Postgres" / "Redis") name two subjects
+        if _known_apart(a, {t.norm for t in values_a}, b, {t.norm for t in values_b}):
+            return False
         # "uses Redis for caching" / "uses PostgreSQL" or "... for orders": words that
         # change with the value name another slot, unless a shared word after the swap
         # pins it ("a real PostgreSQL database" / "an in-memory SQLite database"). The
@@ -858,10 +892,19 @@ def _holdings(clause: Clause) -> list[Holding]:
                 or value_categories.qualifiers(said["agent"].split())):
             continue
         groups = said.groupdict()
+        if _is_passive(groups.get("verb") or "", said["thing"]):  # "Logs are shipped"
+            continue
         role = (lexicon.ROLE_NOUNS[groups["noun"].casefold()] if groups.get("noun")
                 else groups["verb"])
         found.append(Holding(said["agent"].casefold(), _norm(role), read_clause(said["thing"])))
     return found
+
+
+def _is_passive(verb: str, thing: str) -> bool:
+    """Whether "verb thing" is a passive ("are shipped to ...") rather than a role ("is
+    on call for ...")."""
+    first = thing.split()[0].casefold() if thing.split() else ""
+    return verb.casefold() in _FUNCTION_WORDS and first.endswith(("ed", "en", "ing"))
 
 
 def _same_thing(a: Clause, b: Clause) -> bool:
@@ -890,7 +933,7 @@ def _preference_order(text: str) -> tuple[str, str] | None:
     found = _PREFERENCE_ORDER.search(text)
     if not found:
         return None
-    rest = text[found.end():].rstrip()
+    rest = _PHRASE_AFTER.split(text[found.end():], maxsplit=1)[0].rstrip()
     return found.group(1), (rest[:-1] if rest[-1:] in ".!" else rest).rstrip()
 
 
@@ -933,10 +976,13 @@ def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
                 and passed_a <= set(first_b) - set(second_b))
 
 
-def _before_preference(clause: Clause) -> list[str]:
-    """Who prefers: the words before "prefer" ("he", "the user")."""
-    at = next(token.at for token in clause.tokens if token.norm == "prefer")
-    return clause.words[:at]
+def _before_preference(clause: Clause) -> str:
+    """Who prefers: the last word before "prefer" ("he", "user" in "the user"), after a
+    phrase put first ("in Go files the user prefers"); none in an instruction ("in the
+    domain layer, prefer ...")."""
+    said = re.search(r"\bprefer", clause.text, _I)
+    before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1]) if said else []
+    return before[-1].casefold() if before else ""
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -983,6 +1029,8 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         # length of 88") stays: it is what the statements are about
         units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT | _SCHEDULE_WORDS
                  | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
+        if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
+            units |= _KIND_NOUNS
         subjects = [subject(a, _measuring(a, units)), subject(b, _measuring(b, units))]
         # a statement that says nothing but the count ("we run 4 worker processes")
         # speaks of what it counts
@@ -1090,7 +1138,9 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").
     plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()}
     # an amount with a unit ("5 minutes", "10 MB") is a measure: _changed_measure's
-    named = {t.norm for t in (*a.tokens, *b.tokens) if t.value} - plain - _amounts(a) - _amounts(b)
+    # and so is a time of day ("3am" is "03:00")
+    named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)}
+             - plain - _amounts(a) - _amounts(b))
     values_a = {t.norm for t in a.tokens if t.norm in named}
     values_b = {t.norm for t in b.tokens if t.norm in named}
     only_a, only_b = values_a - values_b, values_b - values_a
@@ -1105,8 +1155,10 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     if _known_apart(a, only_a, b, only_b):
         return None
-    confidence = subject_match(subject(a, _measuring(a, named)), subject(b, _measuring(b, named)),
-                               (only_a, only_b))
+    # a value both name stays part of the subject ("the admin API" / "the public API")
+    changed = only_a | only_b
+    confidence = subject_match(subject(a, _measuring(a, changed)),
+                               subject(b, _measuring(b, changed)), (only_a, only_b))
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
         return None
     shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
@@ -1116,12 +1168,12 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
 
 
 def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:
-    """The categories the words of `values` in `clause` are members of; None when one of
-    them is a member of none."""
+    """The categories the names among `values` in `clause` are members of (numbers are
+    no names: "Postgres 14" is Postgres); None when a name is a member of none."""
     found = value_categories.members(list(clause.raws))
     categories = set()
     for token in clause.tokens:
-        if token.norm in values:
+        if token.norm in values and _number(token.norm) is None:
             of = {f.category for f in found if token.at in f.at}
             if not of:
                 return None
@@ -1131,8 +1183,11 @@ def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:
 
 def _known_apart(a: Clause, only_a: set[str], b: Clause, only_b: set[str]) -> bool:
     """Whether one statement's values are known members of categories the other's are
-    not: "written in YAML" / "validated in CI" fill two slots."""
+    not: "written in YAML" / "validated in CI", "Postgres 14" / "Redis 7" fill two
+    slots. Numbers alone say nothing of it."""
     of_a, of_b = _categories_of(a, only_a), _categories_of(b, only_b)
+    if of_a == set() or of_b == set():
+        return False
     return (of_a is None) != (of_b is None) or bool(of_a and of_b and not of_a & of_b)
 
 
@@ -1152,11 +1207,12 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
             continue
         places_a = {at for f in found_a if f.category == category for at in f.at}
         places_b = {at for f in found_b if f.category == category for at in f.at}
-        values = ((set(), set()) if category in value_categories.SCALES
+        scale = category in value_categories.SCALES
+        values = ((set(), set()) if scale
                   else ({t.norm for t in a.tokens if t.at in places_a},
                         {t.norm for t in b.tokens if t.at in places_b}))
         sure = subject_match(subject(a, _naming(a, places_a)), subject(b, _naming(b, places_b)),
-                             values, lenient=True)
+                             values, lenient=True, manner=scale)
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"another {category} for the same subject: "
                                   f"{', '.join(sorted(named_a))!r} against "

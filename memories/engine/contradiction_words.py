@@ -35,7 +35,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
            (r"\bhalf an hour\b", "30 minutes"), (r"\bhalf a minute\b", "30 seconds"),
-           (r"\bhalf a day\b", "12 hours"),
+           (r"\bhalf a day\b", "12 hours"), (r"\ba quarter of an hour\b", "15 minutes"),
+           (r"\bwould rather\b", "prefer to"),
            (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
            (r"\bfavou?r\b", "prefer"))
 
@@ -52,13 +53,14 @@ LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "runni
 VERB_KINDS = {
     "make": "build builds built write writes written wrote define defines defined make "
             "makes made create creates created generate generates generated implement "
-            "implements implemented",
+            "implements implemented rebuild rebuilds rebuilt regenerate regenerates "
+            "regenerated recreate recreates recreated",
     "keep": "keep keeps kept store stores stored hold holds held retain retains retained "
             "persist persists persisted save saves saved",
     "send": "send sends sent ship ships shipped forward forwards forwarded route routes "
             "routed deliver delivers delivered",
     "host": "host hosts hosted serve serves served deploy deploys deployed expose exposes "
-            "exposed",
+            "exposed reachable accessible",
     # what someone wants: "I like type hints" and "skip type hints" speak of one thing
     "like": "like likes liked love loves loved want wants wanted prefer prefers preferred "
             "enjoy enjoys enjoyed use uses used",
@@ -102,10 +104,10 @@ PREPOSITION_ROLES = {
     "for": "purpose",
 }
 # Pronouns and auxiliaries after which a word is a verb, not a modifier of the next noun
-# ("we process background jobs": "process" is no kind of job).
+# ("we process background jobs": "process" is no kind of job; "to keep answers short").
 BEFORE_A_VERB = frozenset({"i", "we", "you", "they", "he", "she", "it", "will", "would",
                            "can", "could", "should", "must", "may", "might", "do", "does",
-                           "did", "not", "never"})
+                           "did", "not", "never", "to"})
 
 # Nouns of a role and the verb that gives it: "Lena is the reviewer for migrations" says
 # that Lena reviews them.

@@ -105,6 +105,9 @@ def schedule(words: Sequence[str]) -> dict:
                 and after[1] in UNITS:
             runs = TIMES.get(word) or _count(before)
             found["period"] = UNITS[after[1]] / runs
+        if word == "month" and before in ("the", "each", "every") and i >= 2 \
+                and words[i - 2] == "of":  # "the first day of the month"
+            found.setdefault("period", UNITS["month"])
         if single in WEEKDAYS:
             found["weekday"] = single
             if word != single or before in ("every", "each"):  # "on Tuesdays"

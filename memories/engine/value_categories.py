@@ -111,6 +111,8 @@ CATEGORIES = {
            "hibernate, entity framework, gorm, ~drizzle, mikro-orm, peewee, ecto, ~doctrine, "
            "~diesel, jooq",
     "migration tool": "alembic, flyway, liquibase, ~goose, golang-migrate, sqitch, dbmate",
+    "charting library": "d3/d3.js, chart.js/chartjs, highcharts, recharts, echarts, plotly, "
+                        "vega, vega-lite, nivo, ~victory",
     "state store": "~redux, zustand, mobx, ~recoil, jotai, pinia, vuex, xstate, ngrx, react "
                    "context, valtio",
     "styling": "tailwind/tailwindcss, ~bootstrap, css modules, styled-components, ~emotion, "
@@ -161,6 +163,7 @@ SCALES = {
     "letter case": "lowercase/lower case/lower-case, uppercase/upper case/upper-case/all caps",
     "locking": "optimistic locking/optimistic, pessimistic locking/pessimistic",
     "loading": "eager loading/eagerly/eager, lazy loading/lazily/lazy",
+    "explicitness": "explicit/explicitly, implicit/implicitly",
     "path kind": "absolute paths/absolute path, relative paths/relative path",
     "scaling": "horizontally/horizontal scaling, vertically/vertical scaling",
     "traffic direction": "inbound, outbound",
@@ -183,7 +186,8 @@ KIND_NOUNS = frozenset({"format", "formats", "language", "languages", "framework
                         "engine", "provider", "vendor", "tool", "tooling", "library",
                         "libraries", "runtime", "platform", "registry", "bundler", "linter",
                         "formatter", "checker", "orchestrator", "runner", "convention",
-                        "style", "stack", "technology", "solution", "product", "choice"})
+                        "style", "stack", "technology", "solution", "product", "choice",
+                        "toolchain", "compiler", "interpreter", "sdk", "distribution"})
 
 # Words that say which of several things a statement is about, by kind: "production"
 # and "staging" name two environments, so two statements naming one each speak of two.
@@ -203,6 +207,7 @@ _REGION = re.compile(r"^(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?"
                      r"southwest)-\d|(?:europe|us|asia|australia|northamerica|southamerica|me|"
                      r"africa)-(?:north|south|east|west|central|northeast|southeast|northwest|"
                      r"southwest)\d)$")
+_GLUED_VERSION = re.compile(r"^([a-z]+)(?:\d+\.)+\d+$")
 _SPLIT = re.compile(r"[\s_\-/]+")
 
 
@@ -265,6 +270,10 @@ def _find(words: list[str], table) -> list[Found]:
     for i, word in enumerate(words):
         if table is _MEMBERS and i not in taken and _REGION.match(word.casefold()):
             found.append(Found("region", word.casefold(), (i,)))
+        elif i not in taken and (glued := _GLUED_VERSION.match(word.casefold())):
+            # "python3.11" is Python
+            found += [Found(name.category, name.member, (i,))
+                      for name in table.get(tuple(parts(glued.group(1))), [])]
     return found
 
 

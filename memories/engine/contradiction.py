@@ -76,6 +76,7 @@ the answer to both.
 """
 
 import difflib
+import functools
 import hashlib
 import itertools
 import os
@@ -194,7 +195,7 @@ _ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is respo
 # "prefers X over Y": X is bounded and Y is the rest of the clause, taken without a
 # pattern (two open-ended lazy groups tried every split of the text).
 _PREFERENCE_ORDER = re.compile(
-    r"\bprefers?\s+(.{1,120}?)\s+(?:over|to|rather than|instead of)\s+(?=\S)", _I)
+    r"\bprefers?\s+(.{1,120}?)\s+(?:over|to|rather than|instead of|than)\s+(?=\S)", _I)
 # Where the passed-over choice of "prefers X over Y" ends: a phrase of its own.
 _PHRASE_AFTER = re.compile(r"\s+(?=(?:in|for|when|with|because|on|at)\b)|\s*[,;]", _I)
 # "prefers X" and what follows X: a phrase of its own ("for formatting") or the end.
@@ -427,7 +428,7 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found["percent"] = amount
         elif attempts := _attempts(words, i, unit, amount):
             found["attempts"] = attempts
-        elif raws and i > 0 and raws[i - 1][:1].isupper() and _NUMBER.match(word):
+        elif raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word):
             found[f"version of {words[i - 1]}"] = word
         elif following and following not in _FUNCTION_WORDS:
             # "4 worker processes" counts processes: the last word of the run counts too
@@ -455,7 +456,12 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
 def _named_before(words: Sequence[str], raws: Sequence[str], noun: str) -> str:
     """The name written with a capital right before `noun` ("Kubernetes version")."""
     at = list(words).index(noun) if noun in words else 0
-    return words[at - 1] if raws and at > 0 and raws[at - 1][:1].isupper() else ""
+    return words[at - 1] if raws and at > 0 and _capitalised(raws[at - 1]) else ""
+
+
+def _capitalised(raw: str) -> bool:
+    """Whether a word is written as a name: "Python", "iOS", "macOS"."""
+    return any(char.isupper() for char in raw) and raw.casefold() not in _FUNCTION_WORDS
 
 
 COUNTED_RUN = 3  # words after a number that may name what it counts ("4 worker processes")
@@ -471,6 +477,11 @@ def _counted_run(words: Sequence[str], i: int) -> int:
            and not words[end + 1].endswith("ing")):
         end += 1
     return end
+
+
+@functools.lru_cache(maxsize=4096)  # a judgement asks again of every clause it compares
+def _measures_of(raws: tuple[str, ...]) -> dict:
+    return measures([raw.casefold() for raw in raws], raws)
 
 
 _HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*:(\d{2,5})(?:/\S*)?$")
@@ -537,7 +548,7 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
         if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.ADDITIVE
                 or raw in lexicon.PRONOUNS
                 or raw in lexicon.QUANTIFIERS or raw in lexicon.CONJUNCTIONS
-                or token.norm in _LINKING or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
+                or _linking(raw) or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
             continue
         # "per-file" is "file": a compound's parts that are not function words
         parts = [part for part in token.norm.split("-")
@@ -594,12 +605,19 @@ def _verb_after_its_subject(clause: Clause, token: Token) -> bool:
 
 def _in_phrase(subject_of: Subject, unique: set[str]) -> bool:
     """Whether a word only this statement says sits after a preposition ("for caching"):
-    a value beside it fills that role, maybe not the other statement's."""
+    a value beside it fills that role, maybe not the other statement's. A verb of a kind
+    ("... of the service are deployed") is no object of one."""
     clause = subject_of.clause
     slots = arrangement(clause.text).slots
     return any(slots.get(token.norm) or slots.get(token.raw.casefold())
                for at, token in enumerate(clause.tokens)
-               if subject_of.word(at) in unique and not token.value)
+               if subject_of.word(at) in unique - _KINDS and not token.value)
+
+
+def _linking(raw: str) -> bool:
+    """Whether a word (as written) is a verb that only ties a subject to its value:
+    "runs", "ran", "lives"; not "base" in "the base image"."""
+    return IRREGULAR.get(raw, raw) in lexicon.LINKING_VERBS
 
 
 def _phrased_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
@@ -668,7 +686,7 @@ def _qualified_apart(a: Subject, b: Subject) -> bool:
     ("production" / "staging", "frontend" / "backend"): two subjects."""
     said = [{} for _ in (a, b)]
     for side, named in zip((a, b), said, strict=True):
-        for found in value_categories.qualifiers(list(side.clause.raws)):
+        for found in value_categories.qualifiers(side.clause.raws):
             named.setdefault(found.category, set()).add(found.member)
     return any(said[0][kind] - said[1][kind] and said[1][kind] - said[0][kind]
                for kind in said[0].keys() & said[1].keys())
@@ -812,7 +830,25 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     chosen_by = a.word_before(seg_a[0])
     if chosen_by in _CHOOSING and chosen_by == b.word_before(seg_b[0]):
         return True
-    return a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+    # "the default branch is main" / "... is trunk": a name after "is"; a quality ("is
+    # protected", "is internal") is one more thing said, unless of one scale or category
+    if _of_one_category(a, seg_a, b, seg_b):
+        return True
+    return (a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+            and not any(token.raw.casefold().endswith(_QUALITY_ENDINGS)
+                        for token in (*seg_a, *seg_b)))
+
+
+# Endings of words that say a quality rather than name a value ("protected", "internal").
+_QUALITY_ENDINGS = ("ed", "al", "ive", "ous", "ful", "less", "able", "ible", "ic", "ant",
+                    "ent", "ary", "ory", "ile", "y")
+
+
+def _of_one_category(a: Clause, seg_a, b: Clause, seg_b) -> bool:
+    """Whether two swapped words are two members of one category or scale."""
+    of = [{f.category for f in value_categories.members(clause.raws)
+           if {t.at for t in seg} & set(f.at)} for clause, seg in ((a, seg_a), (b, seg_b))]
+    return bool(of[0] & of[1])
 
 
 def _opcodes(a: Clause, b: Clause):
@@ -868,6 +904,11 @@ _HOLDINGS = (
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
     re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
                rf"(?P<thing>.+?)\s+(?:is|are)\s+(?P<agent>{_NAME})\W*$", _I),
+    # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner"
+    re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?P<noun>{_ROLE_NOUN})\s+(?:is|are)\s+"
+               rf"(?P<agent>{_NAME})\W*$", _I),
+    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our)\s+(?P<thing>.+?)\s+"
+               rf"(?P<noun>{_ROLE_NOUN})\W*$", _I),
     # a name, its verb, and what it does it to: not "Squash merges are allowed"
     re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+"
                rf"(?!(?:is|are|was|were|be|been)\b)(?P<thing>.+?)\W*$"),
@@ -888,8 +929,8 @@ def _holdings(clause: Clause) -> list[Holding]:
         said = pattern.match(clause.text)
         # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"
         if (not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS
-                or value_categories.members(said["agent"].split())
-                or value_categories.qualifiers(said["agent"].split())):
+                or value_categories.members(tuple(said["agent"].split()))
+                or value_categories.qualifiers(tuple(said["agent"].split()))):
             continue
         groups = said.groupdict()
         if _is_passive(groups.get("verb") or "", said["thing"]):  # "Logs are shipped"
@@ -1017,7 +1058,7 @@ def _attributes(*clauses: Clause) -> set[str]:
 def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
-    measured_a, measured_b = measures(a.words, a.raws), measures(b.words, b.raws)
+    measured_a, measured_b = _measures_of(a.raws), _measures_of(b.raws)
     for key in measured_a.keys() & measured_b.keys():
         if measured_a[key] == measured_b[key]:
             continue
@@ -1170,7 +1211,7 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
 def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:
     """The categories the names among `values` in `clause` are members of (numbers are
     no names: "Postgres 14" is Postgres); None when a name is a member of none."""
-    found = value_categories.members(list(clause.raws))
+    found = value_categories.members(clause.raws)
     categories = set()
     for token in clause.tokens:
         if token.norm in values and _number(token.norm) is None:
@@ -1198,8 +1239,8 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
     names the other's member, nor when either adds ("also")."""
     if _adds(a) or _adds(b):
         return None
-    found_a = value_categories.members(list(a.raws))
-    found_b = value_categories.members(list(b.raws))
+    found_a = value_categories.members(a.raws)
+    found_b = value_categories.members(b.raws)
     for category in sorted({f.category for f in found_a} & {f.category for f in found_b}):
         named_a = {f.member for f in found_a if f.category == category}
         named_b = {f.member for f in found_b if f.category == category}

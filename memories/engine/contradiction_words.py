@@ -46,7 +46,7 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
 LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "running", "go",
                            "goes", "going", "went", "live", "lives", "living", "sit",
                            "sits", "rely", "relies", "relied", "power", "powers", "powered",
-                           "handle", "handles", "handled", "base", "based", "do", "does",
+                           "handle", "handles", "handled", "based", "do", "does",
                            "done", "target", "targets", "targeted"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.

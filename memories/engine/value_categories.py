@@ -15,6 +15,7 @@ capital. Names are compared as their parts (split at spaces, hyphens and undersc
 stemmed, so "snake_case", "snake case" and "snake-case" are one name.
 """
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -111,6 +112,9 @@ CATEGORIES = {
            "hibernate, entity framework, gorm, ~drizzle, mikro-orm, peewee, ecto, ~doctrine, "
            "~diesel, jooq",
     "migration tool": "alembic, flyway, liquibase, ~goose, golang-migrate, sqitch, dbmate",
+    "client storage": "httponly cookies/httponly cookie/cookies/cookie, localstorage/local "
+                      "storage, sessionstorage/session storage, indexeddb",
+    "visual testing": "percy, chromatic, applitools, backstopjs",
     "charting library": "d3/d3.js, chart.js/chartjs, highcharts, recharts, echarts, plotly, "
                         "vega, vega-lite, nivo, ~victory",
     "state store": "~redux, zustand, mobx, ~recoil, jotai, pinia, vuex, xstate, ngrx, react "
@@ -187,7 +191,8 @@ KIND_NOUNS = frozenset({"format", "formats", "language", "languages", "framework
                         "libraries", "runtime", "platform", "registry", "bundler", "linter",
                         "formatter", "checker", "orchestrator", "runner", "convention",
                         "style", "stack", "technology", "solution", "product", "choice",
-                        "toolchain", "compiler", "interpreter", "sdk", "distribution"})
+                        "toolchain", "compiler", "interpreter", "sdk", "distribution",
+                        "region", "regions", "zone", "location"})
 
 # Words that say which of several things a statement is about, by kind: "production"
 # and "staging" name two environments, so two statements naming one each speak of two.
@@ -277,11 +282,13 @@ def _find(words: list[str], table) -> list[Found]:
     return found
 
 
-def members(words: list[str]) -> list[Found]:
-    """The members of CATEGORIES that `words` name, each with where it stands."""
-    return _find(words, _MEMBERS)
+@functools.lru_cache(maxsize=4096)  # a judgement asks again of every clause it compares
+def members(words: tuple[str, ...]) -> tuple[Found, ...]:
+    """The members of CATEGORIES and SCALES that `words` name, each with where it stands."""
+    return tuple(_find(list(words), _MEMBERS))
 
 
-def qualifiers(words: list[str]) -> list[Found]:
+@functools.lru_cache(maxsize=4096)
+def qualifiers(words: tuple[str, ...]) -> tuple[Found, ...]:
     """The words of QUALIFIERS that `words` say."""
-    return _find(words, _QUALIFIERS)
+    return tuple(_find(list(words), _QUALIFIERS))

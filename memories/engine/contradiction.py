@@ -533,7 +533,8 @@ class Subject:
 
     @property
     def key(self) -> set[str]:
-        return set(self.words.values())
+        # a compound by its parts: "type-check" says what "type checking" says
+        return {part for word in self.words.values() for part in word.split("-")}
 
 
 def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
@@ -933,19 +934,21 @@ def _holdings(clause: Clause) -> list[Holding]:
                 or value_categories.qualifiers(tuple(said["agent"].split()))):
             continue
         groups = said.groupdict()
-        if _is_passive(groups.get("verb") or "", said["thing"]):  # "Logs are shipped"
-            continue
+        verb = (groups.get("verb") or "").casefold()
+        if verb and not _gives_a_role(verb, said["thing"]):
+            continue  # "Logs are shipped", "Tom prefers MySQL"
         role = (lexicon.ROLE_NOUNS[groups["noun"].casefold()] if groups.get("noun")
                 else groups["verb"])
         found.append(Holding(said["agent"].casefold(), _norm(role), read_clause(said["thing"])))
     return found
 
 
-def _is_passive(verb: str, thing: str) -> bool:
-    """Whether "verb thing" is a passive ("are shipped to ...") rather than a role ("is
-    on call for ...")."""
-    first = thing.split()[0].casefold() if thing.split() else ""
-    return verb.casefold() in _FUNCTION_WORDS and first.endswith(("ed", "en", "ing"))
+def _gives_a_role(verb: str, thing: str) -> bool:
+    """Whether a name doing `verb` to `thing` holds a role one holds at a time: "runs the
+    rotation", "is on call for ..."; not "prefers MySQL", "is excited about it"."""
+    if verb in _COPULAS:
+        return thing.casefold().startswith(lexicon.ROLE_STATES)
+    return verb in lexicon.ROLE_VERBS
 
 
 def _same_thing(a: Clause, b: Clause) -> bool:
@@ -1109,6 +1112,10 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.norms == b.norms or not conflicting_arrangement(a.text, b.text, modals=False,
                                                          order=False) and not _swapped_ends(a, b):
         return None
+    # "the handbook is built with MkDocs" / "MkDocs builds the handbook": one fact in
+    # two voices
+    if _passive(a) != _passive(b):
+        return None
     return _verdict(True, "the same words in another direction: "
                           f"{a.text!r} against {b.text!r}", 0.8)
 
@@ -1142,6 +1149,14 @@ def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
     return _verdict(True, f"the other way round: from {flow_a.source!r} to "
                           f"{flow_a.target!r} against from {flow_b.source!r} to "
                           f"{flow_b.target!r}", 0.8)
+
+
+def _passive(clause: Clause) -> bool:
+    """Whether a clause is in the passive voice: "is" or "are" before a past participle
+    ("is built", "are copied")."""
+    words = clause.words
+    return any(word in _COPULAS and (following.endswith(("ed", "en")) or following in IRREGULAR)
+               for word, following in itertools.pairwise(words))
 
 
 def _measuring(clause: Clause, values: set[str], counted: bool = False):

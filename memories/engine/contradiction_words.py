@@ -21,8 +21,15 @@ OPPOSITES = {
     "rejected": "accepted", "reject": "accept", "rejects": "accepts",
     "insecure": "secure", "unsupported": "supported", "unavailable": "available",
 }
-# Two words that say the same thing: read as the second.
-SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed"}
+# Two words that say the same thing: read as the second. Short forms of the field too
+# ("docs", "repo", "config").
+SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed",
+        "docs": "documentation", "repo": "repository", "repos": "repositories",
+        "config": "configuration", "configs": "configurations", "db": "database",
+        "dbs": "databases", "env": "environment", "envs": "environments",
+        "auth": "authentication", "deps": "dependencies", "infra": "infrastructure",
+        "app": "application", "apps": "applications", "perf": "performance",
+        "k8s": "kubernetes", "e2e": "end-to-end"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
 # is "not in" it, "10,000" is a number and "half an hour" 30 minutes, to favour is to
@@ -46,6 +53,7 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
 LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "running", "go",
                            "goes", "going", "went", "live", "lives", "living", "sit",
                            "sits", "rely", "relies", "relied", "power", "powers", "powered",
+                           "operate", "operates", "operated",
                            "handle", "handles", "handled", "based", "do", "does",
                            "done", "target", "targets", "targeted"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
@@ -109,6 +117,16 @@ BEFORE_A_VERB = frozenset({"i", "we", "you", "they", "he", "she", "it", "will", 
                            "can", "could", "should", "must", "may", "might", "do", "does",
                            "did", "not", "never", "to"})
 
+# Verbs whose doer holds a role over what they act on: one holder at a time ("Kenji runs
+# the rotation"), unlike "prefers" or "uses", which many may do.
+ROLE_VERBS = frozenset({"own", "owns", "owned", "maintain", "maintains", "maintained",
+                        "review", "reviews", "reviewed", "lead", "leads", "led", "approve",
+                        "approves", "approved", "manage", "manages", "managed", "run",
+                        "runs", "ran", "write", "writes", "wrote", "written", "triage",
+                        "triages", "triaged", "coordinate", "coordinates", "coordinated",
+                        "administer", "administers", "administered"})
+# How a role is said after "is": "Kofi is on call for payments".
+ROLE_STATES = ("on call", "on-call", "in charge", "responsible")
 # Nouns of a role and the verb that gives it: "Lena is the reviewer for migrations" says
 # that Lena reviews them.
 ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",

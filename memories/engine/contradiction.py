@@ -7,55 +7,77 @@ answer with a JudgeVerdict, so the scanner stores one shape whoever judged.
 The rules compare the two statements clause by clause ("...; they live in a YAML file"
 is a clause of its own), as sequences of stemmed content words (dedup's `details`,
 kept in order) with the polarity words taken out. An opposite word reads as a negation
-("disabled" is "not enabled", "private" "not public", "local time" "not UTC"; the word
+("disabled" is "not enabled", "private" "not public", "local time" "not UTC", "switched
+off" "disabled", "kept out of" "not in"; "avoid" and "skip" are "not use"; the word
 lists are in contradiction_words.py). A pair contradicts when:
 
 - negation: one clause is negated ("not", "n't", "never", "no", "dislikes", an
-  opposite word) and the other is not, the other says the word negated, and most of
-  the negated clause's words ("we use Redis for sessions" / "we don't use Redis for
-  sessions"; "always squash" / "never squash"); in another word order, most subject
-  words of each are in the other ("we support Python 3.9 in the SDK" / "the SDK
-  doesn't support Python 3.9 anymore"); not when each puts a word of its own after
-  the same preposition ("enabled in development" / "disabled in production");
+  opposite word) and the other is not, the other says the word negated (or a verb of
+  its kind: "like", "want" and "prefer" are one), and most of the negated clause's words
+  ("we use Redis for sessions" / "we don't use Redis for sessions"; "always squash" /
+  "never squash"); in another word order, or when the negated word only ties a subject
+  to its value ("does not run on Windows" / "supports Windows"), most subject words of
+  each are in the other; not when each puts a word of its own after the same
+  preposition ("enabled in development" / "disabled in production");
 - a changed slot: same polarity, same opening, and every difference is one value put
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
   counts only where the slot holds one thing: after "is" ("the default branch is main"
-  / "... master"), under "prefer" ("I prefer tabs" / "I prefer spaces"), or where one
-  says "only" ("deploys are only triggered by tags"). A swap that brings other words
-  with the value ("uses Redis for caching" / "uses PostgreSQL" or "... PostgreSQL for
-  orders") fills another slot, unless a shared word after it pins the slot ("a real
-  PostgreSQL database" / "an in-memory SQLite database"); a word added anywhere makes a
-  different statement;
+  / "... master", not a quality: "... is protected"), under "prefer" ("I prefer tabs" /
+  "I prefer spaces"), or where one says "only" ("deploys are only triggered by tags").
+  A swap that brings other words with the value ("uses Redis for caching" / "uses
+  PostgreSQL" or "... PostgreSQL for orders") fills another slot, unless a shared word
+  after it pins the slot ("a real PostgreSQL database" / "an in-memory SQLite
+  database"); two known things of two kinds ("Postgres" / "Redis") are two subjects; a
+  word added anywhere makes a different statement;
+- a changed member of a closed category (value_categories.py: data formats, databases,
+  CI services, package managers, regions, ... and the ends of scales: short / detailed,
+  lazily / eagerly, soft / hard deletes): each names one the other does not, on one
+  subject ("the deploy manifests are written in YAML" / "we keep our deploy manifests
+  in TOML"); a word naming the kind of thing ("the worker language is Elixir") names
+  the slot, not the subject;
 - a changed holder of a role: the first words differ, are both names, and the rest says
-  who owns, leads or "is the" something ("Alice owns the payments service" / "Bob ...");
-  or a passive names who does it ("the rotation is run by Kenji" / "Aisha runs the
-  rotation");
+  who owns, leads or "is the" something ("Alice owns the payments service" / "Bob
+  ..."); or, in any form, one role over one thing with two holders: a passive ("the
+  rotation is run by Kenji"), a name and a verb of a role ("Aisha runs the rotation"),
+  or a noun of one ("Lena is the reviewer for migrations", "the maintainer of the
+  modules is Ravi");
 - a reversed preference ("prefers pytest over unittest" / "prefers unittest over
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
-  ones"), by the same person;
+  ones"; "prefers X over Y" / "prefers Y"), by the same person;
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry;
 - a changed measure: the same quantity (a duration, a size, a percentage, a number of
-  attempts, a count of the same thing, a named version, or what "a line length of 88"
-  names) with another value, on one subject ("the cache TTL is 5 minutes" / "... one
-  hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts");
+  attempts, a count of the same things, "4 worker processes" counting processes, a
+  named version, "our Kubernetes version is 1.30" too, a port, what "a line length of
+  88" names, or a schedule from schedules.py: how often, on which day, at what time)
+  with another value, on one subject ("the cache TTL is 5 minutes" / "... one hour";
+  "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts", "every 12 hours"
+  "twice a day");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
-  billing service"; "from A to B" / "from B to A");
+  billing service"; "from A to B" / "from B to A"), not one fact in two voices ("is
+  built with MkDocs" / "MkDocs builds"); or the ends of a flow swapped in other words
+  (flows.py: "events flow from orders to analytics" / "analytics sends events to
+  orders"), unless what moves differs;
 - a changed value in any word order: each statement names a value the other does not,
-  of the same kind (a number does not replace a name) and in the same role ("pushed to
-  ECR" is not "scanned with Trivy"), and their other words speak of one subject.
+  of the same kind (a number does not replace a name, a known format is no unknown
+  name) and in the same role ("pushed to ECR" is not "scanned with Trivy"), and their
+  other words speak of one subject.
 
 One subject (subject_match) is read from the words that say what a statement is about:
 not its values, prepositions, verbs that only tie a subject to a value ("runs on",
 "lives in"), bounds and settings ("capped at", "configured with"), words of time
 ("now") or quantity ("all"); verbs of one kind as one ("written in" / "defined with"),
-kin words as one ("inactive" / "inactivity"), a compound by its parts ("per-file"). Two
+kin words as one ("inactive" / "inactivity", "manager" / "management"), short forms as
+their words ("docs", "repo"), a compound by its parts ("per-file", "type-check"). Two
 statements speak of one subject when one says nothing the other does not, or most
 words are shared, and no word of one modifies a shared one, as "free" in "the free
-plan" against "the team plan" (a word after "we" or "to" is a verb: "we process
-background jobs"). A statement that adds ("also", "too") replaces no value.
+plan" against "the team plan" (a word after "we", "to" or "can", or an "-s" verb after
+its subject, is a verb: "we process background jobs", "the CLI supports Windows");
+never when they name two of a kind of thing that tells subjects apart ("production" /
+"staging", "frontend" / "backend") or open on two words of their own ("each pod" /
+"each sidecar"). A statement that adds ("also", "too") replaces no value.
 
 A clause about the past ("used to", "previously") contradicts nothing. Only what a
 statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
@@ -65,14 +87,13 @@ exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above 
 the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: a subject named by other nouns ("the support inbox" / "support
-email", "failed webhooks" / "webhook delivery"), a value whose slot is named only on one
-side ("Production's database is PostgreSQL 13"), a bare version away from its product
+email", "the base image" / "our containers"), a bare version away from its product
 ("the Go toolchain pinned in CI is 1.22"), a limit said as a direction ("from SDK 23
-upwards"), and a preference reversed in other words ("I like detailed explanations" /
-"I don't want long explanations"). What they wrongly flag: two values that can coexist
-in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "X uses Redis" / "X
-uses PostgreSQL", which the seed counts as a contradiction anyway). A model judge is
-the answer to both.
+upwards"), an opposite said by a phrase ("stateless" / "keeps session state"), a
+grouping ("partitioned by day" / "by month"), and a preference or negation in other
+words ("Skip type hints, I find them noisy"). What they wrongly flag: two values that
+can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "the CLI
+supports Windows" / "... macOS"). A model judge is the answer to both.
 """
 
 import difflib
@@ -87,9 +108,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import contradiction_words as lexicon
-from . import flows
-from . import schedules
-from . import value_categories
+from . import flows, schedules, value_categories
 from .dedup import (
     _FUNCTION_WORDS,
     PREPOSITIONS,
@@ -274,10 +293,14 @@ IRREGULAR = {"built": "build", "ran": "run", "written": "write", "wrote": "write
 _DOUBLED = frozenset("bgmnprt")
 
 
+def _acronym(raw: str) -> bool:
+    return len(raw) > 1 and raw.isupper()
+
+
 def _norm(word: str, raw: str = "") -> str:
     """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
     acronym as written ("HTTPS" is not "HTTP")."""
-    if len(raw) > 1 and raw.isupper():
+    if _acronym(raw):
         return word
     stem = _stem(IRREGULAR.get(word, word))
     if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] in _DOUBLED:
@@ -292,10 +315,6 @@ def _is_value(raw: str, at: int) -> bool:
         return True
     # a capital inside the word (GitHub, JSON), or on any word but the first
     return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
-
-
-def _acronym(raw: str) -> bool:
-    return len(raw) > 1 and raw.isupper()
 
 
 _PHRASES = [(re.compile(pattern, _I), replacement)
@@ -484,7 +503,9 @@ def _measures_of(raws: tuple[str, ...]) -> dict:
     return measures([raw.casefold() for raw in raws], raws)
 
 
-_HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*:(\d{2,5})(?:/\S*)?$")
+# An address with its port ("grafana.internal:3000", "http://localhost:8080/health").
+_HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*"
+                        r":(\d{2,5})(?:/\S*)?$")
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _KIND_NOUNS = frozenset(_norm(word) for word in value_categories.KIND_NOUNS)
@@ -507,9 +528,6 @@ def _attempts(words: Sequence[str], i: int, unit: str, amount: float) -> float |
 
 # --- Subjects: what a statement is about ------------------------------------------------
 
-_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "their", "his", "her",
-                          "its", "this", "that", "these", "those"})
-_NEW_PHRASE = _DETERMINERS | {"to"}
 _LINKING = frozenset(_norm(word) for word in lexicon.LINKING_VERBS)
 _TIME = frozenset(_norm(word) for word in lexicon.TIME_WORDS)
 _DIMENSIONS = {_norm(word): _norm(noun) for word, noun in lexicon.DIMENSIONS.items()}
@@ -578,14 +596,15 @@ def _kin(a: Subject, b: Subject) -> None:
 def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
     """Whether a word only this statement says (not a number) stands right before a word
     both say, as "free" in "the free plan" or "API" in "the API server": then the two
-    are about different things. A determiner or "to" between them starts a new phrase
-    ("scale the API", "the assistant to write"), and a word after a pronoun or an
-    auxiliary is a verb ("we process background jobs"), so neither is a modifier."""
+    are about different things. A function word between them starts a new phrase
+    ("scale the API", "the endpoint is served"), and a word after a pronoun, "to" or an
+    auxiliary is a verb ("we process background jobs", "users can upload files"), as is
+    an "-s" form after its subject ("Renovate checks"), so neither is a modifier."""
     clause = subject_of.clause
     tokens = clause.tokens
     return any(subject_of.word(i) in unique and subject_of.word(i + 1) in shared
                and _number(token.norm) is None
-               and not (_NEW_PHRASE | _FUNCTION_WORDS) & set(clause.words[token.at + 1:after.at])
+               and not _FUNCTION_WORDS & set(clause.words[token.at + 1:after.at])
                and clause.word_before(token) not in lexicon.BEFORE_A_VERB
                and clause.word_before(after) not in lexicon.BEFORE_A_VERB
                and not _verb_after_its_subject(clause, token)
@@ -648,7 +667,9 @@ def subject_match(a: Subject, b: Subject,
     word), 0.75 when most of their words are shared; 0.65 (kept, not queued) when a word
     only one says modifies a shared one ("the free plan" / "the team plan"), or the
     values of both do ("the MySQL host" / "the Postgres host"), or either says words of
-    its own after a preposition; else None."""
+    its own after a preposition; else None. `lenient` (two members of one category)
+    takes one shared word when each says at most one of its own; of a `manner` ("warmed
+    lazily" / "warmed eagerly at startup") a phrase on one side only narrows."""
     _settle(a, b)
     key_a, key_b = a.key, b.key
     shared = key_a & key_b

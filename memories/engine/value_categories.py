@@ -19,7 +19,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-from .dedup import _stem
 
 CATEGORIES = {
     "data format": "json, yaml/yml, toml, xml, csv, tsv, ini, hcl, protobuf/protocol "
@@ -34,12 +33,12 @@ CATEGORIES = {
              "azure, digitalocean, hetzner, linode, oracle cloud, ibm cloud, ovh/ovhcloud, "
              "scaleway, alibaba cloud",
     "hosting platform": "heroku, vercel, netlify, fly.io, ~render, ~railway, cloudflare pages, "
-                        "github pages, app engine, elastic beanstalk, firebase hosting, amplify",
+                        "github pages, app engine, elastic beanstalk, firebase hosting, ~amplify",
     "programming language": "python, ~go/golang, ~rust, java, kotlin, scala, typescript, "
                             "javascript, ~ruby, php, csharp, objective-c, ~swift, elixir, "
                             "erlang, haskell, clojure, ocaml, ~dart, ~lua, perl, julia, zig, "
                             "~crystal, groovy",
-    "web framework": "django, flask, fastapi, rails/ruby on rails, ~express/express.js, "
+    "web framework": "django, flask, fastapi, ~rails/ruby on rails, ~express/express.js, "
                      "nestjs, koa, ~spring/spring boot, laravel, symfony, ~phoenix, ~gin, "
                      "actix, axum, asp.net, sinatra, starlette, ~tornado, aiohttp, litestar, "
                      "hono",
@@ -48,24 +47,24 @@ CATEGORIES = {
     "meta framework": "next.js/nextjs, nuxt, ~remix, gatsby, astro, sveltekit",
     "mobile framework": "react native, flutter, ionic, xamarin, capacitor, cordova",
     "database": "postgresql/postgres, mysql, mariadb, sqlite, sql server/mssql, oracle, "
-                "cockroachdb, mongodb/mongo, dynamodb, cassandra, couchdb, firestore, cosmos "
+                "cockroachdb, mongodb/mongo, dynamodb, cassandra/apache cassandra, couchdb, firestore, cosmos "
                 "db/cosmosdb, neo4j, planetscale, ~spanner, tidb, yugabytedb, scylladb",
     "cache": "redis, memcached, valkey, keydb, hazelcast, dragonfly",
     "data warehouse": "~snowflake, bigquery, redshift, clickhouse, databricks, duckdb, synapse",
-    "message broker": "kafka, rabbitmq, sqs, nats, ~pulsar, kinesis, pub sub/pubsub, event hubs, "
-                      "activemq, redis, eventbridge, nsq, zeromq",
+    "message broker": "kafka/apache kafka, rabbitmq, sqs, ~nats, ~pulsar/apache pulsar, kinesis, pub sub/pubsub, event hubs, "
+                      "activemq/apache activemq, redis, eventbridge, nsq, zeromq",
     "task queue": "celery, sidekiq, rq, resque, bullmq/~bull, dramatiq, huey, delayed_job, "
                   "good_job, faktory, hangfire",
-    "workflow engine": "airflow, dagster, ~prefect, luigi, argo workflows, ~temporal, step "
+    "workflow engine": "airflow/apache airflow, dagster, ~prefect, luigi, argo workflows, ~temporal, step "
                        "functions",
-    "search engine": "elasticsearch, opensearch, meilisearch, algolia, typesense, solr, vespa, "
+    "search engine": "elasticsearch, opensearch, meilisearch, algolia, typesense, solr/apache solr, vespa, "
                      "quickwit",
     "email service": "sendgrid, postmark, mailgun, ses/amazon ses, mandrill, sparkpost, "
                      "resend, mailjet, brevo/sendinblue",
     "ci service": "github actions, gitlab ci, circleci, jenkins, travis ci/travis, buildkite, "
-                  "~drone, teamcity, bamboo, azure pipelines, bitbucket pipelines, bitrise, "
-                  "semaphore, woodpecker, codebuild, tekton, concourse, appveyor",
-    "deploy tool": "argo cd/argocd, flux/fluxcd, spinnaker, octopus deploy",
+                  "~drone, teamcity, ~bamboo, azure pipelines, bitbucket pipelines, bitrise, "
+                  "~semaphore, woodpecker, codebuild, tekton, concourse, appveyor",
+    "deploy tool": "argo cd/argocd, ~flux/fluxcd, spinnaker, octopus deploy",
     "js package manager": "npm, ~yarn, pnpm, ~bun",
     "python package manager": "pip, ~poetry, pipenv, uv, pip-tools, conda, pdm, ~hatch, ~rye",
     "jvm build tool": "maven, gradle, sbt, ~ant",
@@ -137,7 +136,7 @@ CATEGORIES = {
                       "md5",
     "id type": "uuid/uuids/uuidv4/uuid4/uuidv7, ulid, bigint/bigserial, ksuid, cuid, nanoid, "
                "auto-increment/autoincrement/auto-incrementing",
-    "pagination": "cursor pagination/cursor-based pagination/cursor-based/cursors, offset "
+    "pagination": "cursor pagination/cursor-based pagination/cursor-based, offset "
                   "pagination/offset-based pagination/offset-based/limit-offset, keyset "
                   "pagination",
     "merge strategy": "squash/squash-merge/squash merge/squash-merged/squash merging, "
@@ -148,6 +147,45 @@ CATEGORIES = {
                         "rolling deployment/rolling release",
     "quote style": "single quotes/single-quoted, double quotes/double-quoted, backticks",
     "time zone": "utc/gmt, cet/cest, est/edt, pst/pdt, ist, jst, local time",
+    "tracing backend": "jaeger, zipkin, ~tempo, x-ray/aws x-ray, lightstep",
+    "api gateway": "~kong, apigee, tyk, api gateway/aws api gateway, ~ambassador",
+    "service mesh": "istio, linkerd, consul connect, ~cilium",
+    "load testing tool": "k6, locust, jmeter, gatling, artillery, vegeta",
+    "package registry": "artifactory, ~nexus, verdaccio, pypi, npmjs, github packages",
+    "product analytics": "~segment, amplitude, mixpanel, google analytics, posthog, "
+                         "plausible, ~heap, fathom",
+    "cms": "contentful, ~sanity, strapi, wordpress, ~ghost, prismic, storyblok, directus",
+    "paging service": "pagerduty, opsgenie, incident.io, victorops, splunk on-call",
+    "sms provider": "twilio, vonage/nexmo, messagebird, plivo, sinch",
+    "push service": "fcm/firebase cloud messaging, onesignal, apns, airship, pusher beams",
+    "dependency bot": "dependabot, ~renovate",
+    "security scanner": "snyk, trivy, grype, sonarqube, semgrep, codeql, clair",
+    "coverage service": "codecov, coveralls, sonarcloud",
+    "editor": "~vim/neovim, emacs, vs code/vscode/visual studio code, intellij, sublime "
+              "text, ~zed, ~helix, ~nano",
+    "shell": "bash, zsh, ~fish, powershell",
+    "logging library": "structlog, loguru, winston, pino, log4j, logback, ~zap, zerolog, "
+                       "serilog, bunyan",
+    "http client": "axios, ~requests, httpx, okhttp, ~got, ky, superagent, urllib3",
+    "date library": "moment/moment.js, date-fns, dayjs, luxon, pendulum",
+    "validation library": "zod, yup, joi, pydantic, marshmallow, class-validator, valibot",
+    "ui kit": "material ui/mui, chakra ui, ant design/antd, shadcn ui/shadcn, radix/radix "
+              "ui, headless ui, mantine, vuetify",
+    "graphql client": "apollo client/apollo, ~relay, urql",
+    "compression": "gzip, brotli, zstd/zstandard, lz4, snappy, deflate",
+    "image format": "png, jpeg/jpg, webp, avif, gif, svg, heic",
+    "text encoding": "utf-8/utf8, latin-1/iso-8859-1, ascii, utf-16",
+    "delivery guarantee": "at-least-once, at-most-once, exactly-once",
+    "isolation level": "read committed, repeatable read, serializable, read uncommitted, "
+                       "snapshot isolation",
+    "versioning scheme": "semver/semantic versioning, calver/calendar versioning",
+    "license": "mit license/mit, apache 2.0/apache-2.0/apache license, gpl/gplv3/gpl-3.0, "
+               "agpl/agplv3, bsd/bsd-3-clause, mpl/mpl-2.0, proprietary",
+    "serverless platform": "aws lambda/~lambda, cloud functions/google cloud functions, "
+                           "azure functions, cloudflare workers, vercel functions",
+    "container runtime": "docker, podman, containerd, cri-o",
+    "version control": "git, mercurial, svn/subversion, perforce",
+    "monorepo tool": "nx, turborepo, lerna, ~rush, bazel, pants, buck",
 }
 
 # Ends of one scale, each said in several words. A statement says which end with an
@@ -175,6 +213,8 @@ SCALES = {
     "hosting": "self-hosted/self hosted/on-prem/on-premises/on-premise, fully managed/"
                "managed service/saas",
     "consent": "opt-in, opt-out",
+    "consistency": "strongly consistent/strong consistency, eventually consistent/eventual "
+                   "consistency",
     "access list": "allowlist/whitelist, denylist/blocklist/blacklist",
     "repository layout": "monorepo/single repository, polyrepo/multi-repo/separate "
                          "repositories",
@@ -217,8 +257,14 @@ _SPLIT = re.compile(r"[\s_\-/]+")
 
 
 def parts(word: str) -> list[str]:
-    """A word as the parts names are compared by: "snake_case" is ["snake", "case"]."""
-    return [_stem(part) for part in _SPLIT.split(word.casefold()) if part]
+    """A word as the parts names are compared by: "snake_case" is ["snake", "case"], a
+    plural as its singular ("cookies"); other endings stay ("fastly" is no "fast")."""
+    return [_singular(part) for part in _SPLIT.split(word.casefold()) if part]
+
+
+def _singular(part: str) -> str:
+    return part[:-1] if len(part) > 3 and part.endswith("s") and not part.endswith("ss") \
+        else part
 
 
 @dataclass(frozen=True)
@@ -253,8 +299,9 @@ class Found:
     at: tuple[int, ...]  # the indices of the words that name it
 
 
-def _find(words: list[str], table) -> list[Found]:
-    """The names of `table` in `words` (as written), longest first, none overlapping."""
+def _find(words: list[str], table, *, regions: bool = False) -> list[Found]:
+    """The names of `table` in `words` (as written), longest first, none overlapping;
+    with `regions`, cloud regions as their providers write them too."""
     pieces = [(i, part) for i, word in enumerate(words) for part in parts(word)]
     found, taken = [], set()
     start = 0
@@ -273,7 +320,7 @@ def _find(words: list[str], table) -> list[Found]:
         else:
             start += 1
     for i, word in enumerate(words):
-        if table is _MEMBERS and i not in taken and _REGION.match(word.casefold()):
+        if regions and i not in taken and _REGION.match(word.casefold()):
             found.append(Found("region", word.casefold(), (i,)))
         elif i not in taken and (glued := _GLUED_VERSION.match(word.casefold())):
             # "python3.11" is Python
@@ -285,7 +332,7 @@ def _find(words: list[str], table) -> list[Found]:
 @functools.lru_cache(maxsize=4096)  # a judgement asks again of every clause it compares
 def members(words: tuple[str, ...]) -> tuple[Found, ...]:
     """The members of CATEGORIES and SCALES that `words` name, each with where it stands."""
-    return tuple(_find(list(words), _MEMBERS))
+    return tuple(_find(list(words), _MEMBERS, regions=True))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -456,6 +456,8 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
                    else "")
             for counted in {unit, _norm(words[end])}:
                 found[counted + per] = amount
+                if per and per[1:] not in _SECONDS:  # "50 items per page" is 50 items
+                    found.setdefault(counted, amount)
         elif (i and words[i - 1].isalpha() and words[i - 1] not in _FUNCTION_WORDS
               and words[i - 1] not in PREPOSITIONS and words[i - 1] not in lexicon.BOUND_WORDS):
             # "port 9090", "level 3"; a version as written ("1.30" is not "1.3")
@@ -469,7 +471,29 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     # "our Kubernetes version is 1.30" names the version of Kubernetes
     if "version" in found and (product := _named_before(words, raws, "version")):
         found.setdefault(f"version of {product}", found.pop("version"))
+    # "our ClickHouse cluster is on 23.8": a dotted number is the version of the name
+    # that comes last before it, when nothing else is
+    if raws and not any(key.startswith("version of ") for key in found):
+        for i, word in enumerate(words):
+            if _DOTTED.match(word) and (name := _last_name(raws, i)):
+                found[f"version of {name}"] = word
+                break
     return found
+
+
+_DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+NAME_REACH = 5  # words back a dotted version looks for the name it belongs to
+
+
+def _last_name(raws: Sequence[str], at: int) -> str:
+    """The last name (a capital after the first word, or inside a word) among the few
+    words before `at`; a known product first ("the Go toolchain pinned in CI is 1.22")."""
+    reach = range(at - 1, max(0, at - NAME_REACH) - 1, -1)
+    known = {i for found in value_categories.members(tuple(raws)) for i in found.at}
+    names = [i for i in reach if _is_value(raws[i], i)
+             and not any(char.isdigit() for char in raws[i])]
+    chosen = next((i for i in names if i in known), names[0] if names else None)
+    return "" if chosen is None else raws[chosen].casefold()
 
 
 def _named_before(words: Sequence[str], raws: Sequence[str], noun: str) -> str:
@@ -512,6 +536,7 @@ _KIND_NOUNS = frozenset(_norm(word) for word in value_categories.KIND_NOUNS)
 _HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
 _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
+_SCHEDULE_KEYS = frozenset({"period", "weekday"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
 _COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
 _NAMING = frozenset({"of", "is", "are", "="})
@@ -1092,17 +1117,26 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         # The rest of each statement, without the measures: the same subject.
         # the unit, or the product of a version; an attribute ("length" of a "line
         # length of 88") stays: it is what the statements are about
-        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT | _SCHEDULE_WORDS
+        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT
                  | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
+        schedule = key in _SCHEDULE_KEYS or key.startswith("time of day")
+        if schedule:
+            units |= _SCHEDULE_WORDS
         if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
-            units |= _KIND_NOUNS
-        subjects = [subject(a, _measuring(a, units)), subject(b, _measuring(b, units))]
+            units |= _KIND_NOUNS | {"version"}
+        subjects = [subject(a, _measuring(a, units, schedule=schedule)),
+                    subject(b, _measuring(b, units, schedule=schedule))]
         # a statement that says nothing but the count ("we run 4 worker processes")
         # speaks of what it counts
         if (not subjects[0].key or not subjects[1].key) and _counts_things(key, a, b):
             subjects = [subject(clause, _measuring(clause, units - set(key.split("/")),
-                                                   counted=True)) for clause in (a, b)]
+                                                   counted=True, schedule=schedule))
+                        for clause in (a, b)]
         sure = subject_match(*subjects)
+        # a statement that says nothing but the product and its version ("Kafka 3.5 is
+        # what we run") speaks of the product
+        if key.startswith("version of ") and not (subjects[0].key and subjects[1].key):
+            sure = 0.75
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
@@ -1117,11 +1151,25 @@ def _counts_things(key: str, a: Clause, b: Clause) -> bool:
 
 
 def _swapped_ends(a: Clause, b: Clause) -> bool:
-    """Two words trade places and all else stays ("billing calls auth" / "auth calls
-    billing"): subject and object exchanged."""
+    """Two words, or the words on either side of one, trade places and all else stays
+    ("billing calls auth" / "auth calls billing", "the mobile app calls the gateway" /
+    "the gateway calls the mobile app"): subject and object exchanged."""
     differ = [i for i, (x, y) in enumerate(zip(a.norms, b.norms)) if x != y]
-    return (len(differ) == 2 and a.norms[differ[0]] == b.norms[differ[1]]
-            and a.norms[differ[1]] == b.norms[differ[0]])
+    if (len(differ) == 2 and a.norms[differ[0]] == b.norms[differ[1]]
+            and a.norms[differ[1]] == b.norms[differ[0]]):
+        return True
+    return any(a.norms[:at] != a.norms[at + 1:]
+               and b.norms == [*a.norms[at + 1:], a.norms[at], *a.norms[:at]]
+               and _around(a, at) == _around(b, len(a.norms) - at - 1)
+               for at in range(1, len(a.norms) - 1))
+
+
+def _around(clause: Clause, at: int) -> set[str]:
+    """The prepositions between the words on either side of token `at`: "run on" in
+    "jobs run on Sidekiq" is no "runs" in "Sidekiq runs our jobs"."""
+    tokens = clause.tokens
+    return {word for word in clause.words[tokens[at - 1].at + 1:tokens[at + 1].at]
+            if word in PREPOSITIONS}
 
 
 def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1180,15 +1228,18 @@ def _passive(clause: Clause) -> bool:
                for word, following in itertools.pairwise(words))
 
 
-def _measuring(clause: Clause, values: set[str], counted: bool = False):
+def _measuring(clause: Clause, values: set[str], counted: bool = False,
+               schedule: bool = True):
     """Which tokens of `clause` are a value rather than its subject: those in `values`,
     numbers, and the word after a number ("40 characters", "Django 4.2 LTS") unless it
-    says what is `counted`."""
+    says what is `counted`; a word of how often ("nightly") only for a `schedule`,
+    else it names the subject ("the nightly ETL" / "the hourly ETL")."""
     after_number = {after.at for before, after in itertools.pairwise(clause.tokens)
                     if _number(before.norm) is not None and after.at == before.at + 1
                     and not counted}
-    return lambda token: (token.norm in values or token.at in after_number
-                          or _number(token.norm) is not None or schedules.is_clock(token.raw))
+    return lambda token: ((token.norm in values or token.at in after_number
+                           or _number(token.norm) is not None or schedules.is_clock(token.raw))
+                          and (schedule or token.raw.casefold() not in schedules.FREQUENCIES))
 
 
 def _amounts(clause: Clause) -> set[str]:

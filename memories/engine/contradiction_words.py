@@ -53,7 +53,7 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
 LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "running", "go",
                            "goes", "going", "went", "live", "lives", "living", "sit",
                            "sits", "rely", "relies", "relied", "power", "powers", "powered",
-                           "operate", "operates", "operated",
+                           "operate", "operates", "operated", "get", "gets", "got",
                            "handle", "handles", "handled", "based", "do", "does",
                            "done", "target", "targets", "targeted"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill

@@ -28,6 +28,10 @@ TIMES = {"once": 1, "twice": 2, "thrice": 3}
 ORDINALS = {"other": 2, "second": 2, "third": 3, "fourth": 4}
 COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
           "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "thirty": 30}
+_DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its", "this", "that", "these",
+                          "those", "my", "your"})
+_NOT_A_NOUN = frozenset({"is", "are", "was", "were", "at", "on", "in", "and", "or", "by",
+                         "from", "to", "for", "with", "before", "after"})
 # A time of day is compared only with one in the same zone, or with none said.
 ZONES = frozenset({"utc", "gmt", "cet", "cest", "est", "edt", "pst", "pdt", "ist", "jst"})
 _GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")
@@ -50,6 +54,14 @@ def _count(word: str) -> float | None:
         return float(word)
     except ValueError:
         return None
+
+
+def _names_a_thing(words: Sequence[str], i: int) -> bool:
+    """Whether the word of how often at `i` names a thing ("the nightly ETL", "nightly
+    backups are kept ...") rather than says when it runs ("backups run nightly")."""
+    opens = i == 0 or words[i - 1] in _DETERMINERS
+    return opens and i + 1 < len(words) and words[i + 1].isalpha() \
+        and words[i + 1] not in _NOT_A_NOUN
 
 
 def is_clock(word: str) -> bool:
@@ -85,7 +97,7 @@ def schedule(words: Sequence[str]) -> dict:
         single = _singular(word)
         before = words[i - 1] if i else ""
         after = [_singular(w) for w in words[i + 1:i + 4]]
-        if word in FREQUENCIES:
+        if word in FREQUENCIES and not _names_a_thing(words, i):
             found["period"] = FREQUENCIES[word]
         elif word in ("every", "each") and after:
             every = 1.0

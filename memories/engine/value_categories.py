@@ -230,7 +230,7 @@ KIND_NOUNS = frozenset({"format", "formats", "language", "languages", "framework
                         "engine", "provider", "vendor", "tool", "tooling", "library",
                         "libraries", "runtime", "platform", "registry", "bundler", "linter",
                         "formatter", "checker", "orchestrator", "runner", "convention",
-                        "style", "stack", "technology", "solution", "product", "choice",
+                        "style", "stack", "technology",
                         "toolchain", "compiler", "interpreter", "sdk", "distribution",
                         "region", "regions", "zone", "location"})
 

@@ -204,3 +204,26 @@ def test_short_forms_are_read_as_the_words_they_stand_for():
 
 def test_a_verb_after_a_modal_is_no_modifier():
     assert queued("Clients can upload images up to 8 MB.", "The image upload limit is 20 MB.")
+
+
+def test_a_word_of_how_often_before_a_noun_names_the_thing():
+    assert schedules.schedule("the nightly etl uses 16 executors".split()) == {}
+    assert schedules.schedule("backups run nightly".split()) == {"period": 86400}
+    assert not queued("The nightly import uses 6 workers.", "The hourly import uses 2 workers.")
+    assert queued("The nightly import uses 6 workers.", "The nightly import uses 2 workers.")
+
+
+def test_a_dotted_version_belongs_to_the_name_before_it():
+    assert queued("Our Kafka brokers are on 3.5.", "The Kafka version we run is 3.7.")
+    assert not queued("Our Kafka brokers are on 3.5.", "The Kafka version we run is 3.5.")
+
+
+def test_a_count_per_thing_is_a_count_of_it():
+    assert queued("The feed shows 20 posts per page.", "Each page of the feed holds 50 posts.")
+
+
+def test_subject_and_object_of_several_words_trade_places():
+    assert queued("The web client calls the session service.",
+                  "The session service calls the web client.")
+    # one fact with the roles said by a preposition: no exchange
+    assert not queued("Scheduled reports run on Airflow.", "Airflow runs our scheduled reports.")

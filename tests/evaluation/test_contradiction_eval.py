@@ -97,7 +97,7 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
 
 def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
     pairs = [pair for path in contradictions.DEV_PATHS for pair in contradictions.load(path)]
-    assert len(pairs) >= 290 and {p.split for p in pairs} == {"dev"}
+    assert len(pairs) >= 690 and {p.split for p in pairs} == {"dev"}
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
     assert len({p.id for p in pairs}) == len(pairs)
     # every kind is either a kind of contradiction or a kind of look-alike, never both
@@ -115,11 +115,12 @@ def test_the_held_out_set_is_scored_only_when_it_is_there():
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 292 pairs (both earlier held-out batches among them): precision
-    1.000, recall 0.897 when written. The floors sit just under, so a regression fails."""
+    """Tuned on these 692 pairs (both earlier held-out batches and five batches written
+    while the rules were reworked among them): precision 1.000, recall 0.884 when
+    written. The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 292 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.98 and report["recall"] >= 0.88
+    assert report["pairs"] == 692 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.98 and report["recall"] >= 0.87
 
 
 _NO_HELDOUT = "the held-out pairs (contradictions_heldout3.jsonl) are supplied apart and not here"

@@ -532,7 +532,7 @@ _HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*"
                         r":(\d{2,5})(?:/\S*)?$")
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
-_KIND_NOUNS = frozenset(_norm(word) for word in value_categories.KIND_NOUNS)
+_VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
 _HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
 _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
@@ -1123,7 +1123,7 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         if schedule:
             units |= _SCHEDULE_WORDS
         if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
-            units |= _KIND_NOUNS | {"version"}
+            units |= _VERSION_NOUNS
         subjects = [subject(a, _measuring(a, units, schedule=schedule)),
                     subject(b, _measuring(b, units, schedule=schedule))]
         # a statement that says nothing but the count ("we run 4 worker processes")
@@ -1277,6 +1277,11 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # A number does not take the place of a name ("Node 20" / "Vite"): another slot.
     if _numeric(only_a) != _numeric(only_b):
         return None
+    # Two unknown names, each with its number ("the SDK supports Python 3.9" / "the CLI
+    # supports Python 3.11"): the names are what each speaks of.
+    if all(_numeric(only) and _categories_of(clause, only) is None
+           for clause, only in ((a, only_a), (b, only_b))):
+        return None
     roles = [{_role(clause, t) for t in clause.tokens if t.norm in only} - {""}
              for clause, only in ((a, only_a), (b, only_b))]
     if roles[0] and roles[1] and not roles[0] & roles[1]:
@@ -1339,7 +1344,8 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
         values = ((set(), set()) if scale
                   else ({t.norm for t in a.tokens if t.at in places_a},
                         {t.norm for t in b.tokens if t.at in places_b}))
-        sure = subject_match(subject(a, _naming(a, places_a)), subject(b, _naming(b, places_b)),
+        sure = subject_match(subject(a, _naming(a, places_a, category)),
+                             subject(b, _naming(b, places_b, category)),
                              values, lenient=True, manner=scale)
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"another {category} for the same subject: "
@@ -1348,10 +1354,11 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
     return None
 
 
-def _naming(clause: Clause, places: set[int]):
+def _naming(clause: Clause, places: set[int], category: str):
     """Which tokens name a member (at `places` among the clause's words), give its
     version ("Vue 3") or the kind of thing it is ("the backend language is Rust")."""
-    return lambda token: (token.at in places or token.raw.casefold() in value_categories.KIND_NOUNS
+    kinds = value_categories.kind_nouns(category)
+    return lambda token: (token.at in places or token.raw.casefold() in kinds
                           or (_number(token.norm) is not None and token.at - 1 in places))
 
 

@@ -224,15 +224,60 @@ SCALES = {
 }
 
 # Nouns that name what kind of thing a member is ("the backend language is Rust"): they
-# say which slot a member fills, not what the statement is about.
-KIND_NOUNS = frozenset({"format", "formats", "language", "languages", "framework",
-                        "frameworks", "database", "databases", "db", "broker", "queue",
-                        "engine", "provider", "vendor", "tool", "tooling", "library",
-                        "libraries", "runtime", "platform", "registry", "bundler", "linter",
-                        "formatter", "checker", "orchestrator", "runner", "convention",
-                        "style", "stack", "technology",
-                        "toolchain", "compiler", "interpreter", "sdk", "distribution",
-                        "region", "regions", "zone", "location"})
+# say which slot a member fills, not what the statement is about. "*" for any category.
+KIND_NOUNS = {
+    "*": "tool tools tooling stack technology vendor",
+    "data format": "format formats",
+    "date format": "format formats",
+    "image format": "format formats",
+    "naming case": "case casing convention",
+    "cloud": "cloud provider",
+    "hosting platform": "host platform",
+    "programming language": "language languages toolchain compiler interpreter",
+    "web framework": "framework frameworks",
+    "frontend framework": "framework frameworks",
+    "meta framework": "framework frameworks",
+    "mobile framework": "framework frameworks",
+    "database": "database databases db",
+    "data warehouse": "warehouse",
+    "message broker": "broker bus queue",
+    "task queue": "queue",
+    "workflow engine": "engine orchestrator scheduler",
+    "search engine": "engine",
+    "email service": "provider",
+    "js package manager": "manager",
+    "python package manager": "manager",
+    "test framework": "framework runner",
+    "browser test tool": "framework",
+    "bundler": "bundler",
+    "container registry": "registry",
+    "secret store": "store manager",
+    "linter": "linter",
+    "formatter": "formatter",
+    "type checker": "checker",
+    "js runtime": "runtime",
+    "orm": "orm",
+    "region": "region regions zone location",
+    "linux distribution": "distribution distro",
+    "time zone": "zone timezone",
+    "identity provider": "provider",
+    "payment provider": "provider processor",
+    "sms provider": "provider",
+    "cdn": "cdn",
+    "editor": "editor",
+    "license": "license",
+}
+# What names a version's product, whatever its category ("Go 1.22 is the toolchain").
+VERSION_NOUNS = frozenset({"version", "versions", "release", "toolchain", "compiler",
+                           "interpreter", "runtime"})
+
+
+def kind_nouns(category: str) -> frozenset[str]:
+    """The words that name what kind of thing a member of `category` is."""
+    if category in SCALES:
+        return frozenset()
+    return frozenset({*KIND_NOUNS["*"].split(), *KIND_NOUNS.get(category, "").split()})
+
 
 # Words that say which of several things a statement is about, by kind: "production"
 # and "staging" name two environments, so two statements naming one each speak of two.

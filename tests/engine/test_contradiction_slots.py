@@ -227,3 +227,17 @@ def test_subject_and_object_of_several_words_trade_places():
                   "The session service calls the web client.")
     # one fact with the roles said by a preposition: no exchange
     assert not queued("Scheduled reports run on Airflow.", "Airflow runs our scheduled reports.")
+
+
+def test_a_kind_noun_names_the_slot_only_for_its_own_category():
+    assert value_categories.kind_nouns("programming language") >= {"language", "toolchain"}
+    assert "database" not in value_categories.kind_nouns("scaling")
+    # "database" is what the second statement speaks of, not the kind of a scale's end
+    assert not queued("The service scales horizontally.", "The database scales vertically.")
+
+
+def test_two_unknown_names_each_with_a_number_are_two_subjects():
+    assert not queued("The SDK supports Python 3.9 and later.",
+                      "The CLI supports Python 3.11 and later.")
+    assert queued("The SDK supports Python 3.9 and later.",
+                  "The SDK supports Python 3.11 and later.")

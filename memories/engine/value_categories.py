@@ -19,7 +19,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-
 CATEGORIES = {
     "data format": "json, yaml/yml, toml, xml, csv, tsv, ini, hcl, protobuf/protocol "
                    "buffers/protobufs, avro, parquet, msgpack/messagepack, ndjson/jsonl/json "
@@ -47,18 +46,20 @@ CATEGORIES = {
     "meta framework": "next.js/nextjs, nuxt, ~remix, gatsby, astro, sveltekit",
     "mobile framework": "react native, flutter, ionic, xamarin, capacitor, cordova",
     "database": "postgresql/postgres, mysql, mariadb, sqlite, sql server/mssql, oracle, "
-                "cockroachdb, mongodb/mongo, dynamodb, cassandra/apache cassandra, couchdb, firestore, cosmos "
-                "db/cosmosdb, neo4j, planetscale, ~spanner, tidb, yugabytedb, scylladb",
+                "cockroachdb, mongodb/mongo, dynamodb, cassandra/apache cassandra, couchdb, "
+                "firestore, cosmos db/cosmosdb, neo4j, planetscale, ~spanner, tidb, "
+                "yugabytedb, scylladb",
     "cache": "redis, memcached, valkey, keydb, hazelcast, dragonfly",
     "data warehouse": "~snowflake, bigquery, redshift, clickhouse, databricks, duckdb, synapse",
-    "message broker": "kafka/apache kafka, rabbitmq, sqs, ~nats, ~pulsar/apache pulsar, kinesis, pub sub/pubsub, event hubs, "
-                      "activemq/apache activemq, redis, eventbridge, nsq, zeromq",
+    "message broker": "kafka/apache kafka, rabbitmq, sqs, ~nats, ~pulsar/apache pulsar, "
+                      "kinesis, pub sub/pubsub, event hubs, activemq/apache activemq, redis, "
+                      "eventbridge, nsq, zeromq",
     "task queue": "celery, sidekiq, rq, resque, bullmq/~bull, dramatiq, huey, delayed_job, "
                   "good_job, faktory, hangfire",
-    "workflow engine": "airflow/apache airflow, dagster, ~prefect, luigi, argo workflows, ~temporal, step "
-                       "functions",
-    "search engine": "elasticsearch, opensearch, meilisearch, algolia, typesense, solr/apache solr, vespa, "
-                     "quickwit",
+    "workflow engine": "airflow/apache airflow, dagster, ~prefect, luigi, argo workflows, "
+                       "~temporal, step functions",
+    "search engine": "elasticsearch, opensearch, meilisearch, algolia, typesense, "
+                     "solr/apache solr, vespa, quickwit",
     "email service": "sendgrid, postmark, mailgun, ses/amazon ses, mandrill, sparkpost, "
                      "resend, mailjet, brevo/sendinblue",
     "ci service": "github actions, gitlab ci, circleci, jenkins, travis ci/travis, buildkite, "

@@ -207,8 +207,8 @@ def test_a_verb_after_a_modal_is_no_modifier():
 
 
 def test_a_word_of_how_often_before_a_noun_names_the_thing():
-    assert schedules.schedule("the nightly etl uses 16 executors".split()) == {}
-    assert schedules.schedule("backups run nightly".split()) == {"period": 86400}
+    assert schedules.schedule(["the", "nightly", "etl", "uses", "16", "executors"]) == {}
+    assert schedules.schedule(["backups", "run", "nightly"]) == {"period": 86400}
     assert not queued("The nightly import uses 6 workers.", "The hourly import uses 2 workers.")
     assert queued("The nightly import uses 6 workers.", "The nightly import uses 2 workers.")
 

@@ -7,55 +7,77 @@ answer with a JudgeVerdict, so the scanner stores one shape whoever judged.
 The rules compare the two statements clause by clause ("...; they live in a YAML file"
 is a clause of its own), as sequences of stemmed content words (dedup's `details`,
 kept in order) with the polarity words taken out. An opposite word reads as a negation
-("disabled" is "not enabled", "private" "not public", "local time" "not UTC"; the word
+("disabled" is "not enabled", "private" "not public", "local time" "not UTC", "switched
+off" "disabled", "kept out of" "not in"; "avoid" and "skip" are "not use"; the word
 lists are in contradiction_words.py). A pair contradicts when:
 
 - negation: one clause is negated ("not", "n't", "never", "no", "dislikes", an
-  opposite word) and the other is not, the other says the word negated, and most of
-  the negated clause's words ("we use Redis for sessions" / "we don't use Redis for
-  sessions"; "always squash" / "never squash"); in another word order, most subject
-  words of each are in the other ("we support Python 3.9 in the SDK" / "the SDK
-  doesn't support Python 3.9 anymore"); not when each puts a word of its own after
-  the same preposition ("enabled in development" / "disabled in production");
+  opposite word) and the other is not, the other says the word negated (or a verb of
+  its kind: "like", "want" and "prefer" are one), and most of the negated clause's words
+  ("we use Redis for sessions" / "we don't use Redis for sessions"; "always squash" /
+  "never squash"); in another word order, or when the negated word only ties a subject
+  to its value ("does not run on Windows" / "supports Windows"), most subject words of
+  each are in the other; not when each puts a word of its own after the same
+  preposition ("enabled in development" / "disabled in production");
 - a changed slot: same polarity, same opening, and every difference is one value put
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
   counts only where the slot holds one thing: after "is" ("the default branch is main"
-  / "... master"), under "prefer" ("I prefer tabs" / "I prefer spaces"), or where one
-  says "only" ("deploys are only triggered by tags"). A swap that brings other words
-  with the value ("uses Redis for caching" / "uses PostgreSQL" or "... PostgreSQL for
-  orders") fills another slot, unless a shared word after it pins the slot ("a real
-  PostgreSQL database" / "an in-memory SQLite database"); a word added anywhere makes a
-  different statement;
+  / "... master", not a quality: "... is protected"), under "prefer" ("I prefer tabs" /
+  "I prefer spaces"), or where one says "only" ("deploys are only triggered by tags").
+  A swap that brings other words with the value ("uses Redis for caching" / "uses
+  PostgreSQL" or "... PostgreSQL for orders") fills another slot, unless a shared word
+  after it pins the slot ("a real PostgreSQL database" / "an in-memory SQLite
+  database"); two known things of two kinds ("Postgres" / "Redis") are two subjects; a
+  word added anywhere makes a different statement;
+- a changed member of a closed category (value_categories.py: data formats, databases,
+  CI services, package managers, regions, ... and the ends of scales: short / detailed,
+  lazily / eagerly, soft / hard deletes): each names one the other does not, on one
+  subject ("the deploy manifests are written in YAML" / "we keep our deploy manifests
+  in TOML"); a word naming the kind of thing ("the worker language is Elixir") names
+  the slot, not the subject;
 - a changed holder of a role: the first words differ, are both names, and the rest says
-  who owns, leads or "is the" something ("Alice owns the payments service" / "Bob ...");
-  or a passive names who does it ("the rotation is run by Kenji" / "Aisha runs the
-  rotation");
+  who owns, leads or "is the" something ("Alice owns the payments service" / "Bob
+  ..."); or, in any form, one role over one thing with two holders: a passive ("the
+  rotation is run by Kenji"), a name and a verb of a role ("Aisha runs the rotation"),
+  or a noun of one ("Lena is the reviewer for migrations", "the maintainer of the
+  modules is Ravi");
 - a reversed preference ("prefers pytest over unittest" / "prefers unittest over
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
-  ones"), by the same person;
+  ones"; "prefers X over Y" / "prefers Y"), by the same person;
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry;
 - a changed measure: the same quantity (a duration, a size, a percentage, a number of
-  attempts, a count of the same thing, a named version, or what "a line length of 88"
-  names) with another value, on one subject ("the cache TTL is 5 minutes" / "... one
-  hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts");
+  attempts, a count of the same things, "4 worker processes" counting processes, a
+  named version, "our Kubernetes version is 1.30" too, a port, what "a line length of
+  88" names, or a schedule from schedules.py: how often, on which day, at what time)
+  with another value, on one subject ("the cache TTL is 5 minutes" / "... one hour";
+  "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts", "every 12 hours"
+  "twice a day");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
-  billing service"; "from A to B" / "from B to A");
+  billing service"; "from A to B" / "from B to A"), not one fact in two voices ("is
+  built with MkDocs" / "MkDocs builds"); or the ends of a flow swapped in other words
+  (flows.py: "events flow from orders to analytics" / "analytics sends events to
+  orders"), unless what moves differs;
 - a changed value in any word order: each statement names a value the other does not,
-  of the same kind (a number does not replace a name) and in the same role ("pushed to
-  ECR" is not "scanned with Trivy"), and their other words speak of one subject.
+  of the same kind (a number does not replace a name, a known format is no unknown
+  name) and in the same role ("pushed to ECR" is not "scanned with Trivy"), and their
+  other words speak of one subject.
 
 One subject (subject_match) is read from the words that say what a statement is about:
 not its values, prepositions, verbs that only tie a subject to a value ("runs on",
 "lives in"), bounds and settings ("capped at", "configured with"), words of time
 ("now") or quantity ("all"); verbs of one kind as one ("written in" / "defined with"),
-kin words as one ("inactive" / "inactivity"), a compound by its parts ("per-file"). Two
+kin words as one ("inactive" / "inactivity", "manager" / "management"), short forms as
+their words ("docs", "repo"), a compound by its parts ("per-file", "type-check"). Two
 statements speak of one subject when one says nothing the other does not, or most
 words are shared, and no word of one modifies a shared one, as "free" in "the free
-plan" against "the team plan" (a word after "we" or "to" is a verb: "we process
-background jobs"). A statement that adds ("also", "too") replaces no value.
+plan" against "the team plan" (a word after "we", "to" or "can", or an "-s" verb after
+its subject, is a verb: "we process background jobs", "the CLI supports Windows");
+never when they name two of a kind of thing that tells subjects apart ("production" /
+"staging", "frontend" / "backend") or open on two words of their own ("each pod" /
+"each sidecar"). A statement that adds ("also", "too") replaces no value.
 
 A clause about the past ("used to", "previously") contradicts nothing. Only what a
 statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
@@ -65,19 +87,20 @@ exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above 
 the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: a subject named by other nouns ("the support inbox" / "support
-email", "failed webhooks" / "webhook delivery"), a value whose slot is named only on one
-side ("Production's database is PostgreSQL 13"), a bare version away from its product
+email", "the base image" / "our containers"), a bare version away from its product
 ("the Go toolchain pinned in CI is 1.22"), a limit said as a direction ("from SDK 23
-upwards"), and a preference reversed in other words ("I like detailed explanations" /
-"I don't want long explanations"). What they wrongly flag: two values that can coexist
-in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "X uses Redis" / "X
-uses PostgreSQL", which the seed counts as a contradiction anyway). A model judge is
-the answer to both.
+upwards"), an opposite said by a phrase ("stateless" / "keeps session state"), a
+grouping ("partitioned by day" / "by month"), and a preference or negation in other
+words ("Skip type hints, I find them noisy"). What they wrongly flag: two values that
+can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "the CLI
+supports Windows" / "... macOS"). A model judge is the answer to both.
 """
 
 import difflib
+import functools
 import hashlib
 import itertools
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,6 +108,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import contradiction_words as lexicon
+from . import flows, schedules, value_categories
 from .dedup import (
     _FUNCTION_WORDS,
     PREPOSITIONS,
@@ -190,14 +214,20 @@ _ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is respo
 # "prefers X over Y": X is bounded and Y is the rest of the clause, taken without a
 # pattern (two open-ended lazy groups tried every split of the text).
 _PREFERENCE_ORDER = re.compile(
-    r"\bprefers?\s+(.{1,120}?)\s+(?:over|to|rather than|instead of)\s+(?=\S)", _I)
+    r"\bprefers?\s+(.{1,120}?)\s+(?:over|to|rather than|instead of|than)\s+(?=\S)", _I)
+# Where the passed-over choice of "prefers X over Y" ends: a phrase of its own.
+_PHRASE_AFTER = re.compile(r"\s+(?=(?:in|for|when|with|because|on|at)\b)|\s*[,;]", _I)
+# "prefers X" and what follows X: a phrase of its own ("for formatting") or the end.
+_PLAIN_PREFERENCE = re.compile(r"\bprefers?\s+(.{1,120}?)(?=\s+(?:for|in|on|when|with|"
+                               r"because)\b|\s*[.,;!]|\s*$)", _I)
 _DENIED = re.compile(r"(?:\bnot|\bno|\binstead of|\brather than)\s+(?:the\s+|a\s+|an\s+)?"
                      r"([\w](?:[\w.\-/:@]*[\w])?)", _I)
 
 NEGATORS = frozenset({"not", "no", "never"})
 # Words that say "the opposite of like": read as "not like".
 _DISLIKE = {"dislike": "like", "dislikes": "likes", "disliked": "liked", "hate": "like",
-            "hates": "likes", "hated": "liked"}
+            "hates": "likes", "hated": "liked", "avoid": "use", "avoids": "uses",
+            "avoided": "used", "skip": "use", "skips": "uses", "skipped": "used"}
 _POSITIVE_MARKERS = frozenset({"always"})
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
 _CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "chooses",
@@ -205,7 +235,9 @@ _CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "c
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "twenty": "20", "thirty": "30", "sixty": "60", "hundred": "100",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "eighteen": "18",
+    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
+    "ninety": "90", "hundred": "100", "thousand": "1000",
 }
 
 # Units as _norm writes them: "minutes" is "minut", "bytes" is "byt".
@@ -257,12 +289,22 @@ IRREGULAR = {"built": "build", "ran": "run", "written": "write", "wrote": "write
              "found": "find", "told": "tell", "paid": "pay", "led": "lead"}
 
 
+# Consonants an ending doubles ("pinned", "shipped"); "ss", "ll", "dd" are the word's own.
+_DOUBLED = frozenset("bgmnprt")
+
+
+def _acronym(raw: str) -> bool:
+    return len(raw) > 1 and raw.isupper()
+
+
 def _norm(word: str, raw: str = "") -> str:
     """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
     acronym as written ("HTTPS" is not "HTTP")."""
-    if len(raw) > 1 and raw.isupper():
+    if _acronym(raw):
         return word
     stem = _stem(IRREGULAR.get(word, word))
+    if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] in _DOUBLED:
+        stem = stem[:-1]  # "pinned" is "pin", "running" "run"
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
@@ -298,7 +340,8 @@ def read_clause(text: str) -> Clause:
         if word in lexicon.EXCLUSIVE:
             exclusive = True
             continue
-        if word in _FUNCTION_WORDS or word in _POSITIVE_MARKERS:
+        # "US" is a region, not "us": an acronym is no function word
+        if (word in _FUNCTION_WORDS and not _acronym(raw)) or word in _POSITIVE_MARKERS:
             continue
         norm = NUMBER_WORDS.get(word) or _norm(word, raw)
         if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
@@ -382,12 +425,17 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     """{what is measured: value} for each number with a unit, a number of things ("3
     replicas", "100 requests per minute") or a named version ("Python 3.11", given the
     raw words to see the capital)."""
-    found = {}
+    found = schedules.schedule(words)
+    for word in words:
+        if address := _HOST_PORT.match(word):  # "grafana.internal:3000"
+            found["port"] = float(address.group(1))
     for i, word in enumerate(words):
         following = words[i + 1] if i + 1 < len(words) else ""
         unit = _norm(following)
         amount = 1.0 if word in ("a", "an") else _number(word)
-        if amount is None or _number(following) is not None:
+        # "every 6 hours", "once a day" are how often, which the schedule says
+        if amount is None or _number(following) is not None or (
+                i and words[i - 1] in _HOW_OFTEN):
             continue
         if unit in _SECONDS:
             found["duration"] = amount * _SECONDS[unit]
@@ -399,22 +447,96 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found["percent"] = amount
         elif attempts := _attempts(words, i, unit, amount):
             found["attempts"] = attempts
-        elif raws and i > 0 and raws[i - 1][:1].isupper() and _NUMBER.match(word):
+        elif raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word):
             found[f"version of {words[i - 1]}"] = word
         elif following and following not in _FUNCTION_WORDS:
-            per = (f"/{_norm(words[i + 3])}" if i + 3 < len(words) and words[i + 2] == "per"
+            # "4 worker processes" counts processes: the last word of the run counts too
+            end = _counted_run(words, i)
+            per = (f"/{_norm(words[end + 2])}" if end + 2 < len(words) and words[end + 1] == "per"
                    else "")
-            found[unit + per] = amount
+            for counted in {unit, _norm(words[end])}:
+                found[counted + per] = amount
+                if per and per[1:] not in _SECONDS:  # "50 items per page" is 50 items
+                    found.setdefault(counted, amount)
+        elif (i and words[i - 1].isalpha() and words[i - 1] not in _FUNCTION_WORDS
+              and words[i - 1] not in PREPOSITIONS and words[i - 1] not in lexicon.BOUND_WORDS):
+            # "port 9090", "level 3"; a version as written ("1.30" is not "1.3")
+            found.setdefault(_norm(words[i - 1]), word if words[i - 1] == "version" else amount)
         # "a line length of 88", "the minimum password length is 8": what the number is,
         # unless a unit says it ("the TTL is 5 minutes" is a duration, 300 seconds too)
         if (i >= 2 and words[i - 1] in _NAMING and words[i - 2] not in _FUNCTION_WORDS
                 and _number(words[i - 2]) is None and word not in ("a", "an")
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
-            found.setdefault(_norm(words[i - 2]), amount)
+            found.setdefault(_norm(words[i - 2]), word if words[i - 2] == "version" else amount)
+    # "our Kubernetes version is 1.30" names the version of Kubernetes
+    if "version" in found and (product := _named_before(words, raws, "version")):
+        found.setdefault(f"version of {product}", found.pop("version"))
+    # "our ClickHouse cluster is on 23.8": a dotted number is the version of the name
+    # that comes last before it, when nothing else is
+    if raws and not any(key.startswith("version of ") for key in found):
+        for i, word in enumerate(words):
+            if _DOTTED.match(word) and (name := _last_name(raws, i)):
+                found[f"version of {name}"] = word
+                break
     return found
 
 
+_DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+NAME_REACH = 5  # words back a dotted version looks for the name it belongs to
+
+
+def _last_name(raws: Sequence[str], at: int) -> str:
+    """The last name (a capital after the first word, or inside a word) among the few
+    words before `at`; a known product first ("the Go toolchain pinned in CI is 1.22")."""
+    reach = range(at - 1, max(0, at - NAME_REACH) - 1, -1)
+    known = {i for found in value_categories.members(tuple(raws)) for i in found.at}
+    names = [i for i in reach if _is_value(raws[i], i)
+             and not any(char.isdigit() for char in raws[i])]
+    chosen = next((i for i in names if i in known), names[0] if names else None)
+    return "" if chosen is None else raws[chosen].casefold()
+
+
+def _named_before(words: Sequence[str], raws: Sequence[str], noun: str) -> str:
+    """The name written with a capital right before `noun` ("Kubernetes version")."""
+    at = list(words).index(noun) if noun in words else 0
+    return words[at - 1] if raws and at > 0 and _capitalised(raws[at - 1]) else ""
+
+
+def _capitalised(raw: str) -> bool:
+    """Whether a word is written as a name: "Python", "iOS", "macOS"."""
+    return any(char.isupper() for char in raw) and raw.casefold() not in _FUNCTION_WORDS
+
+
+COUNTED_RUN = 3  # words after a number that may name what it counts ("4 worker processes")
+
+
+def _counted_run(words: Sequence[str], i: int) -> int:
+    """The index of the last word of the run after the number at `i` that names what it
+    counts: no function word, number, linking verb or "-ing" form ("3 replicas running")."""
+    end = i + 1
+    while (end + 1 < len(words) and end + 1 - i <= COUNTED_RUN
+           and words[end + 1] not in _FUNCTION_WORDS and words[end + 1] not in PREPOSITIONS
+           and _number(words[end + 1]) is None and words[end + 1] not in lexicon.LINKING_VERBS
+           and not words[end + 1].endswith("ing")):
+        end += 1
+    return end
+
+
+@functools.lru_cache(maxsize=4096)  # a judgement asks again of every clause it compares
+def _measures_of(raws: tuple[str, ...]) -> dict:
+    return measures([raw.casefold() for raw in raws], raws)
+
+
+# An address with its port ("grafana.internal:3000", "http://localhost:8080/health").
+_HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*"
+                        r":(\d{2,5})(?:/\S*)?$")
 _PERCENT = frozenset({"%", "percent", "pct"})
+_SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
+_VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
+_HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
+# Measures with a kind of their own, whatever their unit: not a count of something.
+_MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
+_SCHEDULE_KEYS = frozenset({"period", "weekday"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
 _COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
 _NAMING = frozenset({"of", "is", "are", "="})
@@ -431,17 +553,14 @@ def _attempts(words: Sequence[str], i: int, unit: str, amount: float) -> float |
 
 # --- Subjects: what a statement is about ------------------------------------------------
 
-_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "their", "his", "her",
-                          "its", "this", "that", "these", "those"})
-_NEW_PHRASE = _DETERMINERS | {"to"}
 _LINKING = frozenset(_norm(word) for word in lexicon.LINKING_VERBS)
-_BOUNDS = frozenset(_norm(word) for word in lexicon.BOUND_WORDS)
 _TIME = frozenset(_norm(word) for word in lexicon.TIME_WORDS)
 _DIMENSIONS = {_norm(word): _norm(noun) for word, noun in lexicon.DIMENSIONS.items()}
 _VERB_KINDS = {_norm(verb): kind for kind, verbs in lexicon.VERB_KINDS.items()
                for verb in verbs.split()}
 _KINDS = frozenset(lexicon.VERB_KINDS)
-DERIVED_STEM = 5  # letters a stem needs before a longer word starting with it is its kin
+DERIVED_STEM = 5  # letters two words must share before they are read as kin
+KIN_ENDING = 2  # letters of the shorter word that may differ from its kin's
 
 
 @dataclass
@@ -457,7 +576,8 @@ class Subject:
 
     @property
     def key(self) -> set[str]:
-        return set(self.words.values())
+        # a compound by its parts: "type-check" says what "type checking" says
+        return {part for word in self.words.values() for part in word.split("-")}
 
 
 def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
@@ -470,8 +590,9 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
     for at, token in enumerate(clause.tokens):
         raw = token.raw.casefold()
         if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.ADDITIVE
+                or raw in lexicon.PRONOUNS
                 or raw in lexicon.QUANTIFIERS or raw in lexicon.CONJUNCTIONS
-                or token.norm in _LINKING or token.norm in _BOUNDS or token.norm in _TIME):
+                or _linking(raw) or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
             continue
         # "per-file" is "file": a compound's parts that are not function words
         parts = [part for part in token.norm.split("-")
@@ -485,40 +606,72 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
 
 
 def _kin(a: Subject, b: Subject) -> None:
-    """Read two words as one when one's stem begins the other ("inactive" and
-    "inactivity", "deploy" and "deployment"): what is said only by one of them."""
+    """Read two words as one when they share a stem and differ only in their endings
+    ("inactive" and "inactivity", "deploy" and "deployment", "manager" and
+    "management"): what is said only by one of them."""
     only_a, only_b = a.key - b.key, b.key - a.key
     for x, y in itertools.product(only_a, only_b):
-        short, long = sorted((x, y), key=len)
-        if len(short) >= DERIVED_STEM and long.startswith(short):
+        stem = os.path.commonprefix([x, y])
+        if len(stem) >= DERIVED_STEM and len(stem) >= min(len(x), len(y)) - KIN_ENDING:
             for side in (a, b):
-                side.words.update({at: short for at, word in side.words.items()
-                                   if word == long})
+                side.words.update({at: stem for at, word in side.words.items()
+                                   if word in (x, y)})
 
 
 def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
     """Whether a word only this statement says (not a number) stands right before a word
     both say, as "free" in "the free plan" or "API" in "the API server": then the two
-    are about different things. A determiner or "to" between them starts a new phrase
-    ("scale the API", "the assistant to write"), and a word after a pronoun or an
-    auxiliary is a verb ("we process background jobs"), so neither is a modifier."""
+    are about different things. A function word between them starts a new phrase
+    ("scale the API", "the endpoint is served"), and a word after a pronoun, "to" or an
+    auxiliary is a verb ("we process background jobs", "users can upload files"), as is
+    an "-s" form after its subject ("Renovate checks"), so neither is a modifier."""
     clause = subject_of.clause
     tokens = clause.tokens
     return any(subject_of.word(i) in unique and subject_of.word(i + 1) in shared
                and _number(token.norm) is None
-               and not _NEW_PHRASE & set(clause.words[token.at + 1:after.at])
+               and not _FUNCTION_WORDS & set(clause.words[token.at + 1:after.at])
                and clause.word_before(token) not in lexicon.BEFORE_A_VERB
+               and clause.word_before(after) not in lexicon.BEFORE_A_VERB
+               and not _verb_after_its_subject(clause, token)
+               and not _verb_after_its_subject(clause, after)
                for i, (token, after) in enumerate(itertools.pairwise(tokens)))
+
+
+def _verb_after_its_subject(clause: Clause, token: Token) -> bool:
+    """Whether a word reads as a verb said of the word before it: an "-s" form right after
+    a word that opens no phrase ("the CLI supports Windows", "Renovate checks"); after
+    "the" it is a noun ("the payments service")."""
+    raw = token.raw.casefold()
+    before = clause.word_before(token)
+    return (raw.endswith("s") and not raw.endswith(("ss", "us", "is")) and token.at > 0
+            and before not in _FUNCTION_WORDS and before not in PREPOSITIONS
+            and before not in lexicon.QUANTIFIERS and _number(before) is None)
 
 
 def _in_phrase(subject_of: Subject, unique: set[str]) -> bool:
     """Whether a word only this statement says sits after a preposition ("for caching"):
-    a value beside it fills that role, maybe not the other statement's."""
+    a value beside it fills that role, maybe not the other statement's. A verb of a kind
+    ("... of the service are deployed") is no object of one."""
     clause = subject_of.clause
     slots = arrangement(clause.text).slots
     return any(slots.get(token.norm) or slots.get(token.raw.casefold())
                for at, token in enumerate(clause.tokens)
-               if subject_of.word(at) in unique and not token.value)
+               if subject_of.word(at) in unique - _KINDS and not token.value)
+
+
+def _linking(raw: str) -> bool:
+    """Whether a word (as written) is a verb that only ties a subject to its value:
+    "runs", "ran", "lives"; not "base" in "the base image"."""
+    return IRREGULAR.get(raw, raw) in lexicon.LINKING_VERBS
+
+
+def _phrased_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
+                   manner: bool) -> bool:
+    """Whether a statement says words of its own after a preposition ("uses Redis for
+    caching"). Of a manner ("warmed lazily" / "warmed eagerly at startup") a phrase on
+    one side only narrows when, not what: both must have one."""
+    phrased = _in_phrase(a, unique_a), _in_phrase(b, unique_b)
+    return all(phrased) if manner else any(phrased)
 
 
 def _settle(a: Subject, b: Subject) -> None:
@@ -532,29 +685,58 @@ def _settle(a: Subject, b: Subject) -> None:
 
 
 def subject_match(a: Subject, b: Subject,
-                  values: tuple[set[str], set[str]] = (set(), set())) -> float | None:
+                  values: tuple[set[str], set[str]] = (set(), set()), *,
+                  lenient: bool = False, manner: bool = False) -> float | None:
     """How sure it is that two statements speak of one subject, from their subject
     words: 0.8 when one says nothing the other does not (0.75 when that is a single
     word), 0.75 when most of their words are shared; 0.65 (kept, not queued) when a word
     only one says modifies a shared one ("the free plan" / "the team plan"), or the
     values of both do ("the MySQL host" / "the Postgres host"), or either says words of
-    its own after a preposition; else None."""
+    its own after a preposition; else None. `lenient` (two members of one category)
+    takes one shared word when each says at most one of its own; of a `manner` ("warmed
+    lazily" / "warmed eagerly at startup") a phrase on one side only narrows."""
     _settle(a, b)
     key_a, key_b = a.key, b.key
     shared = key_a & key_b
     unique_a, unique_b = key_a - key_b, key_b - key_a
-    if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b):
+    # lenient (two members of one closed category): one shared word is enough when
+    # each says at most one of its own ("the search index" / "search is served")
+    # not when the shared word is a verb of a kind ("our blog is built" / "our docs are
+    # built"), nor two of them differ ("built" / "hosted")
+    single = (lenient and len(unique_a) <= 1 and len(unique_b) <= 1 and shared - _KINDS
+              and not (unique_a & _KINDS and unique_b & _KINDS))
+    if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b and not single):
+        return None
+    if _qualified_apart(a, b) or _headed_apart(a, unique_a, b, unique_b):
         return None
     both = shared | (values[0] & values[1])
     if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
             or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
-            or _in_phrase(a, unique_a) or _in_phrase(b, unique_b)):
+            or _phrased_apart(a, unique_a, b, unique_b, manner)):
         return 0.65
     if not unique_a or not unique_b:
         return 0.8 if len(shared) >= KEY_WORDS else 0.75
-    if len(shared) < SAME_SUBJECT * len(key_a | key_b):
+    if len(shared) < SAME_SUBJECT * len(key_a | key_b) and not single:
         return None
     return 0.75
+
+
+def _headed_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str]) -> bool:
+    """Whether each statement opens on a word of its own: "each pod requests 256 MB" /
+    "each sidecar requests 64 MB" speak of two things, whatever else they share."""
+    heads = [side.words[min(side.words)] if side.words else "" for side in (a, b)]
+    return heads[0] in unique_a and heads[1] in unique_b
+
+
+def _qualified_apart(a: Subject, b: Subject) -> bool:
+    """Whether the two statements name two of one kind of thing that tells subjects apart
+    ("production" / "staging", "frontend" / "backend"): two subjects."""
+    said = [{} for _ in (a, b)]
+    for side, named in zip((a, b), said, strict=True):
+        for found in value_categories.qualifiers(side.clause.raws):
+            named.setdefault(found.category, set()).add(found.member)
+    return any(said[0][kind] - said[1][kind] and said[1][kind] - said[0][kind]
+               for kind in said[0].keys() & said[1].keys())
 
 
 def _adds(clause: Clause) -> bool:
@@ -590,9 +772,13 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
         return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                               f"{other.text!r}", 0.85)
-    if negated.negated not in also:  # "not deployed" says nothing against "manifests live"
+    # "not deployed" says nothing against "manifests live"; "does not run on" negates the
+    # tie itself, which the other may say with any verb ("supports")
+    tie = negated.negated in _LINKING
+    if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in {
+            _VERB_KINDS.get(norm, norm) for norm in also}:
         return None
-    if a.norms[0] != b.norms[0]:
+    if tie or a.norms[0] != b.norms[0]:
         return _reordered_negation(negated, other)
     if len(shared) < KEY_WORDS or len(shared) < NEGATION_OVERLAP * len(said):
         return None
@@ -663,6 +849,9 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     values_a = [t for t in seg_a if t.value]
     values_b = [t for t in seg_b if t.value]
     if values_a and values_b:
+        # two known things of two kinds ("Postgres" / "Redis") name two subjects
+        if _known_apart(a, {t.norm for t in values_a}, b, {t.norm for t in values_b}):
+            return False
         # "uses Redis for caching" / "uses PostgreSQL" or "... for orders": words that
         # change with the value name another slot, unless a shared word after the swap
         # pins it ("a real PostgreSQL database" / "an in-memory SQLite database"). The
@@ -672,7 +861,11 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     if len(seg_a) > SHORT_SLOT or len(seg_b) > SHORT_SLOT:
         return False
     if values_a or values_b:
-        return True
+        # a value for a word that is none: one word for one ("is main" / "is v2"), not a
+        # verb that brings its value ("run once" / "kept 30")
+        said_a, said_b = ([t for t in _slot_words(seg) if t.norm not in _LINKING]
+                          for seg in (seg_a, seg_b))
+        return len(seg_a) == len(seg_b) == 1 or not (said_a and said_b)
     # Neither is a value: only a slot that holds one thing ("is main", "prefer tabs"),
     # and only one such change ("explicit over wildcard" / "absolute over relative" is
     # another preference, not this one reversed).
@@ -684,7 +877,25 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     chosen_by = a.word_before(seg_a[0])
     if chosen_by in _CHOOSING and chosen_by == b.word_before(seg_b[0]):
         return True
-    return a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+    # "the default branch is main" / "... is trunk": a name after "is"; a quality ("is
+    # protected", "is internal") is one more thing said, unless of one scale or category
+    if _of_one_category(a, seg_a, b, seg_b):
+        return True
+    return (a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+            and not any(token.raw.casefold().endswith(_QUALITY_ENDINGS)
+                        for token in (*seg_a, *seg_b)))
+
+
+# Endings of words that say a quality rather than name a value ("protected", "internal").
+_QUALITY_ENDINGS = ("ed", "al", "ive", "ous", "ful", "less", "able", "ible", "ic", "ant",
+                    "ent", "ary", "ory", "ile", "y")
+
+
+def _of_one_category(a: Clause, seg_a, b: Clause, seg_b) -> bool:
+    """Whether two swapped words are two members of one category or scale."""
+    of = [{f.category for f in value_categories.members(clause.raws)
+           if {t.at for t in seg} & set(f.at)} for clause, seg in ((a, seg_a), (b, seg_b))]
+    return bool(of[0] & of[1])
 
 
 def _opcodes(a: Clause, b: Clause):
@@ -729,34 +940,81 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
                           f"hold the same role", 0.8)
 
 
-# "The rotation is run by Kenji" / "Aisha runs the rotation": a named agent of a passive,
-# and a statement opened by a name, its verb and the rest.
+# Who does what: "the rotation is run by Kenji", "Aisha runs the rotation", "Lena is the
+# reviewer for migrations", "the maintainer of the modules is Ravi".
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
-_PASSIVE_AGENT = re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
-                            rf"by\s+(?P<agent>{_NAME})\W*$")
-_ACTIVE_AGENT = re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+(?P<thing>.+?)\W*$")
+_ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
+_HOLDINGS = (
+    re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
+               rf"by\s+(?P<agent>{_NAME})\W*$"),
+    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our|their)\s+(?:[\w-]+\s+){{0,2}}?"
+               rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
+    re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
+               rf"(?P<thing>.+?)\s+(?:is|are)\s+(?P<agent>{_NAME})\W*$", _I),
+    # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner"
+    re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?P<noun>{_ROLE_NOUN})\s+(?:is|are)\s+"
+               rf"(?P<agent>{_NAME})\W*$", _I),
+    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our)\s+(?P<thing>.+?)\s+"
+               rf"(?P<noun>{_ROLE_NOUN})\W*$", _I),
+    # a name, its verb, and what it does it to: not "Squash merges are allowed"
+    re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+"
+               rf"(?!(?:is|are|was|were|be|been)\b)(?P<thing>.+?)\W*$"),
+)
 
 
-def _agent_of(clause: Clause, passive: bool) -> tuple[str, str, list[str]] | None:
-    """(who, does what, to what) of a clause in the passive ("X is run by Kenji") or
-    opened by a name ("Aisha runs X")."""
-    found = (_PASSIVE_AGENT if passive else _ACTIVE_AGENT).match(clause.text)
-    if not found or found["agent"].split()[0].casefold() in _FUNCTION_WORDS:
-        return None
-    return (found["agent"].casefold(), _norm(found["verb"]), read_clause(found["thing"]).norms)
+@dataclass(frozen=True)
+class Holding:
+    agent: str  # who, casefolded
+    role: str  # does what, as a verb's stem ("review" for "reviewer" too)
+    thing: Clause  # to what
+
+
+def _holdings(clause: Clause) -> list[Holding]:
+    """Each reading of `clause` as a named someone doing something to something."""
+    found = []
+    for pattern in _HOLDINGS:
+        said = pattern.match(clause.text)
+        # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"
+        if (not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS
+                or value_categories.members(tuple(said["agent"].split()))
+                or value_categories.qualifiers(tuple(said["agent"].split()))):
+            continue
+        groups = said.groupdict()
+        verb = (groups.get("verb") or "").casefold()
+        if verb and not _gives_a_role(verb, said["thing"]):
+            continue  # "Logs are shipped", "Tom prefers MySQL"
+        role = (lexicon.ROLE_NOUNS[groups["noun"].casefold()] if groups.get("noun")
+                else groups["verb"])
+        found.append(Holding(said["agent"].casefold(), _norm(role), read_clause(said["thing"])))
+    return found
+
+
+def _gives_a_role(verb: str, thing: str) -> bool:
+    """Whether a name doing `verb` to `thing` holds a role one holds at a time: "runs the
+    rotation", "is on call for ..."; not "prefers MySQL", "is excited about it"."""
+    if verb in _COPULAS:
+        return thing.casefold().startswith(lexicon.ROLE_STATES)
+    return verb in lexicon.ROLE_VERBS
+
+
+def _same_thing(a: Clause, b: Clause) -> bool:
+    if a.norms == b.norms:
+        return bool(a.norms)
+    sure = subject_match(subject(a, _nothing), subject(b, _nothing))
+    return sure is not None and sure >= CONFIDENT
 
 
 def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
-    """"The on-call rotation is run by Kenji" / "Aisha runs the on-call rotation": a
-    passive that names who does something gives that one the role."""
-    for first, second in ((a, b), (b, a)):
-        passive = _agent_of(first, passive=True)
-        if not passive:
-            continue
-        for other in (_agent_of(second, passive=True), _agent_of(second, passive=False)):
-            if other and other[0] != passive[0] and other[1:] == passive[1:]:
-                return _verdict(True, f"{passive[0]!r} and {other[0]!r} do the same: "
-                                      f"another holder of one role", 0.75)
+    """"The on-call rotation is run by Kenji" / "Aisha runs the on-call rotation",
+    "database migrations are reviewed by Tom" / "Lena is the reviewer for database
+    migrations": one role over one thing, held by two people."""
+    if _adds(a) or _adds(b):
+        return None
+    for first, second in itertools.product(_holdings(a), _holdings(b)):
+        if (first.agent != second.agent and first.role == second.role
+                and _same_thing(first.thing, second.thing)):
+            return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
+                                  f"another holder of one role", 0.75)
     return None
 
 
@@ -765,12 +1023,14 @@ def _preference_order(text: str) -> tuple[str, str] | None:
     found = _PREFERENCE_ORDER.search(text)
     if not found:
         return None
-    rest = text[found.end():].rstrip()
+    rest = _PHRASE_AFTER.split(text[found.end():], maxsplit=1)[0].rstrip()
     return found.group(1), (rest[:-1] if rest[-1:] in ".!" else rest).rstrip()
 
 
 def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
     found_a, found_b = _preference_order(a.text), _preference_order(b.text)
+    if bool(found_a) != bool(found_b):
+        return _passed_over(a, found_a, b) if found_a else _passed_over(b, found_b, a)
     if not (found_a and found_b):
         return None
     first_a, second_a = (read_clause(part).norms for part in found_a)
@@ -786,6 +1046,18 @@ def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
     return None
 
 
+def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> JudgeVerdict | None:
+    """"She prefers str.format over f-strings" / "she prefers f-strings for formatting":
+    the same person prefers what the other statement passes over."""
+    chosen = _PLAIN_PREFERENCE.search(plain.text)
+    if not chosen or _before_preference(ordered) != _before_preference(plain):
+        return None
+    passed = read_clause(order[1]).norms
+    if passed and read_clause(chosen.group(1)).norms == passed:
+        return _verdict(True, f"one prefers what the other passes over: {order[1]!r}", 0.8)
+    return None
+
+
 def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
     """Whether the words that tell a's choice from the one it passed over are, in b, on
     the passed-over side, and the other way round."""
@@ -794,10 +1066,13 @@ def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
                 and passed_a <= set(first_b) - set(second_b))
 
 
-def _before_preference(clause: Clause) -> list[str]:
-    """Who prefers: the words before "prefer" ("he", "the user")."""
-    at = next(token.at for token in clause.tokens if token.norm == "prefer")
-    return clause.words[:at]
+def _before_preference(clause: Clause) -> str:
+    """Who prefers: the last word before "prefer" ("he", "user" in "the user"), after a
+    phrase put first ("in Go files the user prefers"); none in an instruction ("in the
+    domain layer, prefer ...")."""
+    said = re.search(r"\bprefer", clause.text, _I)
+    before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1]) if said else []
+    return before[-1].casefold() if before else ""
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -832,7 +1107,7 @@ def _attributes(*clauses: Clause) -> set[str]:
 def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
-    measured_a, measured_b = measures(a.words, a.raws), measures(b.words, b.raws)
+    measured_a, measured_b = _measures_of(a.raws), _measures_of(b.raws)
     for key in measured_a.keys() & measured_b.keys():
         if measured_a[key] == measured_b[key]:
             continue
@@ -844,20 +1119,57 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         # length of 88") stays: it is what the statements are about
         units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT
                  | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
-
-        sure = subject_match(subject(a, _measuring(a, units)), subject(b, _measuring(b, units)))
+        schedule = key in _SCHEDULE_KEYS or key.startswith("time of day")
+        if schedule:
+            units |= _SCHEDULE_WORDS
+        if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
+            units |= _VERSION_NOUNS
+        subjects = [subject(a, _measuring(a, units, schedule=schedule)),
+                    subject(b, _measuring(b, units, schedule=schedule))]
+        # a statement that says nothing but the count ("we run 4 worker processes")
+        # speaks of what it counts
+        if (not subjects[0].key or not subjects[1].key) and _counts_things(key, a, b):
+            subjects = [subject(clause, _measuring(clause, units - set(key.split("/")),
+                                                   counted=True, schedule=schedule))
+                        for clause in (a, b)]
+        sure = subject_match(*subjects)
+        # a statement that says nothing but the product and its version ("Kafka 3.5 is
+        # what we run") speaks of the product
+        if key.startswith("version of ") and not (subjects[0].key and subjects[1].key):
+            sure = 0.75
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
 
 
+def _counts_things(key: str, a: Clause, b: Clause) -> bool:
+    """Whether a measure is a count of things ("8 processes"), not a kind of measure
+    (a duration, a version) nor what "a line length of 88" names."""
+    return (key not in _MEASURE_KINDS and key not in _attributes(a, b)
+            and not key.startswith(("version of ", "time of day")))
+
+
 def _swapped_ends(a: Clause, b: Clause) -> bool:
-    """Two words trade places and all else stays ("billing calls auth" / "auth calls
-    billing"): subject and object exchanged."""
+    """Two words, or the words on either side of one, trade places and all else stays
+    ("billing calls auth" / "auth calls billing", "the mobile app calls the gateway" /
+    "the gateway calls the mobile app"): subject and object exchanged."""
     differ = [i for i, (x, y) in enumerate(zip(a.norms, b.norms)) if x != y]
-    return (len(differ) == 2 and a.norms[differ[0]] == b.norms[differ[1]]
-            and a.norms[differ[1]] == b.norms[differ[0]])
+    if (len(differ) == 2 and a.norms[differ[0]] == b.norms[differ[1]]
+            and a.norms[differ[1]] == b.norms[differ[0]]):
+        return True
+    return any(a.norms[:at] != a.norms[at + 1:]
+               and b.norms == [*a.norms[at + 1:], a.norms[at], *a.norms[:at]]
+               and _around(a, at) == _around(b, len(a.norms) - at - 1)
+               for at in range(1, len(a.norms) - 1))
+
+
+def _around(clause: Clause, at: int) -> set[str]:
+    """The prepositions between the words on either side of token `at`: "run on" in
+    "jobs run on Sidekiq" is no "runs" in "Sidekiq runs our jobs"."""
+    tokens = clause.tokens
+    return {word for word in clause.words[tokens[at - 1].at + 1:tokens[at + 1].at]
+            if word in PREPOSITIONS}
 
 
 def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -869,17 +1181,65 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.norms == b.norms or not conflicting_arrangement(a.text, b.text, modals=False,
                                                          order=False) and not _swapped_ends(a, b):
         return None
+    # "the handbook is built with MkDocs" / "MkDocs builds the handbook": one fact in
+    # two voices
+    if _passive(a) != _passive(b):
+        return None
     return _verdict(True, "the same words in another direction: "
                           f"{a.text!r} against {b.text!r}", 0.8)
 
 
-def _measuring(clause: Clause, values: set[str]):
+def _ends(text: str) -> set[str]:
+    return set(read_clause(text).norms) - _FLOW_WORDS
+
+
+_FLOW_WORDS = frozenset(_norm(word) for word in (*flows.SENDING.split("|"),
+                                                 *flows.RECEIVING.split("|"), "flow", "flows",
+                                                 "move", "moves", *lexicon.LINKING_VERBS))
+
+
+def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """Something moves between the same two ends the other way round, said with other
+    words: "events flow from the orders service to the analytics service" / "the
+    analytics service sends events to the orders service". Not when what moves differs
+    ("orders are synced from A to B" / "stock levels are synced from B to A")."""
+    flow_a, flow_b = flows.flow(a.text), flows.flow(b.text)
+    if not flow_a or not flow_b:
+        return None
+    source_a, target_a = _ends(flow_a.source), _ends(flow_a.target)
+    source_b, target_b = _ends(flow_b.source), _ends(flow_b.target)
+    if not (source_a and target_a) or source_a == target_a:
+        return None
+    if source_a != target_b or target_a != source_b:
+        return None
+    moved_a, moved_b = _ends(flow_a.rest), _ends(flow_b.rest)
+    if moved_a and moved_b and not moved_a & moved_b:
+        return None
+    return _verdict(True, f"the other way round: from {flow_a.source!r} to "
+                          f"{flow_a.target!r} against from {flow_b.source!r} to "
+                          f"{flow_b.target!r}", 0.8)
+
+
+def _passive(clause: Clause) -> bool:
+    """Whether a clause is in the passive voice: "is" or "are" before a past participle
+    ("is built", "are copied")."""
+    words = clause.words
+    return any(word in _COPULAS and (following.endswith(("ed", "en")) or following in IRREGULAR)
+               for word, following in itertools.pairwise(words))
+
+
+def _measuring(clause: Clause, values: set[str], counted: bool = False,
+               schedule: bool = True):
     """Which tokens of `clause` are a value rather than its subject: those in `values`,
-    numbers, and the word after a number ("40 characters", "Django 4.2 LTS")."""
+    numbers, and the word after a number ("40 characters", "Django 4.2 LTS") unless it
+    says what is `counted`; a word of how often ("nightly") only for a `schedule`,
+    else it names the subject ("the nightly ETL" / "the hourly ETL")."""
     after_number = {after.at for before, after in itertools.pairwise(clause.tokens)
-                    if _number(before.norm) is not None and after.at == before.at + 1}
-    return lambda token: (token.norm in values or token.at in after_number
-                          or _number(token.norm) is not None)
+                    if _number(before.norm) is not None and after.at == before.at + 1
+                    and not counted}
+    return lambda token: ((token.norm in values or token.at in after_number
+                           or _number(token.norm) is not None or schedules.is_clock(token.raw))
+                          and (schedule or token.raw.casefold() not in schedules.FREQUENCIES))
 
 
 def _amounts(clause: Clause) -> set[str]:
@@ -906,7 +1266,9 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").
     plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()}
     # an amount with a unit ("5 minutes", "10 MB") is a measure: _changed_measure's
-    named = {t.norm for t in (*a.tokens, *b.tokens) if t.value} - plain - _amounts(a) - _amounts(b)
+    # and so is a time of day ("3am" is "03:00")
+    named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)}
+             - plain - _amounts(a) - _amounts(b))
     values_a = {t.norm for t in a.tokens if t.norm in named}
     values_b = {t.norm for t in b.tokens if t.norm in named}
     only_a, only_b = values_a - values_b, values_b - values_a
@@ -915,12 +1277,21 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # A number does not take the place of a name ("Node 20" / "Vite"): another slot.
     if _numeric(only_a) != _numeric(only_b):
         return None
+    # Two unknown names, each with its number ("the SDK supports Python 3.9" / "the CLI
+    # supports Python 3.11"): the names are what each speaks of.
+    if all(_numeric(only) and _categories_of(clause, only) is None
+           for clause, only in ((a, only_a), (b, only_b))):
+        return None
     roles = [{_role(clause, t) for t in clause.tokens if t.norm in only} - {""}
              for clause, only in ((a, only_a), (b, only_b))]
     if roles[0] and roles[1] and not roles[0] & roles[1]:
         return None
-    confidence = subject_match(subject(a, _measuring(a, named)), subject(b, _measuring(b, named)),
-                               (only_a, only_b))
+    if _known_apart(a, only_a, b, only_b):
+        return None
+    # a value both name stays part of the subject ("the admin API" / "the public API")
+    changed = only_a | only_b
+    confidence = subject_match(subject(a, _measuring(a, changed)),
+                               subject(b, _measuring(b, changed)), (only_a, only_b))
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
         return None
     shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
@@ -929,14 +1300,76 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"{shown_b!r}", confidence)
 
 
+def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:
+    """The categories the names among `values` in `clause` are members of (numbers are
+    no names: "Postgres 14" is Postgres); None when a name is a member of none."""
+    found = value_categories.members(clause.raws)
+    categories = set()
+    for token in clause.tokens:
+        if token.norm in values and _number(token.norm) is None:
+            of = {f.category for f in found if token.at in f.at}
+            if not of:
+                return None
+            categories |= of
+    return categories
+
+
+def _known_apart(a: Clause, only_a: set[str], b: Clause, only_b: set[str]) -> bool:
+    """Whether one statement's values are known members of categories the other's are
+    not: "written in YAML" / "validated in CI", "Postgres 14" / "Redis 7" fill two
+    slots. Numbers alone say nothing of it."""
+    of_a, of_b = _categories_of(a, only_a), _categories_of(b, only_b)
+    if of_a == set() or of_b == set():
+        return False
+    return (of_a is None) != (of_b is None) or bool(of_a and of_b and not of_a & of_b)
+
+
+def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """Two members of one closed category (value_categories) in statements of one
+    subject: "configuration files are written in YAML" / "our config files use TOML",
+    "backups run on Jenkins" / "we run backups from GitHub Actions". Not when either also
+    names the other's member, nor when either adds ("also")."""
+    if _adds(a) or _adds(b):
+        return None
+    found_a = value_categories.members(a.raws)
+    found_b = value_categories.members(b.raws)
+    for category in sorted({f.category for f in found_a} & {f.category for f in found_b}):
+        named_a = {f.member for f in found_a if f.category == category}
+        named_b = {f.member for f in found_b if f.category == category}
+        if named_a & named_b:
+            continue
+        places_a = {at for f in found_a if f.category == category for at in f.at}
+        places_b = {at for f in found_b if f.category == category for at in f.at}
+        scale = category in value_categories.SCALES
+        values = ((set(), set()) if scale
+                  else ({t.norm for t in a.tokens if t.at in places_a},
+                        {t.norm for t in b.tokens if t.at in places_b}))
+        sure = subject_match(subject(a, _naming(a, places_a, category)),
+                             subject(b, _naming(b, places_b, category)),
+                             values, lenient=True, manner=scale)
+        if sure is not None and sure >= CONFIDENT:
+            return _verdict(True, f"another {category} for the same subject: "
+                                  f"{', '.join(sorted(named_a))!r} against "
+                                  f"{', '.join(sorted(named_b))!r}", min(sure, 0.8))
+    return None
+
+
+def _naming(clause: Clause, places: set[int], category: str):
+    """Which tokens name a member (at `places` among the clause's words), give its
+    version ("Vue 3") or the kind of thing it is ("the backend language is Rust")."""
+    kinds = value_categories.kind_nouns(category)
+    return lambda token: (token.at in places or token.raw.casefold() in kinds
+                          or (_number(token.norm) is not None and token.at - 1 in places))
+
+
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.past or b.past:
         return None
     if a.negative != b.negative:
         rules = (_negation, _denied_value, _changed_measure)
     else:
-        rules = (_reversed_preference, _reversed_direction, _changed_slot, _changed_measure,
-                 _changed_value, _changed_agent)
+        rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
+                 _changed_measure, _changed_value, _changed_member, _changed_agent)
     for rule in rules:
         if found := rule(a, b):
             return found

@@ -21,11 +21,31 @@ OPPOSITES = {
     "rejected": "accepted", "reject": "accept", "rejects": "accepts",
     "insecure": "secure", "unsupported": "supported", "unavailable": "available",
 }
-# Two words that say the same thing: read as the second.
-SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed"}
+# Two words that say the same thing: read as the second. Short forms of the field too
+# ("docs", "repo", "config").
+SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed",
+        "docs": "documentation", "repo": "repository", "repos": "repositories",
+        "config": "configuration", "configs": "configurations", "db": "database",
+        "dbs": "databases", "env": "environment", "envs": "environments",
+        "auth": "authentication", "deps": "dependencies", "infra": "infrastructure",
+        "app": "application", "apps": "applications", "perf": "performance",
+        "k8s": "kubernetes", "e2e": "end-to-end"}
 # Phrases read as another wording before the words are taken apart: a time zone other
-# than UTC is "not UTC".
-PHRASES = ((r"\blocal time\b", "not UTC"),)
+# than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
+# is "not in" it, "10,000" is a number and "half an hour" 30 minutes, to favour is to
+# prefer.
+PHRASES = ((r"\blocal time\b", "not UTC"),
+           (r"\b(?:turned|switched|toggled)\s+on\b", "enabled"),
+           (r"\b(?:turned|switched|toggled)\s+off\b", "disabled"),
+           (r"\b(is|are)\s+on\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 enabled"),
+           (r"\b(is|are)\s+off\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 disabled"),
+           (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
+           (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
+           (r"\bhalf an hour\b", "30 minutes"), (r"\bhalf a minute\b", "30 seconds"),
+           (r"\bhalf a day\b", "12 hours"), (r"\ba quarter of an hour\b", "15 minutes"),
+           (r"\bwould rather\b", "prefer to"),
+           (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
+           (r"\bfavou?r\b", "prefer"))
 
 # Verbs that only tie a subject to its value ("jobs run on Sidekiq", "tracking goes to
 # Sentry", "the backend is on Django"): they say which thing fills the slot, not which
@@ -33,19 +53,27 @@ PHRASES = ((r"\blocal time\b", "not UTC"),)
 LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "running", "go",
                            "goes", "going", "went", "live", "lives", "living", "sit",
                            "sits", "rely", "relies", "relied", "power", "powers", "powered",
-                           "handle", "handles", "handled", "base", "based", "do", "does",
+                           "operate", "operates", "operated", "get", "gets", "got",
+                           "handle", "handles", "handled", "based", "do", "does",
                            "done", "target", "targets", "targeted"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.
 VERB_KINDS = {
     "make": "build builds built write writes written wrote define defines defined make "
             "makes made create creates created generate generates generated implement "
-            "implements implemented",
+            "implements implemented rebuild rebuilds rebuilt regenerate regenerates "
+            "regenerated recreate recreates recreated",
     "keep": "keep keeps kept store stores stored hold holds held retain retains retained "
             "persist persists persisted save saves saved",
     "send": "send sends sent ship ships shipped forward forwards forwarded route routes "
             "routed deliver delivers delivered",
-    "host": "host hosts hosted serve serves served deploy deploys deployed",
+    "host": "host hosts hosted serve serves served deploy deploys deployed expose exposes "
+            "exposed reachable accessible",
+    # what someone wants: "I like type hints" and "skip type hints" speak of one thing
+    "like": "like likes liked love loves loved want wants wanted prefer prefers preferred "
+            "enjoy enjoys enjoyed use uses used",
+    "answer": "return returns returned respond responds responded response responses "
+              "reply replies replied",
 }
 # Words that say a number bounds something ("capped at 25 MB", "at least 12",
 # "rate limited to 600", "pinned to 5") or is a setting: not what is measured.
@@ -66,6 +94,9 @@ EXCLUSIVE = frozenset({"only", "exclusively", "solely"})
 # Words that join a clause to another: no part of either's subject ("... when we deploy").
 CONJUNCTIONS = frozenset({"when", "whenever", "while", "if", "unless", "because", "once",
                           "until", "since", "where", "so", "and", "or"})
+# Pronouns the function words leave out: no part of what a statement is about.
+PRONOUNS = frozenset({"ourselves", "itself", "themselves", "myself", "yourself",
+                      "yourselves", "himself", "herself", "one", "ones", "someone"})
 # Words of quantity that do not change what a statement is about ("all secrets").
 QUANTIFIERS = frozenset({"all", "every", "each", "any", "both"})
 # Words that add to what is known rather than restate it ("CI also tests against 3.12").
@@ -81,7 +112,24 @@ PREPOSITION_ROLES = {
     "for": "purpose",
 }
 # Pronouns and auxiliaries after which a word is a verb, not a modifier of the next noun
-# ("we process background jobs": "process" is no kind of job).
+# ("we process background jobs": "process" is no kind of job; "to keep answers short").
 BEFORE_A_VERB = frozenset({"i", "we", "you", "they", "he", "she", "it", "will", "would",
                            "can", "could", "should", "must", "may", "might", "do", "does",
-                           "did", "not", "never"})
+                           "did", "not", "never", "to"})
+
+# Verbs whose doer holds a role over what they act on: one holder at a time ("Kenji runs
+# the rotation"), unlike "prefers" or "uses", which many may do.
+ROLE_VERBS = frozenset({"own", "owns", "owned", "maintain", "maintains", "maintained",
+                        "review", "reviews", "reviewed", "lead", "leads", "led", "approve",
+                        "approves", "approved", "manage", "manages", "managed", "run",
+                        "runs", "ran", "write", "writes", "wrote", "written", "triage",
+                        "triages", "triaged", "coordinate", "coordinates", "coordinated",
+                        "administer", "administers", "administered"})
+# How a role is said after "is": "Kofi is on call for payments".
+ROLE_STATES = ("on call", "on-call", "in charge", "responsible")
+# Nouns of a role and the verb that gives it: "Lena is the reviewer for migrations" says
+# that Lena reviews them.
+ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",
+              "maintainers": "maintain", "reviewer": "review", "reviewers": "review",
+              "lead": "lead", "leader": "lead", "approver": "approve", "approvers": "approve",
+              "manager": "manage", "admin": "administer", "administrator": "administer"}

@@ -10,12 +10,18 @@ without doing so (compatible, paraphrase, different_subject, refinement).
 Two frozen splits. "dev" (tuned on) is contradictions.jsonl (82 pairs; the rules in
 memories/engine/contradiction.py were developed on every one, its former "heldout" dozen
 too, after a fix followed their first run), contradictions_dev_added.jsonl (50 pairs
-written for issue 12 to tune on) and contradictions_dev_heldout1.jsonl (80 pairs written
-for issue 12 as the first held-out batch; its misses were studied, so it is dev now).
-"heldout" is contradictions_heldout2.jsonl: 80 pairs written before the next change to
-the rules, scored once as they stood (recall 0.300, precision 1.000), once on the rules
-that followed (recall 0.425, precision 0.944), and never tuned on. Measure on both, tune
-on dev only.
+written for issue 12 to tune on), contradictions_dev_heldout1.jsonl (80 pairs written
+for issue 12 as the first held-out batch; its misses were studied, so it is dev now) and
+contradictions_dev_heldout2.jsonl (80 pairs, the second held-out batch: scored once as
+the rules stood, recall 0.300 and precision 1.000, once on the rules that followed,
+recall 0.425 and precision 0.944; its misses were studied, so it is dev now), and
+contradictions_dev_batches.jsonl (400 pairs written in five batches of 80 while the
+rules were reworked for issue 12's third round, each scored once on the rules as they
+stood before its misses were read: recall / precision 0.600 / 0.960, 0.825 / 0.892,
+0.650 / 0.897, 0.675 / 0.964, 0.825 / 0.943; three pairs reworded afterwards).
+"heldout" is contradictions_heldout3.jsonl, written apart from the rules and supplied
+on its own: never read while tuning. Where it is absent the held-out split is simply
+not scored. Measure on both, tune on dev only.
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -38,9 +44,14 @@ from memories.engine.llm_json import ReplyParseError, parse_reply
 DEFAULT_PATH = Path(__file__).with_name("contradictions.jsonl")
 DEV_ADDED_PATH = Path(__file__).with_name("contradictions_dev_added.jsonl")
 DEV_HELDOUT1_PATH = Path(__file__).with_name("contradictions_dev_heldout1.jsonl")
-HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout2.jsonl")
-DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH)
-DEFAULT_PATHS = (*DEV_PATHS, HELDOUT_PATH)
+DEV_HELDOUT2_PATH = Path(__file__).with_name("contradictions_dev_heldout2.jsonl")
+HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout3.jsonl")
+DEV_BATCHES_PATH = Path(__file__).with_name("contradictions_dev_batches.jsonl")
+DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
+             DEV_BATCHES_PATH)
+# The held-out file is supplied apart from the repository's history of tuning: scored
+# when it is there.
+DEFAULT_PATHS = (*DEV_PATHS, *((HELDOUT_PATH,) if HELDOUT_PATH.exists() else ()))
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")
 

@@ -95,34 +95,53 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
         judge("OWNER alice", "OWNER bob")
 
 
-def test_the_shipped_set_has_enough_pairs_half_of_them_contradictory():
-    pairs = [pair for path in contradictions.DEFAULT_PATHS for pair in contradictions.load(path)]
-    assert len(pairs) >= 200
+def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
+    pairs = [pair for path in contradictions.DEV_PATHS for pair in contradictions.load(path)]
+    assert len(pairs) >= 690 and {p.split for p in pairs} == {"dev"}
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
     assert len({p.id for p in pairs}) == len(pairs)
-    heldout = [p for p in pairs if p.split == "heldout"]
-    assert len(heldout) >= 60 and sum(p.contradicts for p in heldout) == len(heldout) / 2
     # every kind is either a kind of contradiction or a kind of look-alike, never both
     labels = Counter((p.kind, p.contradicts) for p in pairs)
     assert len({kind for kind, _ in labels}) == len(labels)
 
 
+def test_the_held_out_set_is_scored_only_when_it_is_there():
+    """The held-out pairs are supplied apart from the repository's history of tuning:
+    the default paths take them when the file exists, and never a dev file twice."""
+    assert contradictions.DEFAULT_PATHS[:len(contradictions.DEV_PATHS)] == contradictions.DEV_PATHS
+    assert (contradictions.HELDOUT_PATH in contradictions.DEFAULT_PATHS) is (
+        contradictions.HELDOUT_PATH.exists())
+    assert contradictions.HELDOUT_PATH not in contradictions.DEV_PATHS
+
+
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 212 pairs (the first held-out batch among them): precision 0.990,
-    recall 0.896 when written."""
+    """Tuned on these 692 pairs (both earlier held-out batches and five batches written
+    while the rules were reworked among them): precision 1.000, recall 0.884 when
+    written. The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 212 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.96 and report["recall"] >= 0.87
+    assert report["pairs"] == 692 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.98 and report["recall"] >= 0.87
 
 
+_NO_HELDOUT = "the held-out pairs (contradictions_heldout3.jsonl) are supplied apart and not here"
+
+
+@pytest.mark.skipif(not contradictions.HELDOUT_PATH.exists(), reason=_NO_HELDOUT)
+def test_the_held_out_set_is_balanced_and_apart_from_dev():
+    heldout = contradictions.load(contradictions.HELDOUT_PATH)
+    assert len(heldout) >= 60 and {p.split for p in heldout} == {"heldout"}
+    assert sum(p.contradicts for p in heldout) == len(heldout) / 2
+    dev = {(p.a, p.b) for path in contradictions.DEV_PATHS for p in contradictions.load(path)}
+    assert not dev & {(p.a, p.b) for p in heldout}
+
+
+@pytest.mark.skipif(not contradictions.HELDOUT_PATH.exists(), reason=_NO_HELDOUT)
 def test_the_rules_hold_their_floor_on_the_held_out_pairs():
-    """Measured once on the second held-out batch (written before the rules changed,
-    never tuned on), on the final rules: precision 0.944, recall 0.425 (17 of 40); first
-    measured at 1.000 and 0.300 on the rules as they stood. The floors sit just under,
-    so a regression fails."""
+    """The issue's target until the first measurement on the third held-out batch sets
+    the floor just under what the rules score there."""
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
-    assert report["pairs"] == 80 and report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.90 and report["recall"] >= 0.40
+    assert report["per_split"].keys() == {"heldout"}
+    assert report["precision"] >= 0.80 and report["recall"] >= 0.80
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

@@ -1,0 +1,45 @@
+"""Which way something moves, read from the words that say it: "events flow from the
+orders service to the analytics service", "the analytics service sends events to the
+orders service", "the CRM pulls contacts from the warehouse". The contradiction judge
+compares two statements' ends: the same two ends, swapped, cannot both be true.
+
+Pure: text in, the source, the target and the rest of the text out, as written.
+"""
+
+import re
+from dataclasses import dataclass
+
+# Verbs whose subject is where something goes from ("A sends events to B").
+SENDING = ("sends|send|pushes|push|publishes|publish|emits|emit|forwards|forward|writes|"
+           "write|streams|stream|exports|export|syncs|sync|replicates|replicate|copies|copy|"
+           "ships|ship|delivers|deliver|posts|post|uploads|upload|feeds|feed|mirrors|mirror")
+# Verbs whose subject is where something goes to ("B pulls events from A").
+RECEIVING = ("receives|receive|pulls|pull|reads|read|consumes|consume|fetches|fetch|"
+             "imports|import|downloads|download|polls|poll|ingests|ingest|loads|load")
+# Where an end stops: a clause's punctuation or the start of another phrase.
+_END = (r"(?=\s*[,;.!?]|\s+(?:every|each|nightly|daily|hourly|weekly|via|with|using|through|"
+        r"when|whenever|after|before|on|at|in|for|over|and|but|as|once|twice|by)\b|\s*$)")
+_FROM_TO = re.compile(rf"\bfrom\s+(?P<source>.+?)\s+(?:to|into|onto)\s+(?P<target>.+?){_END}",
+                      re.IGNORECASE)
+_SENDS = re.compile(rf"^(?P<source>.+?)\s+(?:{SENDING})\b(?P<what>.*?)\s+(?:to|into|onto)\s+"
+                    rf"(?P<target>.+?){_END}", re.IGNORECASE)
+_RECEIVES = re.compile(rf"^(?P<target>.+?)\s+(?:{RECEIVING})\b(?P<what>.*?)\s+from\s+"
+                       rf"(?P<source>.+?){_END}", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Flow:
+    source: str
+    target: str
+    rest: str  # the clause without its two ends: what moves, and how
+
+
+def flow(text: str) -> Flow | None:
+    """The source and target `text` says something moves between, if it says one."""
+    for pattern in (_FROM_TO, _SENDS, _RECEIVES):
+        found = pattern.search(text)
+        if found:
+            (start, stop), (start2, stop2) = sorted((found.span("source"), found.span("target")))
+            rest = f"{text[:start]} {text[stop:start2]} {text[stop2:]}"
+            return Flow(found["source"], found["target"], rest)
+    return None

@@ -105,12 +105,9 @@ def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
     assert len({kind for kind, _ in labels}) == len(labels)
 
 
-def test_the_held_out_set_is_scored_only_when_it_is_there():
-    """The held-out pairs are supplied apart from the repository's history of tuning:
-    the default paths take them when the file exists, and never a dev file twice."""
-    assert contradictions.DEFAULT_PATHS[:len(contradictions.DEV_PATHS)] == contradictions.DEV_PATHS
-    assert (contradictions.HELDOUT_PATH in contradictions.DEFAULT_PATHS) is (
-        contradictions.HELDOUT_PATH.exists())
+def test_the_default_paths_are_the_dev_files_then_the_held_out_one():
+    assert contradictions.DEFAULT_PATHS == (*contradictions.DEV_PATHS,
+                                            contradictions.HELDOUT_PATH)
     assert contradictions.HELDOUT_PATH not in contradictions.DEV_PATHS
 
 
@@ -123,10 +120,6 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     assert report["precision"] >= 0.98 and report["recall"] >= 0.87
 
 
-_NO_HELDOUT = "the held-out pairs (contradictions_heldout3.jsonl) are supplied apart and not here"
-
-
-@pytest.mark.skipif(not contradictions.HELDOUT_PATH.exists(), reason=_NO_HELDOUT)
 def test_the_held_out_set_is_balanced_and_apart_from_dev():
     heldout = contradictions.load(contradictions.HELDOUT_PATH)
     assert len(heldout) >= 60 and {p.split for p in heldout} == {"heldout"}
@@ -135,13 +128,13 @@ def test_the_held_out_set_is_balanced_and_apart_from_dev():
     assert not dev & {(p.a, p.b) for p in heldout}
 
 
-@pytest.mark.skipif(not contradictions.HELDOUT_PATH.exists(), reason=_NO_HELDOUT)
 def test_the_rules_hold_their_floor_on_the_held_out_pairs():
-    """The issue's target until the first measurement on the third held-out batch sets
-    the floor just under what the rules score there."""
+    """Measured once on the final rules of issue 12's third round: precision 0.769,
+    recall 0.200 (the issue's target is 0.8 for both: not met). The floors sit just
+    under, so a regression fails."""
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
-    assert report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.80 and report["recall"] >= 0.80
+    assert report["pairs"] == 100 and report["per_split"].keys() == {"heldout"}
+    assert report["precision"] >= 0.75 and report["recall"] >= 0.18
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

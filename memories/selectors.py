@@ -755,6 +755,11 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         # readable ones out of each term's strongest.
         narrowed = filters.narrows() or not reader.alone
         bounded = "" if narrowed else "LIMIT %s"
+        # One author as a plain value, not an array: the postings index (owner, term,
+        # impact descending) then hands over each term's strongest in order, where
+        # `= ANY` made the server read and sort every posting of the term (5.5 of the
+        # candidate query's 7 ms at 100,000 memories, docs/BENCHMARKS.md).
+        posted_by = "= ANY(%s)" if narrowed else "= %s"
         # Every query term counts towards the scale, those the owner never wrote too
         # (at the idf of an unseen word): a query that shares one word with the store
         # is then a weak keyword match, however many memories contain that word.
@@ -775,7 +780,7 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                   FROM (SELECT p.memory_id, sum(w.idf * p.impact) AS score
                         FROM terms w CROSS JOIN LATERAL (
                             SELECT p.memory_id, p.impact FROM {MemoryTerm._meta.db_table} p
-                            WHERE p.owner_id = ANY(%s) AND p.term = w.term
+                            WHERE p.owner_id {posted_by} AND p.term = w.term
                             ORDER BY p.impact DESC {bounded}) p
                         GROUP BY p.memory_id ORDER BY score DESC {bounded}) top
                   JOIN {table} m ON m.id = top.memory_id
@@ -784,7 +789,8 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         limits = [] if narrowed else [POSTINGS_PER_TERM]
         best = [] if narrowed else [keyword_k * 4]
         authors = list(reader.authors)
-        args += [query, authors, authors, authors, *limits, *best, *params, keyword_k]
+        posters = authors if narrowed else authors[0]
+        args += [query, authors, authors, posters, *limits, *best, *params, keyword_k]
     else:
         ctes.append("terms AS (SELECT NULL::text AS term, NULL::float8 AS idf WHERE false)")
         ctes.append("keyword AS (SELECT NULL::uuid AS id, NULL::float AS score, "

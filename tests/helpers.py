@@ -322,3 +322,14 @@ def child_database_env(**extra) -> dict:
 # The project of the team fixture (tests/conftest.py): named as the hooks name one, by its
 # git remote.
 SHOP = "github.com/acme/shop"
+
+
+def queued(a: str, b: str) -> bool:
+    """Whether the rules judge would put the pair in the open queue, whichever statement
+    came first (it must answer the same both ways)."""
+    from memories.engine.contradiction import CONFIDENT, rules_verdict
+
+    verdicts = [rules_verdict(a, b), rules_verdict(b, a)]
+    answers = {v.contradicts and v.confidence >= CONFIDENT for v in verdicts}
+    assert len(answers) == 1, verdicts
+    return answers.pop()

@@ -4,15 +4,8 @@ labelled sets."""
 
 import pytest
 
-from memories.engine.contradiction import CONFIDENT, measures, rules_verdict
-
-
-def queued(a: str, b: str) -> bool:
-    """Whether the pair would enter the open queue, whichever statement came first."""
-    verdicts = [rules_verdict(a, b), rules_verdict(b, a)]
-    answers = {v.contradicts and v.confidence >= CONFIDENT for v in verdicts}
-    assert len(answers) == 1, verdicts
-    return answers.pop()
+from memories.engine.contradiction import measures
+from tests.helpers import queued
 
 
 @pytest.mark.parametrize(("a", "b"), [

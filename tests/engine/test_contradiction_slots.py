@@ -6,16 +6,7 @@ labelled sets."""
 import pytest
 
 from memories.engine import flows, schedules, value_categories
-from memories.engine.contradiction import CONFIDENT, rules_verdict
-
-
-def queued(a: str, b: str) -> bool:
-    """Whether the pair would enter the open queue, whichever statement came first."""
-    verdicts = [rules_verdict(a, b), rules_verdict(b, a)]
-    answers = {v.contradicts and v.confidence >= CONFIDENT for v in verdicts}
-    assert len(answers) == 1, verdicts
-    return answers.pop()
-
+from tests.helpers import queued
 
 # --- Closed categories ----------------------------------------------------------------------
 

@@ -13,20 +13,13 @@ have fetched them back with RETURNING.
 
 from collections.abc import Sequence
 
-import numpy as np
 from django.db import connections, models, router
+from pgvector import Vector
 from pgvector.django import VectorField
 
 # A column declared bytea is sent as the raw bytes given; in binary COPY the server reads
 # each field with the column's own receive function, so these bytes are vector_recv's.
 BYTEA_OID = 17
-
-
-def vector_binary(value) -> bytes:
-    """pgvector's binary form: the dimension count (int16), two unused bytes, then
-    big-endian float4s (what vector_send writes and vector_recv reads)."""
-    vector = np.asarray(value, dtype=">f4")
-    return len(vector).to_bytes(2, "big") + b"\0\0" + vector.tobytes()
 
 
 def insert_by_copy(model: type[models.Model], objs: Sequence[models.Model]) -> None:
@@ -60,7 +53,7 @@ def insert_by_copy(model: type[models.Model], objs: Sequence[models.Model]) -> N
 def _db_value(field: models.Field, obj: models.Model, connection):
     value = field.pre_save(obj, add=True)
     if isinstance(field, VectorField):
-        return None if value is None else vector_binary(value)
+        return None if value is None else Vector(value).to_binary()
     return field.get_db_prep_save(value, connection)
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from memories.models import Memory, MemoryTerm
-from memories.services.copy_insert import insert_by_copy, vector_binary
+from memories.services.copy_insert import insert_by_copy
 
 COMPARED_AS_STORED = [f.attname for f in Memory._meta.concrete_fields
                       if f.attname not in ("id", "updated_at")]
@@ -58,8 +58,3 @@ def test_triggers_fire_on_copy(alice):
     insert_by_copy(Memory, [memory])
     assert MemoryTerm.objects.filter(memory=memory, term="rollout").exists()
 
-
-def test_vector_binary_is_pgvectors_form():
-    data = vector_binary([1.0, -2.5])
-    assert data[:4] == b"\x00\x02\x00\x00"
-    assert np.frombuffer(data[4:], dtype=">f4").tolist() == [1.0, -2.5]

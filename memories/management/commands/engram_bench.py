@@ -18,7 +18,7 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
+from django.db import connection, transaction
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tqdm import tqdm
@@ -30,6 +30,7 @@ from memories.models import Memory
 from memories.providers.embeddings import get_provider
 from memories.services import vector_indexes
 from memories.services.api_keys import create_api_key
+from memories.services.copy_insert import insert_by_copy
 from memories.services.recall import recall
 from memories.services.remembering import NewMemory, remember, remember_many
 
@@ -442,6 +443,9 @@ def hook_line(label: str, results: list[tuple[float, bool]]) -> str:
             f"({injected}/{len(results)} prompts got context)")
 
 
+REBUILD_SHARED_INDEX_FROM = 200_000
+
+
 def seed_store(owner, size: int, *, real: int, seed: int) -> None:
     """`size` synthetic notes written directly (no deduplication), the first `real` of
     them with their own embeddings, in batches of 512; the rest, if any, with vectors
@@ -454,6 +458,17 @@ def seed_store(owner, size: int, *, real: int, seed: int) -> None:
     texts = synthetic_memories(size, seed)
     provider = get_provider()
     rng = np.random.default_rng(seed)
+    # A large store is written without the shared vector index and the index is built
+    # again at the end: the same rows in the same index, but one build of a million
+    # vectors takes minutes where a million inserts into the growing graph take hours.
+    rebuild = size >= REBUILD_SHARED_INDEX_FROM
+    with connection.cursor() as cursor:
+        # A large graph needs about 1.5 GB a million vectors to be built in memory; with
+        # the server's default (64 MB) pgvector builds it on disk, many times slower.
+        cursor.execute("SET maintenance_work_mem = '4GB'")
+        if rebuild:
+            shared = selectors.vector_index_name(provider.model_id)
+            cursor.execute(f"DROP INDEX IF EXISTS {shared}")
     bases = None
     for start in tqdm(range(0, size, 512), unit="batch"):
         chunk = texts[start:min(size, start + 512)]
@@ -465,14 +480,18 @@ def seed_store(owner, size: int, *, real: int, seed: int) -> None:
             noisy = noisy + rng.normal(0, 0.05, noisy.shape).astype(np.float32)
             noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
             vectors = np.concatenate([vectors, noisy])
-        Memory.objects.bulk_create([
-            Memory(owner=owner, content=f"{text} (#{start + i})",
-                   content_hash=content_hash(f"{text} (#{start + i})"), kind="episode",
-                   memory_type="episodic", embedding=vector, embedding_model=provider.model_id)
-            for i, (text, vector) in enumerate(zip(chunk, vectors))])
+        with transaction.atomic():
+            insert_by_copy(Memory, [
+                Memory(owner=owner, content=f"{text} (#{start + i})",
+                       content_hash=content_hash(f"{text} (#{start + i})"), kind="episode",
+                       memory_type="episodic", embedding=vector,
+                       embedding_model=provider.model_id)
+                for i, (text, vector) in enumerate(zip(chunk, vectors))])
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory; ANALYZE memories_memoryterm; "
                        "ANALYZE memories_termdocuments")
+    if rebuild:
+        selectors.ensure_vector_index(provider.model_id, provider.dimensions)
     vector_indexes.index_owner_vectors(owner.pk)
 
 

@@ -57,3 +57,50 @@ def test_a_rare_word_outranks_a_common_one(alice):
     assert ranked[0].pk == rare.pk
     n, df = 7, 1
     assert ranked[0].keyword_score > math.log(1 + (n - df + 0.5) / (df + 0.5)) * 0.5
+
+
+def recounted(owner):
+    """The owner's counters as they would be if every posting were counted afresh."""
+    postings = MemoryTerm.objects.filter(owner_id=owner.pk)
+    per_term = {}
+    for term in postings.values_list("term", flat=True):
+        per_term[term] = per_term.get(term, 0) + 1
+    return (Memory.objects.filter(owner=owner).count(),
+            sum(postings.values_list("tf", flat=True)), per_term)
+
+
+def counted(owner):
+    stats = KeywordStats.objects.get(owner_id=owner.pk)
+    per_term = dict(TermDocuments.objects.filter(owner_id=owner.pk, documents__gt=0)
+                    .values_list("term", "documents"))
+    return stats.documents, stats.terms, per_term
+
+
+def test_counters_stay_exact_through_statements_of_many_rows(alice, bob):
+    remembering.remember_many(owner=alice, items=[
+        remembering.NewMemory(content=f"Service {name} deploys from the {branch} branch")
+        for name in ("billing", "search", "auth", "geo", "email")
+        for branch in ("main", "release", "hotfix")])
+    remember(bob, "Bob's search service deploys nightly")
+    assert Memory.objects.filter(owner=alice).count() == 15  # one COPY, one statement
+    assert counted(alice) == recounted(alice)
+    assert counted(alice)[2]["deploy"] == 15
+
+    Memory.objects.filter(owner=alice, content__contains="release").delete()
+    assert counted(alice) == recounted(alice)
+    assert counted(alice)[2]["deploy"] == 10 and "releas" not in counted(alice)[2]
+    # A one-row delete after a many-row one: the same trigger, planned again or not.
+    Memory.objects.filter(owner=alice, content__contains="geo").first().delete()
+    assert counted(alice) == recounted(alice) and counted(alice)[0] == 9
+    assert counted(bob) == recounted(bob) == (1, 5, {"bob": 1, "search": 1, "servic": 1,
+                                                      "deploy": 1, "night": 1})
+
+
+def test_a_statement_of_many_rows_weighs_terms_by_the_average_it_leaves(alice):
+    short, long = remembering.remember_many(owner=alice, items=[
+        remembering.NewMemory(content="alpha"),
+        remembering.NewMemory(content="alpha beta gamma delta epsilon zeta eta")])
+    average = (1 + 7) / 2
+    expected = 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1 / average))
+    assert MemoryTerm.objects.get(memory=short.memory, term="alpha").impact == \
+        pytest.approx(expected)

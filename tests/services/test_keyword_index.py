@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from memories.services.editing import update_memory
-from memories.services import remembering
 from memories.models import KeywordStats, Memory, MemoryTerm, TermDocuments
 from memories.selectors import hybrid_candidates
+from memories.services import remembering
+from memories.services.editing import update_memory
 
 
 def remember(owner, content):

@@ -108,7 +108,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import contradiction_words as lexicon
-from . import flows, schedules, value_categories
+from . import flows, schedules, short_forms, value_categories
 from .dedup import (
     _FUNCTION_WORDS,
     PREPOSITIONS,
@@ -243,7 +243,7 @@ NUMBER_WORDS = {
 # Units as _norm writes them: "minutes" is "minut", "bytes" is "byt".
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60,
             "minut": 60, "h": 3600, "hr": 3600, "hour": 3600, "day": 86400,
-            "week": 604800, "month": 2592000, "year": 31536000}
+            "d": 86400, "week": 604800, "month": 2592000, "year": 31536000}
 _BYTES = {"b": 1, "byt": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024,
           "mib": 1024**2, "gib": 1024**3}
 _NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
@@ -322,7 +322,7 @@ _PHRASES = [(re.compile(pattern, _I), replacement)
 
 
 def read_clause(text: str) -> Clause:
-    text = text.translate(_APOSTROPHE)
+    text = short_forms.spell_out(text.translate(_APOSTROPHE))
     for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
         text = pattern.sub(replacement, text)
     raws = _RAW_TOKEN.findall(text)
@@ -452,12 +452,14 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         elif following and following not in _FUNCTION_WORDS:
             # "4 worker processes" counts processes: the last word of the run counts too
             end = _counted_run(words, i)
-            per = (f"/{_norm(words[end + 2])}" if end + 2 < len(words) and words[end + 1] == "per"
-                   else "")
+            per = _norm(words[end + 2]) if end + 2 < len(words) and words[end + 1] == "per" else ""
             for counted in {unit, _norm(words[end])}:
-                found[counted + per] = amount
-                if per and per[1:] not in _SECONDS:  # "50 items per page" is 50 items
-                    found.setdefault(counted, amount)
+                if per in _SECONDS:  # a rate, per hour whatever its unit: 100/min is 6000/h
+                    found[f"{counted}/hour"] = round(amount * _SECONDS["hour"] / _SECONDS[per], 6)
+                else:
+                    found[counted + (f"/{per}" if per else "")] = amount
+                    if per:  # "50 items per page" is 50 items
+                        found.setdefault(counted, amount)
         elif (i and words[i - 1].isalpha() and words[i - 1] not in _FUNCTION_WORDS
               and words[i - 1] not in PREPOSITIONS and words[i - 1] not in lexicon.BOUND_WORDS):
             # "port 9090", "level 3"; a version as written ("1.30" is not "1.3")
@@ -469,7 +471,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
             found.setdefault(_norm(words[i - 2]), word if words[i - 2] == "version" else amount)
     # "our Kubernetes version is 1.30" names the version of Kubernetes
-    if "version" in found and (product := _named_before(words, raws, "version")):
+    # "Postgres on the analytics cluster is version 14": the known product before it
+    if "version" in found and (product := _named_before(words, raws, "version")
+                               or _known_before(raws, list(words).index("version"))):
         found.setdefault(f"version of {product}", found.pop("version"))
     # "our ClickHouse cluster is on 23.8": a dotted number is the version of the name
     # that comes last before it, when nothing else is
@@ -494,6 +498,12 @@ def _last_name(raws: Sequence[str], at: int) -> str:
              and not any(char.isdigit() for char in raws[i])]
     chosen = next((i for i in names if i in known), names[0] if names else None)
     return "" if chosen is None else raws[chosen].casefold()
+
+
+def _known_before(raws: Sequence[str], at: int) -> str:
+    """The last known product (value_categories) named before `at`, however far."""
+    ends = [max(found.at) for found in value_categories.members(tuple(raws)) if max(found.at) < at]
+    return raws[max(ends)].casefold() if ends else ""
 
 
 def _named_before(words: Sequence[str], raws: Sequence[str], noun: str) -> str:
@@ -595,7 +605,8 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
                 or _linking(raw) or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
             continue
         # "per-file" is "file": a compound's parts that are not function words
-        parts = [part for part in token.norm.split("-")
+        # each part stemmed as a word of its own ("billing-service" is "billing service")
+        parts = [_norm(part) if "-" in token.norm else part for part in token.norm.split("-")
                  if part and part not in _FUNCTION_WORDS and part not in PREPOSITIONS]
         if parts:
             word = "-".join(parts)

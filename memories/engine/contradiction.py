@@ -207,8 +207,14 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
-_PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently)\b",
-                   _I)
+_PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
+                   r"until last \w+|until \w+ \w+ ago)\b", _I)
+# A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against
+# one said to hold now ("our CI now runs on ...", "the current SDK requires ..."): a
+# change told over time, not two claims about the present.
+_NOW = frozenset({"now", "current", "currently", "nowadays", "today"})
+_PAST_STATES = frozenset({"was", "were", "had", "ran", "required", "needed", "used",
+                          "supported", "targeted", "depended", "relied", "lived"})
 _ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is responsible for|"
                    r"is in charge of)\b", _I)
 # "prefers X over Y": X is bounded and Y is the rest of the clause, taken without a
@@ -744,10 +750,35 @@ def _qualified_apart(a: Subject, b: Subject) -> bool:
     ("production" / "staging", "frontend" / "backend"): two subjects."""
     said = [{} for _ in (a, b)]
     for side, named in zip((a, b), said, strict=True):
-        for found in value_categories.qualifiers(side.clause.raws):
+        for found in (*value_categories.qualifiers(side.clause.raws),
+                      *_naming_a_noun(side.clause)):
             named.setdefault(found.category, set()).add(found.member)
     return any(said[0][kind] - said[1][kind] and said[1][kind] - said[0][kind]
                for kind in said[0].keys() & said[1].keys())
+
+
+# Categories whose member, written right before a noun, says which of several things a
+# statement is about: "the Python services" and "Go services" are two sets of services
+# (while "written in Python" / "written in Go" are two values of one slot).
+_NOUN_QUALIFYING = frozenset({"programming language", "cloud", "database"})
+
+
+def _naming_a_noun(clause: Clause) -> list:
+    """The members of _NOUN_QUALIFYING categories that stand right before a plain noun."""
+    words = clause.words
+    return [found for found in value_categories.members(clause.raws)
+            if found.category in _NOUN_QUALIFYING and max(found.at) + 1 < len(words)
+            and (following := words[max(found.at) + 1]).isalpha()
+            and following == clause.raws[max(found.at) + 1]
+            and following not in _FUNCTION_WORDS and following not in PREPOSITIONS
+            and not _linking(following) and following not in _COPULAS
+            and (not _verb_after_its_subject(clause, _token_at(clause, max(found.at) + 1))
+                 or words[max(found.at) + 2:max(found.at) + 3] in (["are"], ["were"]))]
+
+
+def _token_at(clause: Clause, at: int) -> Token:
+    return next((token for token in clause.tokens if token.at == at),
+                Token(clause.raws[at], clause.words[at], at, False))
 
 
 def _adds(clause: Clause) -> bool:
@@ -1373,8 +1404,21 @@ def _naming(clause: Clause, places: set[int], category: str):
                           or (_number(token.norm) is not None and token.at - 1 in places))
 
 
+def _in_the_past_tense(clause: Clause) -> bool:
+    """Whether a clause states something in the past tense: a past form of a state verb
+    that is no participle ("is used", "are required")."""
+    words = clause.words
+    return any(word in _PAST_STATES and (at == 0 or words[at - 1] not in _COPULAS | {"been"})
+               for at, word in enumerate(words))
+
+
+def _then_and_now(a: Clause, b: Clause) -> bool:
+    return any(_in_the_past_tense(then) and not _NOW & set(then.words) and _NOW & set(now.words)
+               for then, now in ((a, b), (b, a)))
+
+
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
-    if a.past or b.past:
+    if a.past or b.past or _then_and_now(a, b):
         return None
     if a.negative != b.negative:
         rules = (_negation, _denied_value, _changed_measure)

@@ -204,7 +204,9 @@ _APOSTROPHE = str.maketrans({"\u2019": "'"})
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # Gaps are matched from the start of a whitespace run only: from every space of a long
 # run, each would read the rest of the run again.
-_CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+"
+# ", not in Europe" denies another value beside the one the clause states: a clause of
+# its own, so the statement is still read as saying its value.
+_CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"

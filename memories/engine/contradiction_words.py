@@ -72,6 +72,9 @@ VERB_KINDS = {
     # what someone wants: "I like type hints" and "skip type hints" speak of one thing
     "like": "like likes liked love loves loved want wants wanted prefer prefers preferred "
             "enjoy enjoys enjoyed use uses used",
+    # what a thing offers: "the endpoint supports CSV" / "CSV is not available from it"
+    "offer": "support supports supported offer offers offered provide provides provided "
+             "available",
     "answer": "return returns returned respond responds responded response responses "
               "reply replies replied",
 }

@@ -79,7 +79,15 @@ never when they name two of a kind of thing that tells subjects apart ("producti
 "staging", "frontend" / "backend") or open on two words of their own ("each pod" /
 "each sidecar"). A statement that adds ("also", "too") replaces no value.
 
-A clause about the past ("used to", "previously") contradicts nothing. Only what a
+Before a statement is read, its short forms, glued units, slash rates and numbers of
+several words are written out (short_forms.py: "billing-svc" is "billing-service",
+"10MB" "10 MB", "1,000 req/min" "1000 requests per min", "twenty-five" "25"); a rate
+compares per hour whatever its unit. A language, cloud or database named right before a
+noun says which things a statement is about ("the Python services" / "Go services").
+
+A clause about the past ("used to", "previously", "until last quarter") contradicts
+nothing, nor does a state in the past tense against one said to hold now ("the CI ran on
+Jenkins" / "our CI now runs on GitHub Actions"). Only what a
 statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
 taken off, and questions, greetings and short reactions are left out; two speakers each
 saying "I" speak of two people. Every verdict has a confidence; talk marks (an

@@ -213,8 +213,9 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # Gaps are matched from the start of a whitespace run only: from every space of a long
 # run, each would read the rest of the run again.
 # ", not in Europe" denies another value beside the one the clause states: a clause of
-# its own, so the statement is still read as saying its value.
-_CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)"
+# its own, so the statement is still read as saying its value; ", so ..." tells what
+# follows from it.
+_CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
@@ -314,13 +315,18 @@ def _acronym(raw: str) -> bool:
 
 
 def _norm(word: str, raw: str = "") -> str:
-    """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
-    acronym as written ("HTTPS" is not "HTTP")."""
+    """dedup's stem, without a final "e", a final "y" as "i": "like", "likes" and "liked"
+    are all "lik", "body" and "bodies" "bodi"; an acronym as written ("HTTPS" is not "HTTP")."""
     if _acronym(raw):
         return word
     stem = _stem(IRREGULAR.get(word, word))
     if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] in _DOUBLED:
         stem = stem[:-1]  # "pinned" is "pin", "running" "run"
+    # "body" is "bodies", "policy" "policies"; a word of a schedule ("every", "hourly")
+    # stays as schedules.py reads it
+    if (len(stem) > 3 and stem.endswith("y") and stem[-2] not in "aeiou"
+            and word not in schedules.WORDS):
+        stem = stem[:-1] + "i"
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
@@ -827,8 +833,10 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     # "not deployed" says nothing against "manifests live"; "does not run on" negates the
     # tie itself, which the other may say with any verb ("supports")
     tie = negated.negated in _LINKING
-    if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in {
-            _VERB_KINDS.get(norm, norm) for norm in also}:
+    # a compound verb says its first part: "never squash PRs" negates "squash-merge PRs"
+    said_by_other = {_VERB_KINDS.get(word, word) for norm in also
+                     for word in (norm, *(_norm(part) for part in norm.split("-")[:1]))}
+    if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in said_by_other:
         return None
     if tie or a.norms[0] != b.norms[0]:
         return _reordered_negation(negated, other)
@@ -995,21 +1003,27 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
 # Who does what: "the rotation is run by Kenji", "Aisha runs the rotation", "Lena is the
 # reviewer for migrations", "the maintainer of the modules is Ravi".
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
+# A team holds a role as a person does: "the Web Platform team", "our Mobile squad".
+_TEAMS = ("team", "squad", "guild")
+_WHO = rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?)"
 _ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
 _HOLDINGS = (
+    # "ownership of the design system sits with the Mobile team"
+    re.compile(rf"^(?P<noun>owner)ship\s+of\s+(?P<thing>.+?)\s+(?:sits|lies|rests|is|stays)\s+"
+               rf"with\s+{_WHO}\W*$", _I),
     re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
-               rf"by\s+(?P<agent>{_NAME})\W*$"),
-    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our|their)\s+(?:[\w-]+\s+){{0,2}}?"
+               rf"by\s+{_WHO}\W*$"),
+    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:the|our|their)\s+(?:[\w-]+\s+){{0,2}}?"
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
     re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
-               rf"(?P<thing>.+?)\s+(?:is|are)\s+(?P<agent>{_NAME})\W*$", _I),
+               rf"(?P<thing>.+?)\s+(?:is|are)\s+{_WHO}\W*$", _I),
     # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner"
     re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?P<noun>{_ROLE_NOUN})\s+(?:is|are)\s+"
-               rf"(?P<agent>{_NAME})\W*$", _I),
-    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our)\s+(?P<thing>.+?)\s+"
+               rf"{_WHO}\W*$", _I),
+    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:the|our)\s+(?P<thing>.+?)\s+"
                rf"(?P<noun>{_ROLE_NOUN})\W*$", _I),
     # a name, its verb, and what it does it to: not "Squash merges are allowed"
-    re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+"
+    re.compile(rf"^{_WHO}\s+(?P<verb>[a-z]+)\s+"
                rf"(?!(?:is|are|was|were|be|been)\b)(?P<thing>.+?)\W*$"),
 )
 
@@ -1026,10 +1040,12 @@ def _holdings(clause: Clause) -> list[Holding]:
     found = []
     for pattern in _HOLDINGS:
         said = pattern.match(clause.text)
-        # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"
-        if (not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS
-                or value_categories.members(tuple(said["agent"].split()))
-                or value_categories.qualifiers(tuple(said["agent"].split()))):
+        # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"; a
+        # team is someone ("the Frontend team")
+        if not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS or (
+                said["agent"].split()[-1].casefold() not in _TEAMS
+                and (value_categories.members(tuple(said["agent"].split()))
+                     or value_categories.qualifiers(tuple(said["agent"].split())))):
             continue
         groups = said.groupdict()
         verb = (groups.get("verb") or "").casefold()
@@ -1285,13 +1301,22 @@ def _measuring(clause: Clause, values: set[str], counted: bool = False,
     """Which tokens of `clause` are a value rather than its subject: those in `values`,
     numbers, and the word after a number ("40 characters", "Django 4.2 LTS") unless it
     says what is `counted`; a word of how often ("nightly") only for a `schedule`,
-    else it names the subject ("the nightly ETL" / "the hourly ETL")."""
-    after_number = {after.at for before, after in itertools.pairwise(clause.tokens)
+    else it names the subject ("the nightly ETL" / "the hourly ETL"). Of a run of words
+    after a number ("12 ingest worker replicas") only the last is what is counted: the
+    others say which ones, as "the ingest worker pool" does."""
+    words = clause.words
+    after_number = {_counted_run(words, before.at) if not _a_unit(after.norm) else after.at
+                    for before, after in itertools.pairwise(clause.tokens)
                     if _number(before.norm) is not None and after.at == before.at + 1
                     and not counted}
     return lambda token: ((token.norm in values or token.at in after_number
                            or _number(token.norm) is not None or schedules.is_clock(token.raw))
                           and (schedule or token.raw.casefold() not in schedules.FREQUENCIES))
+
+
+def _a_unit(norm: str) -> bool:
+    """Whether a word after a number is its unit ("5 minutes", "10 MB", "90 %")."""
+    return norm in _SECONDS or norm in _BYTES or norm in _PERCENT
 
 
 def _amounts(clause: Clause) -> set[str]:

@@ -23,23 +23,36 @@ SHORT_FORMS = {
     "js": "JavaScript", "ts": "TypeScript", "golang": "Go", "k8s": "Kubernetes",
     "gh": "GitHub",
 }
+# Short forms that are something else in lower case or as a title ("ts" a timestamp
+# column, "pr" a variable, "Mr" and "Mrs" before a name): written out only in capitals
+# ("TS", "PRs", "MR").
+CAPITALS_ONLY = frozenset({"ts", "pr", "prs", "mr", "mrs"})
 # A word as the rules read it; one with a dot, colon, slash or "@" in it is an address or
 # a name of its own ("pg-stage-2.internal"), unless it is a short form whole ("node.js").
 _WORD = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]")
 
 
+def _short_form(word: str) -> str:
+    """What `word` stands for, or `word` when it is no short form as written."""
+    key = word.casefold()
+    if key in CAPITALS_ONLY and not re.fullmatch(r"[A-Z]+s?", word):
+        return word
+    return SHORT_FORMS.get(key, word)
+
+
 def _written_out(found: re.Match) -> str:
     word = found.group(0)
     if word.casefold() in SHORT_FORMS:
-        return SHORT_FORMS[word.casefold()]
+        return _short_form(word)
     if any(char in ".:/@" for char in word):
         return word
-    return "-".join(SHORT_FORMS.get(part.casefold(), part) for part in word.split("-"))
+    return "-".join(_short_form(part) for part in word.split("-"))
 
 
-# Units a number may be written against: "10MB", "5s", "250ms".
-_GLUED_UNIT = re.compile(r"\b(\d+(?:\.\d+)?)(ms|s|secs?|mins?|h|hrs?|d|kb|mb|gb|tb|kib|mib|"
-                         r"gib)\b", _I)
+# Units a number may be written against: "10MB", "5s", "250ms"; days only as a small "d"
+# ("30d"), since "3D" and "2D" are dimensions.
+_GLUED_UNIT = re.compile(r"\b(\d+(?:\.\d+)?)((?i:ms|s|secs?|mins?|h|hrs?|kb|mb|gb|tb|kib|mib|"
+                         r"gib)|d)\b")
 # A rate with a slash: "req/min", "requests/s", "MB/s".
 _SLASH_RATE = re.compile(r"\b([a-z]+)/(s|sec|second|min|minute|h|hr|hour|day)\b", _I)
 

@@ -977,7 +977,7 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if ops[0][0] != "equal":
         return _changed_holder(a, b, ops)
     # "deploys are only triggered by tagging" leaves no room for "... by merging"
-    sole = (a.exclusive or b.exclusive) and len(changes) == 1
+    sole = (a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)
     if not sole and not all(_swap_is_a_value_change(a, b, op) for op in changes):
         return None
     swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
@@ -1421,13 +1421,65 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
         values = ((set(), set()) if scale
                   else ({t.norm for t in a.tokens if t.at in places_a},
                         {t.norm for t in b.tokens if t.at in places_b}))
-        sure = subject_match(subject(a, _naming(a, places_a, category)),
-                             subject(b, _naming(b, places_b, category)),
-                             values, lenient=True, manner=scale)
+        subjects = (subject(a, _naming(a, places_a, category)),
+                    subject(b, _naming(b, places_b, category)))
+        sure = subject_match(*subjects, values, lenient=True, manner=scale)
+        if (sure is None or sure < CONFIDENT) and not scale and _the_only_one(a, b, *subjects):
+            sure = CONFIDENT
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"another {category} for the same subject: "
                                   f"{', '.join(sorted(named_a))!r} against "
                                   f"{', '.join(sorted(named_b))!r}", min(sure, 0.8))
+    return None
+
+
+def _the_only_one(a: Clause, b: Clause, subject_a: Subject, subject_b: Subject) -> bool:
+    """Whether one statement says its member is the only one ("provisioned exclusively
+    with Terraform", "Rollbar, our only error tracker") and the two share a word of
+    their subject: then any other member of the category, on that subject, clashes,
+    however else each statement words it. Subjects as subject_match left them."""
+    shared = subject_a.key & subject_b.key - _KINDS
+    return (a.exclusive or b.exclusive) and bool(shared) and not _ways_apart(a, b) \
+        and not _qualified_apart(subject_a, subject_b)
+
+
+_SENDING = frozenset({*flows.SENDING.split("|"), *lexicon.VERB_KINDS["answer"].split()})
+_RECEIVING = frozenset(flows.RECEIVING.split("|"))
+
+
+def _ways_apart(a: Clause, b: Clause) -> bool:
+    """Whether one statement speaks of what comes in ("the API only accepts JSON") and
+    the other of what goes out ("the API returns XML errors"): two slots."""
+    ways = [(bool(_SENDING & set(clause.words)), bool(_RECEIVING & set(clause.words)))
+            for clause in (a, b)]
+    return ways[0] != ways[1] and any(ways[0]) and any(ways[1])
+
+
+# Words that say where something is denied without narrowing it: "there is no Celery
+# anywhere in the stack" denies Celery for the whole project.
+_WHOLE_SCOPE = frozenset(_norm(word) for word in (
+    "anywhere", "stack", "project", "codebase", "repository", "monorepo", "here", "all",
+    "company", "org", "organisation", "organization", "team"))
+
+
+_CHOSEN = frozenset(_norm(word) for word in (*_CHOOSING, "picked", "chose", "chosen"))
+
+
+def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """A known thing denied with nothing to narrow it ("pnpm is not used", "there is no
+    Celery anywhere in the stack", "we don't use Sentry") against a statement that uses
+    or chose it ("the team uses pnpm to manage dependencies")."""
+    denier, other = (a, b) if a.negative else (b, a)
+    if _adds(other):
+        return None
+    for found in value_categories.members(denier.raws):
+        rest = subject(denier, lambda token, at=found.at: token.at in at).key - _WHOLE_SCOPE
+        said = [f for f in value_categories.members(other.raws) if f.member == found.member]
+        uses = {word for word in other.words if _linking(word) or _norm(word) in _CHOSEN}
+        if not rest and said and uses:
+            return _verdict(True, f"{' '.join(denier.raws[at] for at in found.at)!r} is "
+                                  f"denied outright by one statement and used by the other",
+                            0.75)
     return None
 
 
@@ -1456,7 +1508,7 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.past or b.past or _then_and_now(a, b):
         return None
     if a.negative != b.negative:
-        rules = (_negation, _denied_value, _changed_measure)
+        rules = (_negation, _denied_value, _denied_outright, _changed_measure)
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
                  _changed_measure, _changed_value, _changed_member, _changed_agent)

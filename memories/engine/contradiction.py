@@ -219,7 +219,7 @@ _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
-                   r"until last \w+|until \w+ \w+ ago)\b", _I)
+                   r"until last \w+|until \w+ \w+ ago|until then|before that|up to then)\b", _I)
 # A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against
 # one said to hold now ("our CI now runs on ...", "the current SDK requires ..."): a
 # change told over time, not two claims about the present.

@@ -1,7 +1,8 @@
 """Other spellings of one thing, written out before the contradiction rules read a
-statement: short forms of the field ("svc", "PRs", "PG", "req/min"), units glued to their
-number ("10MB", "5s"), rates with a slash ("req/min" is "requests per minute"), numbers
-in words of more than one word ("twenty-five", "two hundred"), and a change of state
+statement: short forms of the field ("svc", "PRs", "PG", "req/min"), cron expressions
+("0 6 * * *" is "daily at 06:00", schedules.py), units glued to their number ("10MB",
+"5s"), rates with a slash ("req/min" is "requests per minute"), numbers in words of more
+than one word ("twenty-five", "two hundred"), and a change of state
 told as one ("stopped using X" is "no longer uses X"; "switched from X to Y" says Y).
 
 General English about software, not the wording of any labelled pair. Pure: text in,
@@ -9,6 +10,8 @@ text out; a name stays written with a capital, so it is still read as a name.
 """
 
 import re
+
+from .schedules import cron_in_words
 
 _I = re.IGNORECASE
 
@@ -96,6 +99,7 @@ def _number_phrase(found: re.Match) -> str:
 def spell_out(text: str) -> str:
     """`text` with its short forms, glued units, slash rates, numbers in words and changes
     of state written out."""
+    text = cron_in_words(text)
     text = _SLASH_RATE.sub(r"\1 per \2", text)
     text = _WORD.sub(_written_out, text)
     text = _GLUED_UNIT.sub(r"\1 \2", text)

@@ -1103,11 +1103,14 @@ def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     first_a, second_a = (read_clause(part).norms for part in found_a)
     first_b, second_b = (read_clause(part).norms for part in found_b)
+    # by the same person: an instruction is the speaker's, not what "Maria prefers"
+    if _before_preference(a) != _before_preference(b):
+        return None
     if first_a == second_b and second_a == first_b and first_a != second_a:
         return _verdict(True, "the preference is reversed", 0.85)
     # "explicit imports over wildcard imports" / "wildcard imports to explicit ones":
-    # what tells the two choices apart, swapped, by the same person
-    if _before_preference(a) == _before_preference(b) and (
+    # what tells the two choices apart, swapped
+    if (
             _swapped_choices(first_a, second_a, first_b, second_b)
             or _swapped_choices(first_b, second_b, first_a, second_a)):
         return _verdict(True, "the preference is reversed", 0.8)
@@ -1127,20 +1130,24 @@ def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> Judg
 
 
 def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
-    """Whether the words that tell a's choice from the one it passed over are, in b, on
-    the passed-over side, and the other way round."""
+    """Whether words that tell a's choice from the one it passed over are, in b, on the
+    passed-over side, and the other way round, and none stays on its side ("pytest
+    fixtures over unittest setUp methods" / "unittest.TestCase with setUp over pytest
+    fixtures")."""
     chosen_a, passed_a = set(first_a) - set(second_a), set(second_a) - set(first_a)
-    return bool(chosen_a and passed_a and chosen_a <= set(second_b) - set(first_b)
-                and passed_a <= set(first_b) - set(second_b))
+    chosen_b, passed_b = set(first_b) - set(second_b), set(second_b) - set(first_b)
+    return bool(chosen_a and passed_a and chosen_a & passed_b and passed_a & chosen_b
+                and not chosen_a & chosen_b and not passed_a & passed_b)
 
 
 def _before_preference(clause: Clause) -> str:
     """Who prefers: the last word before "prefer" ("he", "user" in "the user"), after a
-    phrase put first ("in Go files the user prefers"); none in an instruction ("in the
-    domain layer, prefer ...")."""
+    phrase put first ("in Go files the user prefers"); the speaker, "i", in an
+    instruction ("in the domain layer, prefer ...")."""
     said = re.search(r"\bprefer", clause.text, _I)
     before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1]) if said else []
-    return before[-1].casefold() if before else ""
+    # an instruction ("prefer X over Y") is what the speaker prefers: "I prefer X"
+    return before[-1].casefold() if before else "i"
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:

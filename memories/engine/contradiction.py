@@ -36,15 +36,23 @@ lists are in contradiction_words.py). A pair contradicts when:
   subject ("the deploy manifests are written in YAML" / "we keep our deploy manifests
   in TOML"); a word naming the kind of thing ("the worker language is Elixir") names
   the slot, not the subject;
+- the only one of a kind: one statement says its member is the only one ("provisioned
+  exclusively with Terraform", "Rollbar, our only error tracker"), the other names
+  another member, and the two share a word of their subject; not when one speaks of what
+  comes in ("only accepts JSON") and the other of what goes out ("returns XML");
+- a thing denied outright: a known thing denied with nothing to narrow it ("pnpm is not
+  used", "there is no Celery anywhere in the stack") against a statement that uses or
+  chose it;
 - a changed holder of a role: the first words differ, are both names, and the rest says
   who owns, leads or "is the" something ("Alice owns the payments service" / "Bob
-  ..."); or, in any form, one role over one thing with two holders: a passive ("the
-  rotation is run by Kenji"), a name and a verb of a role ("Aisha runs the rotation"),
-  or a noun of one ("Lena is the reviewer for migrations", "the maintainer of the
-  modules is Ravi");
+  ..."); or, in any form, one role over one thing with two holders, a person or a team:
+  a passive ("the rotation is run by Kenji"), a name and a verb of a role ("Aisha runs
+  the rotation"), or a noun of one ("Lena is the reviewer for migrations", "the
+  maintainer of the modules is Ravi", "ownership of X sits with the Mobile team");
 - a reversed preference ("prefers pytest over unittest" / "prefers unittest over
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
-  ones"; "prefers X over Y" / "prefers Y"), by the same person;
+  ones"; "prefers X over Y" / "prefers Y"), by the same person (an instruction, "prefer
+  X over Y", is the speaker's: "I would rather ...");
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry;
 - a changed measure: the same quantity (a duration, a size, a percentage, a number of
@@ -79,29 +87,41 @@ never when they name two of a kind of thing that tells subjects apart ("producti
 "staging", "frontend" / "backend") or open on two words of their own ("each pod" /
 "each sidecar"). A statement that adds ("also", "too") replaces no value.
 
-Before a statement is read, its short forms, glued units, slash rates and numbers of
-several words are written out (short_forms.py: "billing-svc" is "billing-service",
-"10MB" "10 MB", "1,000 req/min" "1000 requests per min", "twenty-five" "25"); a rate
-compares per hour whatever its unit. A language, cloud or database named right before a
-noun says which things a statement is about ("the Python services" / "Go services").
+Before a statement is read, its short forms, cron expressions, glued units, slash rates
+and numbers of several words are written out (short_forms.py: "billing-svc" is
+"billing-service", "0 6 * * *" "daily at 06:00", "10MB" "10 MB", "1,000 req/min" "1000
+requests per min", "twenty-five" "25"; "TS" and "PRs" only in capitals, "30d" only with a
+small "d"); a rate compares per hour whatever its unit. Of a count's words ("12 ingest
+worker replicas") the last is what it counts, the others say which ones. An opposite said
+by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
+on" "does not depend on"), and a verb of a compound negates it by its first part ("never
+squash" / "squash-merge"). A language, cloud or database named right before a noun says
+which things a statement is about ("the Python services" / "Go services").
 
-A clause about the past ("used to", "previously", "until last quarter") contradicts
-nothing, nor does a state in the past tense against one said to hold now ("the CI ran on
-Jenkins" / "our CI now runs on GitHub Actions"). Only what a
-statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
+A clause about the past ("used to", "previously", "until last quarter", "until then")
+contradicts nothing, nor does a state in the past tense against one said to hold now
+("the CI ran on Jenkins" / "our CI now runs on GitHub Actions"). Only what a statement
+asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
 taken off, and questions, greetings and short reactions are left out; two speakers each
 saying "I" speak of two people. Every verdict has a confidence; talk marks (an
 exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above enters
 the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: a subject named by other nouns ("the support inbox" / "support
-email", "the base image" / "our containers"), a bare version away from its product
-("the Go toolchain pinned in CI is 1.22"), a limit said as a direction ("from SDK 23
-upwards"), an opposite said by a phrase ("stateless" / "keeps session state"), a
-grouping ("partitioned by day" / "by month"), and a preference or negation in other
-words ("Skip type hints, I find them noisy"). What they wrongly flag: two values that
-can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "the CLI
-supports Windows" / "... macOS"). A model judge is the answer to both.
+email", "the main branch" / "our default branch", "dates" / "timestamps", "the wire
+format" / "service-to-service calls"), a bare version away from its product ("the Go
+toolchain pinned in CI is 1.22"), a value named only by a word of its own ("the default
+6379" against "port 6380", "the 'prod' namespace"), a limit said as a direction or a
+threshold ("from SDK 23 upwards", "larger than 10 MB are rejected"), an opposite said by
+a phrase they do not know ("works offline" / "needs a network connection", "retried" /
+"discarded without another attempt", "expire after" / "stay valid for"), verbs of one
+act in other words ("run migrations" / "apply migrations"), a grouping ("partitioned by
+day" / "by month"), a flow whose ends are named with more words ("from Frankfurt" /
+"from the Dublin primary") and a preference or negation in other words ("Skip type
+hints, I find them noisy", "asked for light-theme screenshots"). Words to "you" keep a
+clash out of the queue by design ("I'd rather you use ..."). What they wrongly flag: two
+values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK";
+"the CLI supports Windows" / "... macOS"). A model judge is the answer to both.
 """
 
 import difflib

@@ -125,11 +125,14 @@ def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwrit
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     """Tuned on these 792 pairs (the three earlier held-out batches and five batches
-    written while the rules were reworked among them): precision 1.000, recall 0.818 when
-    written. The floors sit just under, so a regression fails."""
+    written while the rules were reworked among them): precision 1.000, recall 0.856 when
+    written (0.580 on the third held-out batch alone). The floors sit just under, so a
+    regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
     assert report["pairs"] == 792 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.99 and report["recall"] >= 0.81
+    assert report["precision"] >= 0.99 and report["recall"] >= 0.85
+    third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
+    assert third["precision"] >= 0.99 and third["recall"] >= 0.57
 
 
 def _heldout():

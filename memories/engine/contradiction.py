@@ -36,15 +36,23 @@ lists are in contradiction_words.py). A pair contradicts when:
   subject ("the deploy manifests are written in YAML" / "we keep our deploy manifests
   in TOML"); a word naming the kind of thing ("the worker language is Elixir") names
   the slot, not the subject;
+- the only one of a kind: one statement says its member is the only one ("provisioned
+  exclusively with Terraform", "Rollbar, our only error tracker"), the other names
+  another member, and the two share a word of their subject; not when one speaks of what
+  comes in ("only accepts JSON") and the other of what goes out ("returns XML");
+- a thing denied outright: a known thing denied with nothing to narrow it ("pnpm is not
+  used", "there is no Celery anywhere in the stack") against a statement that uses or
+  chose it;
 - a changed holder of a role: the first words differ, are both names, and the rest says
   who owns, leads or "is the" something ("Alice owns the payments service" / "Bob
-  ..."); or, in any form, one role over one thing with two holders: a passive ("the
-  rotation is run by Kenji"), a name and a verb of a role ("Aisha runs the rotation"),
-  or a noun of one ("Lena is the reviewer for migrations", "the maintainer of the
-  modules is Ravi");
+  ..."); or, in any form, one role over one thing with two holders, a person or a team:
+  a passive ("the rotation is run by Kenji"), a name and a verb of a role ("Aisha runs
+  the rotation"), or a noun of one ("Lena is the reviewer for migrations", "the
+  maintainer of the modules is Ravi", "ownership of X sits with the Mobile team");
 - a reversed preference ("prefers pytest over unittest" / "prefers unittest over
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
-  ones"; "prefers X over Y" / "prefers Y"), by the same person;
+  ones"; "prefers X over Y" / "prefers Y"), by the same person (an instruction, "prefer
+  X over Y", is the speaker's: "I would rather ...");
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry;
 - a changed measure: the same quantity (a duration, a size, a percentage, a number of
@@ -79,21 +87,41 @@ never when they name two of a kind of thing that tells subjects apart ("producti
 "staging", "frontend" / "backend") or open on two words of their own ("each pod" /
 "each sidecar"). A statement that adds ("also", "too") replaces no value.
 
-A clause about the past ("used to", "previously") contradicts nothing. Only what a
-statement asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
+Before a statement is read, its short forms, cron expressions, glued units, slash rates
+and numbers of several words are written out (short_forms.py: "billing-svc" is
+"billing-service", "0 6 * * *" "daily at 06:00", "10MB" "10 MB", "1,000 req/min" "1000
+requests per min", "twenty-five" "25"; "TS" and "PRs" only in capitals, "30d" only with a
+small "d"); a rate compares per hour whatever its unit. Of a count's words ("12 ingest
+worker replicas") the last is what it counts, the others say which ones. An opposite said
+by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
+on" "does not depend on"), and a verb of a compound negates it by its first part ("never
+squash" / "squash-merge"). A language, cloud or database named right before a noun says
+which things a statement is about ("the Python services" / "Go services").
+
+A clause about the past ("used to", "previously", "until last quarter", "until then")
+contradicts nothing, nor does a state in the past tense against one said to hold now
+("the CI ran on Jenkins" / "our CI now runs on GitHub Actions"). Only what a statement
+asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
 taken off, and questions, greetings and short reactions are left out; two speakers each
 saying "I" speak of two people. Every verdict has a confidence; talk marks (an
 exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above enters
 the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: a subject named by other nouns ("the support inbox" / "support
-email", "the base image" / "our containers"), a bare version away from its product
-("the Go toolchain pinned in CI is 1.22"), a limit said as a direction ("from SDK 23
-upwards"), an opposite said by a phrase ("stateless" / "keeps session state"), a
-grouping ("partitioned by day" / "by month"), and a preference or negation in other
-words ("Skip type hints, I find them noisy"). What they wrongly flag: two values that
-can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK"; "the CLI
-supports Windows" / "... macOS"). A model judge is the answer to both.
+email", "the main branch" / "our default branch", "dates" / "timestamps", "the wire
+format" / "service-to-service calls"), a bare version away from its product ("the Go
+toolchain pinned in CI is 1.22"), a value named only by a word of its own ("the default
+6379" against "port 6380", "the 'prod' namespace"), a limit said as a direction or a
+threshold ("from SDK 23 upwards", "larger than 10 MB are rejected"), an opposite said by
+a phrase they do not know ("works offline" / "needs a network connection", "retried" /
+"discarded without another attempt", "expire after" / "stay valid for"), verbs of one
+act in other words ("run migrations" / "apply migrations"), a grouping ("partitioned by
+day" / "by month"), a flow whose ends are named with more words ("from Frankfurt" /
+"from the Dublin primary") and a preference or negation in other words ("Skip type
+hints, I find them noisy", "asked for light-theme screenshots"). Words to "you" keep a
+clash out of the queue by design ("I'd rather you use ..."). What they wrongly flag: two
+values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK";
+"the CLI supports Windows" / "... macOS"). A model judge is the answer to both.
 """
 
 import difflib
@@ -108,7 +136,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import contradiction_words as lexicon
-from . import flows, schedules, value_categories
+from . import flows, schedules, short_forms, value_categories
 from .dedup import (
     _FUNCTION_WORDS,
     PREPOSITIONS,
@@ -204,11 +232,20 @@ _APOSTROPHE = str.maketrans({"\u2019": "'"})
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # Gaps are matched from the start of a whitespace run only: from every space of a long
 # run, each would read the rest of the run again.
-_CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+"
+# ", not in Europe" denies another value beside the one the clause states: a clause of
+# its own, so the statement is still read as saying its value; ", so ..." tells what
+# follows from it.
+_CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
-_PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently)\b",
-                   _I)
+_PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
+                   r"until last \w+|until \w+ \w+ ago|until then|before that|up to then)\b", _I)
+# A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against
+# one said to hold now ("our CI now runs on ...", "the current SDK requires ..."): a
+# change told over time, not two claims about the present.
+_NOW = frozenset({"now", "current", "currently", "nowadays", "today"})
+_PAST_STATES = frozenset({"was", "were", "had", "ran", "required", "needed", "used",
+                          "supported", "targeted", "depended", "relied", "lived"})
 _ROLE = re.compile(r"\b(owns?|owned by|leads?|maintains?|is the|are the|is responsible for|"
                    r"is in charge of)\b", _I)
 # "prefers X over Y": X is bounded and Y is the rest of the clause, taken without a
@@ -243,7 +280,7 @@ NUMBER_WORDS = {
 # Units as _norm writes them: "minutes" is "minut", "bytes" is "byt".
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60,
             "minut": 60, "h": 3600, "hr": 3600, "hour": 3600, "day": 86400,
-            "week": 604800, "month": 2592000, "year": 31536000}
+            "d": 86400, "week": 604800, "month": 2592000, "year": 31536000}
 _BYTES = {"b": 1, "byt": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024,
           "mib": 1024**2, "gib": 1024**3}
 _NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
@@ -298,13 +335,18 @@ def _acronym(raw: str) -> bool:
 
 
 def _norm(word: str, raw: str = "") -> str:
-    """dedup's stem, without a final "e": "like", "likes" and "liked" are all "lik"; an
-    acronym as written ("HTTPS" is not "HTTP")."""
+    """dedup's stem, without a final "e", a final "y" as "i": "like", "likes" and "liked"
+    are all "lik", "body" and "bodies" "bodi"; an acronym as written ("HTTPS" is not "HTTP")."""
     if _acronym(raw):
         return word
     stem = _stem(IRREGULAR.get(word, word))
     if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] in _DOUBLED:
         stem = stem[:-1]  # "pinned" is "pin", "running" "run"
+    # "body" is "bodies", "policy" "policies"; a word of a schedule ("every", "hourly")
+    # stays as schedules.py reads it
+    if (len(stem) > 3 and stem.endswith("y") and stem[-2] not in "aeiou"
+            and word not in schedules.WORDS):
+        stem = stem[:-1] + "i"
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
@@ -322,7 +364,7 @@ _PHRASES = [(re.compile(pattern, _I), replacement)
 
 
 def read_clause(text: str) -> Clause:
-    text = text.translate(_APOSTROPHE)
+    text = short_forms.spell_out(text.translate(_APOSTROPHE))
     for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
         text = pattern.sub(replacement, text)
     raws = _RAW_TOKEN.findall(text)
@@ -452,12 +494,14 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         elif following and following not in _FUNCTION_WORDS:
             # "4 worker processes" counts processes: the last word of the run counts too
             end = _counted_run(words, i)
-            per = (f"/{_norm(words[end + 2])}" if end + 2 < len(words) and words[end + 1] == "per"
-                   else "")
+            per = _norm(words[end + 2]) if end + 2 < len(words) and words[end + 1] == "per" else ""
             for counted in {unit, _norm(words[end])}:
-                found[counted + per] = amount
-                if per and per[1:] not in _SECONDS:  # "50 items per page" is 50 items
-                    found.setdefault(counted, amount)
+                if per in _SECONDS:  # a rate, per hour whatever its unit: 100/min is 6000/h
+                    found[f"{counted}/hour"] = round(amount * _SECONDS["hour"] / _SECONDS[per], 6)
+                else:
+                    found[counted + (f"/{per}" if per else "")] = amount
+                    if per:  # "50 items per page" is 50 items
+                        found.setdefault(counted, amount)
         elif (i and words[i - 1].isalpha() and words[i - 1] not in _FUNCTION_WORDS
               and words[i - 1] not in PREPOSITIONS and words[i - 1] not in lexicon.BOUND_WORDS):
             # "port 9090", "level 3"; a version as written ("1.30" is not "1.3")
@@ -469,7 +513,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
             found.setdefault(_norm(words[i - 2]), word if words[i - 2] == "version" else amount)
     # "our Kubernetes version is 1.30" names the version of Kubernetes
-    if "version" in found and (product := _named_before(words, raws, "version")):
+    # "Postgres on the analytics cluster is version 14": the known product before it
+    if "version" in found and (product := _named_before(words, raws, "version")
+                               or _known_before(raws, list(words).index("version"))):
         found.setdefault(f"version of {product}", found.pop("version"))
     # "our ClickHouse cluster is on 23.8": a dotted number is the version of the name
     # that comes last before it, when nothing else is
@@ -494,6 +540,12 @@ def _last_name(raws: Sequence[str], at: int) -> str:
              and not any(char.isdigit() for char in raws[i])]
     chosen = next((i for i in names if i in known), names[0] if names else None)
     return "" if chosen is None else raws[chosen].casefold()
+
+
+def _known_before(raws: Sequence[str], at: int) -> str:
+    """The last known product (value_categories) named before `at`, however far."""
+    ends = [max(found.at) for found in value_categories.members(tuple(raws)) if max(found.at) < at]
+    return raws[max(ends)].casefold() if ends else ""
 
 
 def _named_before(words: Sequence[str], raws: Sequence[str], noun: str) -> str:
@@ -595,7 +647,8 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
                 or _linking(raw) or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
             continue
         # "per-file" is "file": a compound's parts that are not function words
-        parts = [part for part in token.norm.split("-")
+        # each part stemmed as a word of its own ("billing-service" is "billing service")
+        parts = [_norm(part) if "-" in token.norm else part for part in token.norm.split("-")
                  if part and part not in _FUNCTION_WORDS and part not in PREPOSITIONS]
         if parts:
             word = "-".join(parts)
@@ -733,10 +786,35 @@ def _qualified_apart(a: Subject, b: Subject) -> bool:
     ("production" / "staging", "frontend" / "backend"): two subjects."""
     said = [{} for _ in (a, b)]
     for side, named in zip((a, b), said, strict=True):
-        for found in value_categories.qualifiers(side.clause.raws):
+        for found in (*value_categories.qualifiers(side.clause.raws),
+                      *_naming_a_noun(side.clause)):
             named.setdefault(found.category, set()).add(found.member)
     return any(said[0][kind] - said[1][kind] and said[1][kind] - said[0][kind]
                for kind in said[0].keys() & said[1].keys())
+
+
+# Categories whose member, written right before a noun, says which of several things a
+# statement is about: "the Python services" and "Go services" are two sets of services
+# (while "written in Python" / "written in Go" are two values of one slot).
+_NOUN_QUALIFYING = frozenset({"programming language", "cloud", "database"})
+
+
+def _naming_a_noun(clause: Clause) -> list:
+    """The members of _NOUN_QUALIFYING categories that stand right before a plain noun."""
+    words = clause.words
+    return [found for found in value_categories.members(clause.raws)
+            if found.category in _NOUN_QUALIFYING and max(found.at) + 1 < len(words)
+            and (following := words[max(found.at) + 1]).isalpha()
+            and following == clause.raws[max(found.at) + 1]
+            and following not in _FUNCTION_WORDS and following not in PREPOSITIONS
+            and not _linking(following) and following not in _COPULAS
+            and (not _verb_after_its_subject(clause, _token_at(clause, max(found.at) + 1))
+                 or words[max(found.at) + 2:max(found.at) + 3] in (["are"], ["were"]))]
+
+
+def _token_at(clause: Clause, at: int) -> Token:
+    return next((token for token in clause.tokens if token.at == at),
+                Token(clause.raws[at], clause.words[at], at, False))
 
 
 def _adds(clause: Clause) -> bool:
@@ -775,8 +853,10 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     # "not deployed" says nothing against "manifests live"; "does not run on" negates the
     # tie itself, which the other may say with any verb ("supports")
     tie = negated.negated in _LINKING
-    if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in {
-            _VERB_KINDS.get(norm, norm) for norm in also}:
+    # a compound verb says its first part: "never squash PRs" negates "squash-merge PRs"
+    said_by_other = {_VERB_KINDS.get(word, word) for norm in also
+                     for word in (norm, *(_norm(part) for part in norm.split("-")[:1]))}
+    if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in said_by_other:
         return None
     if tie or a.norms[0] != b.norms[0]:
         return _reordered_negation(negated, other)
@@ -917,7 +997,7 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if ops[0][0] != "equal":
         return _changed_holder(a, b, ops)
     # "deploys are only triggered by tagging" leaves no room for "... by merging"
-    sole = (a.exclusive or b.exclusive) and len(changes) == 1
+    sole = (a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)
     if not sole and not all(_swap_is_a_value_change(a, b, op) for op in changes):
         return None
     swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
@@ -943,21 +1023,27 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
 # Who does what: "the rotation is run by Kenji", "Aisha runs the rotation", "Lena is the
 # reviewer for migrations", "the maintainer of the modules is Ravi".
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
+# A team holds a role as a person does: "the Web Platform team", "our Mobile squad".
+_TEAMS = ("team", "squad", "guild")
+_WHO = rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?)"
 _ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
 _HOLDINGS = (
+    # "ownership of the design system sits with the Mobile team"
+    re.compile(rf"^(?P<noun>owner)ship\s+of\s+(?P<thing>.+?)\s+(?:sits|lies|rests|is|stays)\s+"
+               rf"with\s+{_WHO}\W*$", _I),
     re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
-               rf"by\s+(?P<agent>{_NAME})\W*$"),
-    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our|their)\s+(?:[\w-]+\s+){{0,2}}?"
+               rf"by\s+{_WHO}\W*$"),
+    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:the|our|their)\s+(?:[\w-]+\s+){{0,2}}?"
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
     re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
-               rf"(?P<thing>.+?)\s+(?:is|are)\s+(?P<agent>{_NAME})\W*$", _I),
+               rf"(?P<thing>.+?)\s+(?:is|are)\s+{_WHO}\W*$", _I),
     # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner"
     re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?P<noun>{_ROLE_NOUN})\s+(?:is|are)\s+"
-               rf"(?P<agent>{_NAME})\W*$", _I),
-    re.compile(rf"^(?P<agent>{_NAME})\s+(?:is|are)\s+(?:the|our)\s+(?P<thing>.+?)\s+"
+               rf"{_WHO}\W*$", _I),
+    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:the|our)\s+(?P<thing>.+?)\s+"
                rf"(?P<noun>{_ROLE_NOUN})\W*$", _I),
     # a name, its verb, and what it does it to: not "Squash merges are allowed"
-    re.compile(rf"^(?P<agent>{_NAME})\s+(?P<verb>[a-z]+)\s+"
+    re.compile(rf"^{_WHO}\s+(?P<verb>[a-z]+)\s+"
                rf"(?!(?:is|are|was|were|be|been)\b)(?P<thing>.+?)\W*$"),
 )
 
@@ -974,10 +1060,12 @@ def _holdings(clause: Clause) -> list[Holding]:
     found = []
     for pattern in _HOLDINGS:
         said = pattern.match(clause.text)
-        # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"
-        if (not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS
-                or value_categories.members(tuple(said["agent"].split()))
-                or value_categories.qualifiers(tuple(said["agent"].split()))):
+        # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"; a
+        # team is someone ("the Frontend team")
+        if not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS or (
+                said["agent"].split()[-1].casefold() not in _TEAMS
+                and (value_categories.members(tuple(said["agent"].split()))
+                     or value_categories.qualifiers(tuple(said["agent"].split())))):
             continue
         groups = said.groupdict()
         verb = (groups.get("verb") or "").casefold()
@@ -1035,11 +1123,14 @@ def _reversed_preference(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     first_a, second_a = (read_clause(part).norms for part in found_a)
     first_b, second_b = (read_clause(part).norms for part in found_b)
+    # by the same person: an instruction is the speaker's, not what "Maria prefers"
+    if _before_preference(a) != _before_preference(b):
+        return None
     if first_a == second_b and second_a == first_b and first_a != second_a:
         return _verdict(True, "the preference is reversed", 0.85)
     # "explicit imports over wildcard imports" / "wildcard imports to explicit ones":
-    # what tells the two choices apart, swapped, by the same person
-    if _before_preference(a) == _before_preference(b) and (
+    # what tells the two choices apart, swapped
+    if (
             _swapped_choices(first_a, second_a, first_b, second_b)
             or _swapped_choices(first_b, second_b, first_a, second_a)):
         return _verdict(True, "the preference is reversed", 0.8)
@@ -1059,20 +1150,24 @@ def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> Judg
 
 
 def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
-    """Whether the words that tell a's choice from the one it passed over are, in b, on
-    the passed-over side, and the other way round."""
+    """Whether words that tell a's choice from the one it passed over are, in b, on the
+    passed-over side, and the other way round, and none stays on its side ("pytest
+    fixtures over unittest setUp methods" / "unittest.TestCase with setUp over pytest
+    fixtures")."""
     chosen_a, passed_a = set(first_a) - set(second_a), set(second_a) - set(first_a)
-    return bool(chosen_a and passed_a and chosen_a <= set(second_b) - set(first_b)
-                and passed_a <= set(first_b) - set(second_b))
+    chosen_b, passed_b = set(first_b) - set(second_b), set(second_b) - set(first_b)
+    return bool(chosen_a and passed_a and chosen_a & passed_b and passed_a & chosen_b
+                and not chosen_a & chosen_b and not passed_a & passed_b)
 
 
 def _before_preference(clause: Clause) -> str:
     """Who prefers: the last word before "prefer" ("he", "user" in "the user"), after a
-    phrase put first ("in Go files the user prefers"); none in an instruction ("in the
-    domain layer, prefer ...")."""
+    phrase put first ("in Go files the user prefers"); the speaker, "i", in an
+    instruction ("in the domain layer, prefer ...")."""
     said = re.search(r"\bprefer", clause.text, _I)
     before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1]) if said else []
-    return before[-1].casefold() if before else ""
+    # an instruction ("prefer X over Y") is what the speaker prefers: "I prefer X"
+    return before[-1].casefold() if before else "i"
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1233,13 +1328,22 @@ def _measuring(clause: Clause, values: set[str], counted: bool = False,
     """Which tokens of `clause` are a value rather than its subject: those in `values`,
     numbers, and the word after a number ("40 characters", "Django 4.2 LTS") unless it
     says what is `counted`; a word of how often ("nightly") only for a `schedule`,
-    else it names the subject ("the nightly ETL" / "the hourly ETL")."""
-    after_number = {after.at for before, after in itertools.pairwise(clause.tokens)
+    else it names the subject ("the nightly ETL" / "the hourly ETL"). Of a run of words
+    after a number ("12 ingest worker replicas") only the last is what is counted: the
+    others say which ones, as "the ingest worker pool" does."""
+    words = clause.words
+    after_number = {_counted_run(words, before.at) if not _a_unit(after.norm) else after.at
+                    for before, after in itertools.pairwise(clause.tokens)
                     if _number(before.norm) is not None and after.at == before.at + 1
                     and not counted}
     return lambda token: ((token.norm in values or token.at in after_number
                            or _number(token.norm) is not None or schedules.is_clock(token.raw))
                           and (schedule or token.raw.casefold() not in schedules.FREQUENCIES))
+
+
+def _a_unit(norm: str) -> bool:
+    """Whether a word after a number is its unit ("5 minutes", "10 MB", "90 %")."""
+    return norm in _SECONDS or norm in _BYTES or norm in _PERCENT
 
 
 def _amounts(clause: Clause) -> set[str]:
@@ -1344,13 +1448,65 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
         values = ((set(), set()) if scale
                   else ({t.norm for t in a.tokens if t.at in places_a},
                         {t.norm for t in b.tokens if t.at in places_b}))
-        sure = subject_match(subject(a, _naming(a, places_a, category)),
-                             subject(b, _naming(b, places_b, category)),
-                             values, lenient=True, manner=scale)
+        subjects = (subject(a, _naming(a, places_a, category)),
+                    subject(b, _naming(b, places_b, category)))
+        sure = subject_match(*subjects, values, lenient=True, manner=scale)
+        if (sure is None or sure < CONFIDENT) and not scale and _the_only_one(a, b, *subjects):
+            sure = CONFIDENT
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"another {category} for the same subject: "
                                   f"{', '.join(sorted(named_a))!r} against "
                                   f"{', '.join(sorted(named_b))!r}", min(sure, 0.8))
+    return None
+
+
+def _the_only_one(a: Clause, b: Clause, subject_a: Subject, subject_b: Subject) -> bool:
+    """Whether one statement says its member is the only one ("provisioned exclusively
+    with Terraform", "Rollbar, our only error tracker") and the two share a word of
+    their subject: then any other member of the category, on that subject, clashes,
+    however else each statement words it. Subjects as subject_match left them."""
+    shared = subject_a.key & subject_b.key - _KINDS
+    return (a.exclusive or b.exclusive) and bool(shared) and not _ways_apart(a, b) \
+        and not _qualified_apart(subject_a, subject_b)
+
+
+_SENDING = frozenset({*flows.SENDING.split("|"), *lexicon.VERB_KINDS["answer"].split()})
+_RECEIVING = frozenset(flows.RECEIVING.split("|"))
+
+
+def _ways_apart(a: Clause, b: Clause) -> bool:
+    """Whether one statement speaks of what comes in ("the API only accepts JSON") and
+    the other of what goes out ("the API returns XML errors"): two slots."""
+    ways = [(bool(_SENDING & set(clause.words)), bool(_RECEIVING & set(clause.words)))
+            for clause in (a, b)]
+    return ways[0] != ways[1] and any(ways[0]) and any(ways[1])
+
+
+# Words that say where something is denied without narrowing it: "there is no Celery
+# anywhere in the stack" denies Celery for the whole project.
+_WHOLE_SCOPE = frozenset(_norm(word) for word in (
+    "anywhere", "stack", "project", "codebase", "repository", "monorepo", "here", "all",
+    "company", "org", "organisation", "organization", "team"))
+
+
+_CHOSEN = frozenset(_norm(word) for word in (*_CHOOSING, "picked", "chose", "chosen"))
+
+
+def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """A known thing denied with nothing to narrow it ("pnpm is not used", "there is no
+    Celery anywhere in the stack", "we don't use Sentry") against a statement that uses
+    or chose it ("the team uses pnpm to manage dependencies")."""
+    denier, other = (a, b) if a.negative else (b, a)
+    if _adds(other):
+        return None
+    for found in value_categories.members(denier.raws):
+        rest = subject(denier, lambda token, at=found.at: token.at in at).key - _WHOLE_SCOPE
+        said = [f for f in value_categories.members(other.raws) if f.member == found.member]
+        uses = {word for word in other.words if _linking(word) or _norm(word) in _CHOSEN}
+        if not rest and said and uses:
+            return _verdict(True, f"{' '.join(denier.raws[at] for at in found.at)!r} is "
+                                  f"denied outright by one statement and used by the other",
+                            0.75)
     return None
 
 
@@ -1362,11 +1518,24 @@ def _naming(clause: Clause, places: set[int], category: str):
                           or (_number(token.norm) is not None and token.at - 1 in places))
 
 
+def _in_the_past_tense(clause: Clause) -> bool:
+    """Whether a clause states something in the past tense: a past form of a state verb
+    that is no participle ("is used", "are required")."""
+    words = clause.words
+    return any(word in _PAST_STATES and (at == 0 or words[at - 1] not in _COPULAS | {"been"})
+               for at, word in enumerate(words))
+
+
+def _then_and_now(a: Clause, b: Clause) -> bool:
+    return any(_in_the_past_tense(then) and not _NOW & set(then.words) and _NOW & set(now.words)
+               for then, now in ((a, b), (b, a)))
+
+
 def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
-    if a.past or b.past:
+    if a.past or b.past or _then_and_now(a, b):
         return None
     if a.negative != b.negative:
-        rules = (_negation, _denied_value, _changed_measure)
+        rules = (_negation, _denied_value, _denied_outright, _changed_measure)
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
                  _changed_measure, _changed_value, _changed_member, _changed_agent)

@@ -20,6 +20,7 @@ OPPOSITES = {
     "exclude": "include", "excludes": "includes", "excluded": "included",
     "rejected": "accepted", "reject": "accept", "rejects": "accepts",
     "insecure": "secure", "unsupported": "supported", "unavailable": "available",
+    "stateless": "stateful",
 }
 # Two words that say the same thing: read as the second. Short forms of the field too
 # ("docs", "repo", "config").
@@ -32,8 +33,8 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
         "k8s": "kubernetes", "e2e": "end-to-end"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
-# is "not in" it, "10,000" is a number and "half an hour" 30 minutes, to favour is to
-# prefer.
+# is "not in" it, what keeps its session state is "stateful", "10,000" is a number and
+# "half an hour" 30 minutes, to favour is to prefer.
 PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:turned|switched|toggled)\s+on\b", "enabled"),
            (r"\b(?:turned|switched|toggled)\s+off\b", "disabled"),
@@ -43,6 +44,15 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
            (r"\bhalf an hour\b", "30 minutes"), (r"\bhalf a minute\b", "30 seconds"),
            (r"\bhalf a day\b", "12 hours"), (r"\ba quarter of an hour\b", "15 minutes"),
+           # a state kept is "stateful", none kept "stateless"; a dependency had or not
+           # is a verb ("has no dependency on" is "does not depend on")
+           (r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+no\s+(?:session\s+)?state\b",
+            "is stateless"),
+           # not "we keep frontend state in Zustand": where a kind of state is kept
+           (r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+(?:(?:[\w-]+\s+){0,2}?"
+            r"session\s+)?state\b", "is stateful"),
+           (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
+           (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
            (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
            (r"\bfavou?r\b", "prefer"))
@@ -72,6 +82,9 @@ VERB_KINDS = {
     # what someone wants: "I like type hints" and "skip type hints" speak of one thing
     "like": "like likes liked love loves loved want wants wanted prefer prefers preferred "
             "enjoy enjoys enjoyed use uses used",
+    # what a thing offers: "the endpoint supports CSV" / "CSV is not available from it"
+    "offer": "support supports supported offer offers offered provide provides provided "
+             "available",
     "answer": "return returns returned respond responds responded response responses "
               "reply replies replied",
 }

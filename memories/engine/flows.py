@@ -15,7 +15,8 @@ SENDING = ("sends|send|pushes|push|publishes|publish|emits|emit|forwards|forward
            "ships|ship|delivers|deliver|posts|post|uploads|upload|feeds|feed|mirrors|mirror")
 # Verbs whose subject is where something goes to ("B pulls events from A").
 RECEIVING = ("receives|receive|pulls|pull|reads|read|consumes|consume|fetches|fetch|"
-             "imports|import|downloads|download|polls|poll|ingests|ingest|loads|load")
+             "imports|import|downloads|download|polls|poll|ingests|ingest|loads|load|"
+             "accepts|accept")
 # Where an end stops: a clause's punctuation or the start of another phrase.
 _END = (r"(?=\s*[,;.!?]|\s+(?:every|each|nightly|daily|hourly|weekly|via|with|using|through|"
         r"when|whenever|after|before|on|at|in|for|over|and|but|as|once|twice|by)\b|\s*$)")

@@ -36,10 +36,22 @@ _NOT_A_NOUN = frozenset({"is", "are", "was", "were", "at", "on", "in", "and", "o
 ZONES = frozenset({"utc", "gmt", "cet", "cest", "est", "edt", "pst", "pdt", "ist", "jst"})
 _GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")
 _CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$")
+# Verbs that only tie an event to when it happens ("planning happens every Tuesday",
+# "we hold planning weekly") and words that name the schedule itself ("the cron for the
+# report", "report generation is scheduled ...").
+EVENT_WORDS = frozenset({"happen", "happens", "happened", "occur", "occurs", "occurred",
+                         "hold", "holds", "held", "cron", "crontab", "schedule", "schedules",
+                         "scheduled"})
 # Words a schedule is said with: no part of what a statement is about.
 WORDS = frozenset({*FREQUENCIES, *UNITS, *(f"{unit}s" for unit in UNITS), *WEEKDAYS,
                    *(f"{day}s" for day in WEEKDAYS), *DAY_KINDS, *DAY_KINDS.values(),
-                   *TIMES, "every", "each", "times", "am", "pm", "noon", "midnight"})
+                   *TIMES, *ORDINALS, *EVENT_WORDS, "first", "last", "every", "each", "times",
+                   "am", "pm", "noon", "midnight"})
+# A cron expression: minute, hour, day of month, month, day of week ("0 6 * * *"); one
+# field at least is "*", so a list of five numbers is none.
+_CRON = re.compile(r"(?<![\w*/,-])(?=[\d*/,-]+(?:\s+[\d*/,-]+){4}(?![\w*/,-]))(?=[^\n]*?\*)"
+                   r"([\d*/,-]+)\s+([\d*/,-]+)\s+([\d*/,-]+)\s+([\d*/,-]+)\s+([\d*/,-]+)")
+_CRON_WEEKDAYS = (*WEEKDAYS[6:], *WEEKDAYS[:6], WEEKDAYS[6])  # 0 and 7 are Sunday
 
 
 def _singular(word: str) -> str:
@@ -129,3 +141,34 @@ def schedule(words: Sequence[str]) -> dict:
         if (minutes := _clock(words, i)) is not None:
             found.setdefault(f"time of day{zone}", minutes)
     return found
+
+
+def _cron_in_words(found: re.Match) -> str:
+    minute, hour, day, month, weekday = found.groups()
+    if month != "*":
+        return found.group(0)  # a month of its own: left as written
+    if minute.startswith("*/") and minute[2:].isdigit() and hour == day == weekday == "*":
+        return f"every {minute[2:]} minutes"
+    if not minute.isdigit():
+        return found.group(0)
+    if hour == "*" and day == weekday == "*":
+        return "hourly"
+    if hour.startswith("*/") and hour[2:].isdigit() and day == weekday == "*":
+        return f"every {hour[2:]} hours"
+    if not hour.isdigit() or int(hour) > 23 or int(minute) > 59:
+        return found.group(0)
+    at = f"at {int(hour):02d}:{int(minute):02d}"
+    if day == weekday == "*":
+        return f"daily {at}"
+    if day == "*" and weekday.isdigit() and int(weekday) <= 7:
+        return f"every {_CRON_WEEKDAYS[int(weekday)]} {at}"
+    if weekday == "*" and day.isdigit():
+        return f"monthly {at}"
+    return found.group(0)
+
+
+def cron_in_words(text: str) -> str:
+    """`text` with its cron expressions said in words: "0 6 * * *" is "daily at 06:00",
+    "*/15 * * * *" "every 15 minutes", "0 2 * * 1" "every monday at 02:00"; one it
+    cannot say simply stays as written."""
+    return _CRON.sub(_cron_in_words, text)

@@ -137,7 +137,9 @@ def test_a_verdict_says_why_and_how_sure():
 def test_measures_read_units_counts_and_versions():
     words = ["the", "ttl", "is", "an", "hour", "with", "3", "replicas", "and", "100",
              "requests", "per", "minute"]
-    assert measures(words) == {"duration": 3600.0, "replica": 3.0, "request/minut": 100.0}
+    # a rate is read per hour, whatever unit it is written in
+    assert measures(words) == {"duration": 3600.0, "replica": 3.0, "request/hour": 6000.0}
+    assert measures(["6000", "requests", "per", "hour"])["request/hour"] == 6000.0
     assert measures(["10", "mb"]) == {"size": 10_000_000.0}
     assert measures(["on", "python", "3.11"], ["on", "Python", "3.11"]) == {
         "version of python": "3.11"}

@@ -97,7 +97,7 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
 
 def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
     pairs = [pair for path in contradictions.DEV_PATHS for pair in contradictions.load(path)]
-    assert len(pairs) >= 690 and {p.split for p in pairs} == {"dev"}
+    assert len(pairs) >= 790 and {p.split for p in pairs} == {"dev"}
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
     assert len({p.id for p in pairs}) == len(pairs)
     # every kind is either a kind of contradiction or a kind of look-alike, never both
@@ -109,19 +109,40 @@ def test_the_default_paths_are_the_dev_files_then_the_held_out_one():
     assert contradictions.DEFAULT_PATHS == (*contradictions.DEV_PATHS,
                                             contradictions.HELDOUT_PATH)
     assert contradictions.HELDOUT_PATH not in contradictions.DEV_PATHS
+    assert contradictions.HELDOUT_PATH.name == "contradictions_heldout4.jsonl"
+
+
+def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwritten(
+        tmp_path, monkeypatch):
+    dev = _write(tmp_path, TINY[:1], name="dev.jsonl")
+    heldout = tmp_path / "heldout.jsonl"
+    monkeypatch.setattr(contradictions, "DEFAULT_PATHS", (dev, heldout))
+    monkeypatch.setattr(contradictions, "HELDOUT_PATH", heldout)
+    assert contradictions.available_paths() == (dev,)
+    _write(tmp_path, TINY[2:3], name="heldout.jsonl")
+    assert contradictions.available_paths() == (dev, heldout)
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 692 pairs (both earlier held-out batches and five batches written
-    while the rules were reworked among them): precision 1.000, recall 0.884 when
-    written. The floors sit just under, so a regression fails."""
+    """Tuned on these 792 pairs (the three earlier held-out batches and five batches
+    written while the rules were reworked among them): precision 1.000, recall 0.856 when
+    written (0.580 on the third held-out batch alone). The floors sit just under, so a
+    regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 692 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.98 and report["recall"] >= 0.87
+    assert report["pairs"] == 792 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.99 and report["recall"] >= 0.85
+    third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
+    assert third["precision"] >= 0.99 and third["recall"] >= 0.57
+
+
+def _heldout():
+    if not contradictions.HELDOUT_PATH.exists():
+        pytest.skip(f"{contradictions.HELDOUT_PATH.name} is not written yet")
+    return contradictions.load(contradictions.HELDOUT_PATH)
 
 
 def test_the_held_out_set_is_balanced_and_apart_from_dev():
-    heldout = contradictions.load(contradictions.HELDOUT_PATH)
+    heldout = _heldout()
     assert len(heldout) >= 60 and {p.split for p in heldout} == {"heldout"}
     assert sum(p.contradicts for p in heldout) == len(heldout) / 2
     dev = {(p.a, p.b) for path in contradictions.DEV_PATHS for p in contradictions.load(path)}
@@ -129,12 +150,12 @@ def test_the_held_out_set_is_balanced_and_apart_from_dev():
 
 
 def test_the_rules_hold_their_floor_on_the_held_out_pairs():
-    """Measured once on the final rules of issue 12's third round: precision 0.769,
-    recall 0.200 (the issue's target is 0.8 for both: not met). The floors sit just
-    under, so a regression fails."""
+    """No floor yet: the fourth held-out batch is scored once when it is written, and
+    its floors are set under what that run measures. Until then this only checks that
+    the held-out file scores as a held-out split of its own."""
+    heldout = _heldout()
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
-    assert report["pairs"] == 100 and report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.75 and report["recall"] >= 0.18
+    assert report["pairs"] == len(heldout) and report["per_split"].keys() == {"heldout"}
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():
@@ -159,6 +180,17 @@ def test_engram_eval_contradictions_prints_a_table_with_the_misses(tmp_path):
     text = out.getvalue()
     assert "Contradictions: 2 pairs (2 contradictory); judge rules" in text
     assert "precision  recall accuracy" in text and "split dev" in text
+
+
+def test_engram_eval_contradictions_says_so_when_the_held_out_file_is_unwritten(
+        tmp_path, monkeypatch):
+    dev = _write(tmp_path, TINY[:2], name="dev.jsonl")
+    monkeypatch.setattr(contradictions, "DEFAULT_PATHS", (dev, tmp_path / "heldout.jsonl"))
+    monkeypatch.setattr(contradictions, "HELDOUT_PATH", tmp_path / "heldout.jsonl")
+    out, err = StringIO(), StringIO()
+    call_command("engram_eval", "contradictions", "--json", stdout=out, stderr=err)
+    assert "heldout.jsonl is not written yet" in err.getvalue()
+    assert json.loads(out.getvalue())["per_split"].keys() == {"dev"}
 
 
 def test_engram_eval_contradictions_replays_recorded_replies_as_json():

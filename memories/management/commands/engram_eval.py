@@ -140,8 +140,14 @@ class Command(BaseCommand):
         if benchmark == "contradictions":
             # no database and no embedding model: pairs are judged one by one
             # Recorded replies exist for the dev pairs only (they replay, they measure nothing).
-            default = ((contradictions.DEFAULT_PATH,) if judge.startswith("recorded:")
-                       else contradictions.DEFAULT_PATHS)
+            if judge.startswith("recorded:"):
+                default = (contradictions.DEFAULT_PATH,)
+            else:
+                default = contradictions.available_paths()
+                if contradictions.HELDOUT_PATH not in default and path is None:
+                    # on stderr, so --json stays parseable
+                    self.stderr.write(f"no held-out pairs: {contradictions.HELDOUT_PATH.name} "
+                                      f"is not written yet, so the dev split is all there is")
             self._contradictions(path or default, judge, as_json)
             return
         if benchmark == "train-ranker":

@@ -136,8 +136,6 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
 
 
 def _heldout():
-    if not contradictions.HELDOUT_PATH.exists():
-        pytest.skip(f"{contradictions.HELDOUT_PATH.name} is not written yet")
     return contradictions.load(contradictions.HELDOUT_PATH)
 
 
@@ -150,12 +148,13 @@ def test_the_held_out_set_is_balanced_and_apart_from_dev():
 
 
 def test_the_rules_hold_their_floor_on_the_held_out_pairs():
-    """No floor yet: the fourth held-out batch is scored once when it is written, and
-    its floors are set under what that run measures. Until then this only checks that
-    the held-out file scores as a held-out split of its own."""
+    """The fourth held-out batch, scored once on the rules it was never shown: precision
+    0.765, recall 0.260 (0.727 / 0.160 on the rules before the round). The floors sit
+    just under, so a real regression fails; the issue's target (0.8 / 0.8) is not met."""
     heldout = _heldout()
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
     assert report["pairs"] == len(heldout) and report["per_split"].keys() == {"heldout"}
+    assert report["precision"] >= 0.75 and report["recall"] >= 0.24
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

@@ -104,6 +104,25 @@ def test_the_sweep_indexes_large_owners_the_queue_missed(alice, bob, low_line):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_building_an_owners_index_tells_the_planner_about_the_owner(alice, low_line):
+    as_if_the_queue_were_down(alice)
+    remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)])
+    assert alice.pk not in owners_the_planner_knows()
+
+    vector_indexes.index_owner_vectors(alice.pk)
+
+    assert alice.pk in owners_the_planner_knows()
+
+
+def owners_the_planner_knows():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT most_common_vals::text::bigint[] FROM pg_stats "
+                       "WHERE tablename = 'memories_memory' AND attname = 'owner_id'")
+        row = cursor.fetchone()
+    return set(row[0] or ()) if row else set()
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_dense_query_of_a_large_owner_uses_its_own_index(alice, bob, low_line):
     remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)])
     as_if_the_queue_were_down(bob)

@@ -8,7 +8,8 @@ The dedup decision is the engine's (engine/dedup.py); this module finds the cand
 """
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -232,6 +233,47 @@ def _embed_all(items: list[NewMemory], provider) -> np.ndarray | None:
             log.warning("embedding deferred for %d memories: %s", len(missing), exc)
             return None
     return vectors
+
+
+def embedded_ahead(batches: Iterable[Sequence[NewMemory]]) -> Iterator[list[NewMemory]]:
+    """Each batch again, its items' vectors filled in, the next batch embedded in a thread
+    while the caller stores this one.
+
+    A bulk write otherwise waits on the model, then on the database, batch after batch;
+    ONNX Runtime releases the GIL and PostgreSQL works in its own process, so the two
+    overlap. Batches stay as the caller cut them, so what merges into what is unchanged.
+    A batch the provider cannot embed comes back as it was: remember_many tries it
+    again and defers it as usual.
+    """
+    provider = get_provider()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedded-ahead") as pool:
+        pending = None
+        for batch in batches:
+            batch = list(batch)
+            ahead = pool.submit(_with_vectors, batch, provider)
+            if pending is not None:
+                yield pending.result()
+            pending = ahead
+        if pending is not None:
+            yield pending.result()
+
+
+def _with_vectors(items: list[NewMemory], provider) -> list[NewMemory]:
+    """The items with vectors of what remember_many will store: their text with secrets
+    redacted (see _without_secrets), embedded as remember_many would."""
+    missing = [i for i, item in enumerate(items)  # what validation refuses is not embedded
+               if item.embedding is None and content_error(item.content) is None]
+    if not missing:
+        return items
+    try:
+        vectors = provider.embed_documents([_without_secrets(items[i]).content
+                                            for i in missing])
+    except ProviderError:
+        return items
+    done = list(items)
+    for i, vector in zip(missing, vectors, strict=True):
+        done[i] = replace(items[i], embedding=vector)
+    return done
 
 
 class DuplicateMemory(Exception):

@@ -59,7 +59,7 @@ from .jsonl import (
     read_records,
     text_field,
 )
-from .remembering import NewMemory, new_memory_errors, remember_many
+from .remembering import NewMemory, embedded_ahead, new_memory_errors, remember_many
 from .validation import MAX_SCOPE_LENGTH, clean_tags, unstorable_text_error
 
 EXPORT_FORMATS = [
@@ -389,23 +389,29 @@ def import_engram(owner, parsed: EngramFile, report: ImportReport, *,
     remember_many. Each batch is a transaction (wrap the call in one for all or nothing).
     """
     ids: dict[str, uuid.UUID] = {}  # exported memory id -> stored memory id
-    for start in range(0, len(parsed.memories), IMPORT_BATCH):
-        batch = parsed.memories[start:start + IMPORT_BATCH]
+    batches = [parsed.memories[start:start + IMPORT_BATCH]
+               for start in range(0, len(parsed.memories), IMPORT_BATCH)]
+    fresh = embedded_ahead([line.item for line in batch if not line.restored]
+                           for batch in batches)
+    for batch, items in zip(batches, fresh, strict=True):
         with transaction.atomic():
             _restore_memories(owner, [line for line in batch if line.restored], ids, report)
-            _remember_lines(owner, [line for line in batch if not line.restored], report)
+            _remember_lines(owner, [line for line in batch if not line.restored], items,
+                            report)
         advance(len(batch))
     with transaction.atomic():
         _restore_graph(owner, parsed, ids, report)
     return report
 
 
-def _remember_lines(owner, lines: list[ImportLine], report: ImportReport) -> None:
+def _remember_lines(owner, lines: list[ImportLine], items: list[NewMemory],
+                    report: ImportReport) -> None:
+    """Store the lines' items (`items`, embedded ahead: see embedded_ahead)."""
     if not lines:
         return
     try:
         with transaction.atomic():
-            results = remember_many(owner=owner, items=[line.item for line in lines])
+            results = remember_many(owner=owner, items=items)
     except ValidationError as exc:
         # The line checks above mirror the service's; should they ever disagree, name
         # the line and leave its batch out.

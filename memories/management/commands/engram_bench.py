@@ -32,7 +32,12 @@ from memories.services import vector_indexes
 from memories.services.api_keys import create_api_key
 from memories.services.copy_insert import insert_by_copy
 from memories.services.recall import recall
-from memories.services.remembering import NewMemory, remember, remember_many
+from memories.services.remembering import (
+    NewMemory,
+    embedded_ahead,
+    remember,
+    remember_many,
+)
 
 BENCH_USER = "engram-bench"
 
@@ -125,6 +130,9 @@ class Command(BaseCommand):
                                  "synthetic notes; recall: store that workload up to each "
                                  "size and ask LoCoMo's questions")
         parser.add_argument("--batch-size", type=int, default=256)
+        parser.add_argument("--in-turn", action="store_true",
+                            help="store: embed each batch, then write it, in turn, instead of "
+                                 "embedding the next batch while this one is written")
         parser.add_argument("--tokens-per-run", type=int, default=None,
                             help="store: padded tokens per ONNX run of the local model "
                                  "(to compare run sizes; default the model's)")
@@ -174,10 +182,10 @@ class Command(BaseCommand):
         started = time.perf_counter()
         created = 0
         with tqdm(total=count, unit="memory") as bar:
-            for start in range(0, count, batch_size):
-                batch = [NewMemory(content=text, kind="episode",
-                                            memory_type="episodic")
-                         for text in corpus[start:start + batch_size]]
+            batches = ([NewMemory(content=text, kind="episode", memory_type="episodic")
+                        for text in corpus[start:start + batch_size]]
+                       for start in range(0, count, batch_size))
+            for batch in (batches if options["in_turn"] else embedded_ahead(batches)):
                 results = remember_many(owner=owner, items=batch)
                 created += sum(r.created for r in results)
                 # The worker builds an owner's own index once it crosses the line; no

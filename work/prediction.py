@@ -15,9 +15,11 @@ from datetime import datetime
 from django.conf import settings
 
 import codegraph.selectors
+from memories import selectors as memory_selectors
 from memories.engine.context import Block, count_tokens, pack
 from memories.models import Kind
 from memories.selectors import RecallFilters
+from memories.services.context import UNREVIEWED
 from memories.services.recall import recall
 
 from . import engine, selectors
@@ -113,12 +115,19 @@ def predict(owner, signals: Signals, *, budget: int = DEFAULT_BUDGET,
             return
         hits = recall(owner=owner, query=query[:2000], limit=limit, now=now,
                       filters=replace(filters, kinds=tuple(kinds)))
+        # An insight no person has approved comes labelled, as in every context, or not
+        # at all while approval is required.
+        unreviewed = memory_selectors.unreviewed_insights(hit.memory for hit in hits)
         for hit in hits:
+            if hit.memory.pk in unreviewed and settings.ENGRAM_INSIGHTS_NEED_APPROVAL:
+                continue
             # Among the few memories of one kind (workflows), a shared word is enough:
             # "release" names `release: test → build → ...` though the meaning is far.
             if hit.breakdown.match >= settings.ENGRAM_CONTEXT_MIN_SCORE or (
                     kinds and hit.breakdown.keyword_rank is not None):
-                add(section, hit.memory.content, ref, str(hit.memory.pk), hit.score)
+                text = hit.memory.content + (f" ({UNREVIEWED})"
+                                             if hit.memory.pk in unreviewed else "")
+                add(section, text, ref, str(hit.memory.pk), hit.score)
 
     for task in selectors.open_tasks(owner, project, session_id=signals.session_id or None,
                                      limit=1):

@@ -352,6 +352,8 @@ class MemoryRelated(OwnedMemoryView):
         hop = serializers.IntegerField()
         relation = serializers.CharField()
         memory = MemoryOutput()
+        unreviewed = serializers.BooleanField(
+            help_text="An insight reflection wrote that no person has approved yet")
 
     @extend_schema(parameters=[RelatedInput], responses=RelatedOutput(many=True),
                    summary="Memories linked to this one, walking the graph up to 3 hops")
@@ -361,9 +363,10 @@ class MemoryRelated(OwnedMemoryView):
         data.is_valid(raise_exception=True)
         rows = selectors.related_memories(memory, reader=request.user, reach=self.reach,
                                           **data.validated_data)
+        unreviewed = selectors.unreviewed_insights(m for m, _, _ in rows)
         return Response(self.RelatedOutput(
-            [{"memory": m, "hop": hop, "relation": relation} for m, hop, relation in rows],
-            many=True).data)
+            [{"memory": m, "hop": hop, "relation": relation, "unreviewed": m.pk in unreviewed}
+             for m, hop, relation in rows], many=True).data)
 
 
 class MemoryFeedback(OwnedMemoryView):

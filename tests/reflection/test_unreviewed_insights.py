@@ -2,6 +2,7 @@
 them; with ENGRAM_INSIGHTS_NEED_APPROVAL they stay out of contexts until then."""
 
 import pytest
+from django.utils import timezone
 
 from memories.mcp import operations
 from memories.models import LinkRelation, MemoryLink
@@ -9,6 +10,7 @@ from memories.services.context import UNREVIEWED, assemble_context
 from memories.services.remembering import remember
 from reflection import services as reflection
 from reflection.models import Insight
+from work import prediction
 
 INSIGHT = "Deploys of the billing service fail whenever the schema migration is skipped"
 FACT = "The billing service deploys from the release branch"
@@ -89,3 +91,35 @@ def test_mcp_search_and_related_label_an_unapproved_insight(insight, alice):
     assert UNREVIEWED not in found.split(fact_entry, 1)[1].split("\n")[1]
     linked = operations.related(alice, {"memory": str(insight.cited_ids[0])})
     assert INSIGHT[:40] in linked and UNREVIEWED in linked
+
+
+def test_related_over_the_api_says_which_linked_memories_are_unreviewed(
+        insight, alice, api_client_for):
+    url = f"/api/v1/memories/{insight.cited_ids[0]}/related"
+    client = api_client_for(alice)
+    rows = client.get(url).json()
+    assert {row["memory"]["content"]: row["unreviewed"] for row in rows}[INSIGHT] is True
+    reflection.review(insight, approve=True, by=alice)
+    assert {row["memory"]["content"]: row["unreviewed"] for row in client.get(url).json()}[
+        INSIGHT] is False
+
+
+def predicted_texts(owner) -> list[str]:
+    found = prediction.predict(owner, prediction.Signals(project=None, error_text=QUERY),
+                               now=timezone.now())
+    return [item.text for item in found.items]
+
+
+def test_a_predicted_insight_is_labelled_until_approved(insight, alice):
+    assert f"{INSIGHT} ({UNREVIEWED})" in predicted_texts(alice)
+    assert FACT in predicted_texts(alice)  # a fact comes unlabelled
+    reflection.review(insight, approve=True, by=alice)
+    assert INSIGHT in predicted_texts(alice)
+
+
+def test_with_approval_required_an_unapproved_insight_is_not_predicted(
+        insight, alice, settings):
+    settings.ENGRAM_INSIGHTS_NEED_APPROVAL = True
+    assert not any(INSIGHT in text for text in predicted_texts(alice))
+    reflection.review(insight, approve=True, by=alice)
+    assert INSIGHT in predicted_texts(alice)

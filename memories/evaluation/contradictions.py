@@ -38,7 +38,9 @@ confidence: what enters the open queue. Contradictions kept below it are counted
 
 A judge is any callable (a, b) -> JudgeVerdict: `rules_verdict`, a provider's
 `lambda a, b: provider.judge(a, b).value`, or `RecordedJudge`, which replays model
-replies recorded in a JSONL file, so a model's figures can be reported without network.
+replies recorded in a JSONL file through the live parser, so the replay path is tested
+without network. The shipped replies were written by hand to agree with the labels: they
+measure nothing, and no figure is reported from them.
 """
 
 import json

@@ -272,8 +272,9 @@ _CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "c
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "eighteen": "18",
-    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16",
+    "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30",
+    "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
     "ninety": "90", "hundred": "100", "thousand": "1000",
 }
 
@@ -359,6 +360,14 @@ def _is_value(raw: str, at: int) -> bool:
     return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
 
 
+def _same(word: str) -> str:
+    """The word lexicon.SAME reads `word` as, a compound's parts each ("auth-service" is
+    "authentication-service", "prod-db" "production-database")."""
+    if word in lexicon.SAME or "-" not in word:
+        return lexicon.SAME.get(word, word)
+    return "-".join(lexicon.SAME.get(part, part) for part in word.split("-"))
+
+
 _PHRASES = [(re.compile(pattern, _I), replacement)
             for pattern, replacement in lexicon.PHRASES]
 
@@ -370,7 +379,7 @@ def read_clause(text: str) -> Clause:
     raws = _RAW_TOKEN.findall(text)
     tokens, negations, negated, exclusive = [], 0, "", False
     for at, raw in enumerate(raws):
-        word = lexicon.SAME.get(raw.casefold(), raw.casefold())
+        word = _same(raw.casefold())
         opposite = word in _DISLIKE or word in lexicon.OPPOSITES
         if opposite:
             # "dislikes X" is "not likes X", "disabled" is "not enabled"
@@ -385,7 +394,8 @@ def read_clause(text: str) -> Clause:
         # "US" is a region, not "us": an acronym is no function word
         if (word in _FUNCTION_WORDS and not _acronym(raw)) or word in _POSITIVE_MARKERS:
             continue
-        norm = NUMBER_WORDS.get(word) or _norm(word, raw)
+        # a short form is no acronym once written out: "DB" is "database"
+        norm = NUMBER_WORDS.get(word) or _norm(word, raw if word == raw.casefold() else "")
         if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
             negated = norm
         tokens.append(Token(raw, norm, at, _is_value(raw, at), opposite))

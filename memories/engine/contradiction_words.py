@@ -30,7 +30,9 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
         "dbs": "databases", "env": "environment", "envs": "environments",
         "auth": "authentication", "deps": "dependencies", "infra": "infrastructure",
         "app": "application", "apps": "applications", "perf": "performance",
-        "k8s": "kubernetes", "e2e": "end-to-end"}
+        "k8s": "kubernetes", "e2e": "end-to-end", "prod": "production",
+        "authn": "authentication", "authz": "authorization", "impl": "implementation",
+        "ttl": "lifetime"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
 # is "not in" it, what keeps its session state is "stateful", "10,000" is a number and
@@ -54,6 +56,17 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
+           # words of time that say "now" ("16 runners at the moment")
+           (r"\b(?:at the moment|at present|right now|for now|these days|as of today)\b",
+            "currently"),
+           # a scope that narrows nothing: "on every plan, with no exceptions", "in all
+           # environments", "across the board"; "since the last upgrade" dates what
+           # holds now
+           (r",?\s*\b(?:with no exceptions?|without (?:any )?exceptions?|across the board|"
+            r"no matter what)\b", ""),
+           (r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
+            r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b", ""),
+           (r"\s*\bsince\s+(?:the|our)\s+(?:last|latest|recent|most recent)\s+\w+\b", ""),
            (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
            (r"\bfavou?r\b", "prefer"))
 
@@ -65,7 +78,11 @@ LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "runni
                            "sits", "rely", "relies", "relied", "power", "powers", "powered",
                            "operate", "operates", "operated", "get", "gets", "got",
                            "handle", "handles", "handled", "based", "do", "does",
-                           "done", "target", "targets", "targeted"})
+                           "done", "target", "targets", "targeted",
+                           # what a port or a lifetime is said with: "listens on port
+                           # 8081", "is bound to 8080", "stays valid for an hour"
+                           "listen", "listens", "listening", "bound", "bind", "binds",
+                           "stay", "stays", "stayed", "remain", "remains", "remained"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.
 VERB_KINDS = {
@@ -85,6 +102,10 @@ VERB_KINDS = {
     # what a thing offers: "the endpoint supports CSV" / "CSV is not available from it"
     "offer": "support supports supported offer offers offered provide provides provided "
              "available",
+    # how long a thing lasts: "tokens expire after 15 minutes", "the TTL is 600 seconds",
+    # "a session lifetime of one hour", "valid for one hour"
+    "expire": "expire expires expired expiry expiration expiring lifetime lifetimes "
+              "valid validity",
     "answer": "return returns returned respond responds responded response responses "
               "reply replies replied",
 }

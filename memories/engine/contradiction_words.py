@@ -51,8 +51,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+no\s+(?:session\s+)?state\b",
             "is stateless"),
            # not "we keep frontend state in Zustand": where a kind of state is kept
-           (r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+(?:(?:[\w-]+\s+){0,2}?"
-            r"session\s+)?state\b", "is stateful"),
+           ((r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+(?:(?:[\w-]+\s+){0,2}?"
+             r"session\s+)?state\b"), "is stateful"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
@@ -62,10 +62,10 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            # a scope that narrows nothing: "on every plan, with no exceptions", "in all
            # environments", "across the board"; "since the last upgrade" dates what
            # holds now
-           (r",?\s*\b(?:with no exceptions?|without (?:any )?exceptions?|across the board|"
-            r"no matter what)\b", ""),
-           (r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
-            r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b", ""),
+           ((r",?\s*\b(?:with no exceptions?|without (?:any )?exceptions?|across the board|"
+             r"no matter what)\b"), ""),
+           ((r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
+             r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b"), ""),
            (r"\s*\bsince\s+(?:the|our)\s+(?:last|latest|recent|most recent)\s+\w+\b", ""),
            (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
            (r"\bfavou?r\b", "prefer"))

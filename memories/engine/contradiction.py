@@ -500,7 +500,8 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found["percent"] = amount
         elif attempts := _attempts(words, i, unit, amount):
             found["attempts"] = attempts
-        elif raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word):
+        elif (raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word)
+              and "per" not in words[i + 2:i + 2 + COUNTED_RUN]):  # "API: 500 req per min"
             found[f"version of {words[i - 1]}"] = word
         elif following and following not in _FUNCTION_WORDS:
             # "4 worker processes" counts processes: the last word of the run counts too
@@ -547,7 +548,10 @@ def _last_name(raws: Sequence[str], at: int) -> str:
     words before `at`; a known product first ("the Go toolchain pinned in CI is 1.22")."""
     reach = range(at - 1, max(0, at - NAME_REACH) - 1, -1)
     known = {i for found in value_categories.members(tuple(raws)) for i in found.at}
-    names = [i for i in reach if _is_value(raws[i], i)
+    # a known product written as a name is one as the first word too ("Django is pinned
+    # at 5.2")
+    names = [i for i in reach if (_is_value(raws[i], i) or (i == 0 and i in known
+                                                            and _capitalised(raws[i])))
              and not any(char.isdigit() for char in raws[i])]
     chosen = next((i for i in names if i in known), names[0] if names else None)
     return "" if chosen is None else raws[chosen].casefold()

@@ -269,8 +269,9 @@ KIND_NOUNS = {
     "license": "license",
 }
 # What names a version's product, whatever its category ("Go 1.22 is the toolchain").
-VERSION_NOUNS = frozenset({"version", "versions", "release", "toolchain", "compiler",
-                           "interpreter", "runtime"})
+VERSION_NOUNS = frozenset({"version", "versions", "release", "releases", "toolchain",
+                           "compiler", "interpreter", "runtime", "series", "line", "lts",
+                           "branch"})
 
 
 def kind_nouns(category: str) -> frozenset[str]:

@@ -149,6 +149,7 @@ NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause m
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
 SAME_SUBJECT = 0.5  # share of their other words two statements of one subject have in common
 SHORT_SLOT = 2  # words a swapped non-value may have
+SUBJECT_HEAD = 2  # content words that open a statement and name what it speaks of
 # A verdict at or above this enters the open queue a person works through; below it the
 # contradiction is kept and shown only on request. Whoever judged, the same rule.
 CONFIDENT = 0.75
@@ -240,7 +241,9 @@ _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
-                   r"until last \w+|until \w+ \w+ ago|until then|before that|up to then)\b", _I)
+                   r"until last \w+|until \w+ \w+ ago|until then|before that|up to then"
+                   # a state in the past tense that ended: "was owned by X until the reorg"
+                   r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil)\b", _I)
 # A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against
 # one said to hold now ("our CI now runs on ...", "the current SDK requires ..."): a
 # change told over time, not two claims about the present.
@@ -361,6 +364,9 @@ def _is_value(raw: str, at: int) -> bool:
     return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
+
+
 def _same(word: str) -> str:
     """The word lexicon.SAME reads `word` as, a compound's parts each ("auth-service" is
     "authentication-service", "prod-db" "production-database")."""
@@ -378,6 +384,8 @@ def read_clause(text: str) -> Clause:
     for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
         text = pattern.sub(replacement, text)
     raws = _RAW_TOKEN.findall(text)
+    # a word in a code span is a name of its own ("the `new-checkout` flag")
+    code = {raw for span in _CODE_SPAN.findall(text) for raw in _RAW_TOKEN.findall(span)}
     tokens, negations, negated, exclusive = [], 0, "", False
     for at, raw in enumerate(raws):
         word = _same(raw.casefold())
@@ -399,7 +407,7 @@ def read_clause(text: str) -> Clause:
         norm = NUMBER_WORDS.get(word) or _norm(word, raw if word == raw.casefold() else "")
         if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
             negated = norm
-        tokens.append(Token(raw, norm, at, _is_value(raw, at), opposite))
+        tokens.append(Token(raw, norm, at, _is_value(raw, at) or raw in code, opposite))
     return Clause(text.strip(), tuple(raws), tuple(tokens), negative=negations % 2 == 1,
                   past=bool(_PAST.search(text)), negated=negated, exclusive=exclusive)
 
@@ -860,7 +868,7 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     negated, other = (a, b) if a.negative else (b, a)
     said, also = set(negated.norms), set(other.norms)
     shared = said & also
-    if not a.tokens or not b.tokens:
+    if not a.tokens or not b.tokens or _named_apart(a, b):
         return None
     if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
         return _verdict(True, f"one statement negates the other: {negated.text!r} against "
@@ -882,6 +890,16 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     exact = said == also
     return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                           f"{other.text!r}", 0.9 if exact else 0.8)
+
+
+def _named_apart(a: Clause, b: Clause) -> bool:
+    """Whether each statement opens on a name the other does not say ("the
+    `new-checkout` flag is enabled" / "the `new-search` flag is disabled"): a negation
+    of one says nothing of the other."""
+    values = [{token.norm for token in clause.tokens[:SUBJECT_HEAD] if token.value}
+              - {token.norm for token in other.tokens}
+              for clause, other in ((a, b), (b, a))]
+    return bool(values[0]) and bool(values[1])
 
 
 def _reordered_negation(negated: Clause, other: Clause) -> JudgeVerdict | None:
@@ -1114,11 +1132,18 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
-        if (first.agent != second.agent and first.role == second.role
+        if (_who(first.agent) != _who(second.agent) and first.role == second.role
                 and _same_thing(first.thing, second.thing)):
             return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
                                   f"another holder of one role", 0.75)
     return None
+
+
+def _who(agent: str) -> str:
+    """A holder without the word that says it is a team: "the Payments team" is
+    "Payments"."""
+    words = agent.split()
+    return " ".join(words[:-1] if len(words) > 1 and words[-1] in _TEAMS else words)
 
 
 def _preference_order(text: str) -> tuple[str, str] | None:

@@ -957,6 +957,10 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
         measures([_norm(w) for w in clause.words[max(0, seg[0].at - 1):seg[-1].at + 1]])
         for clause, seg in ((a, seg_a), (b, seg_b)))
     common = measured_a.keys() & measured_b.keys()
+    # a swap that says two amounts ("in S3 for 30 days and then in Glacier for a year")
+    # tells more than one value of one slot
+    if common and any(sum(_a_unit(token.norm) for token in seg) > 1 for seg in (seg_a, seg_b)):
+        return False
     if common:
         return any(measured_a[key] != measured_b[key] for key in common)
     values_a = [t for t in seg_a if t.value]

@@ -1534,6 +1534,7 @@ _WHOLE_SCOPE = frozenset(_norm(word) for word in (
 
 
 _CHOSEN = frozenset(_norm(word) for word in (*_CHOOSING, "picked", "chose", "chosen"))
+_WORKED_BY = frozenset({"by", "with", "via", "through"})
 
 
 def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1547,10 +1548,63 @@ def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
         rest = subject(denier, lambda token, at=found.at: token.at in at).key - _WHOLE_SCOPE
         said = [f for f in value_categories.members(other.raws) if f.member == found.member]
         uses = {word for word in other.words if _linking(word) or _norm(word) in _CHOSEN}
-        if not rest and said and uses:
+        # "jobs are processed by Celery workers", "goes through RQ": what does the work
+        worked_by = any(other.words[at - 1] in _WORKED_BY for f in said for at in f.at[:1]
+                        if at > 0)
+        if not rest and said and (uses or worked_by):
             return _verdict(True, f"{' '.join(denier.raws[at] for at in found.at)!r} is "
                                   f"denied outright by one statement and used by the other",
                             0.75)
+    return None
+
+
+# Words right before a member that say it was passed over, not chosen: "Zustand
+# instead of Redux", "rather than Jenkins", "in place of MySQL", "replaced Webpack with
+# Vite", "moved off Heroku", "migrated away from Travis".
+_PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|\breplac(?:e|es|ed|ing)"
+                          r"|\b(?:moved|moving|migrated|migrating|switched|switching)\s+"
+                          r"(?:off|away\s+from|from)|\bover|\bnot|\bno\s+longer\s+\w+)"
+                          r"(?:\s+(?:the|a|an|our|any))?\s*$", _I)
+
+
+def _passed_over_members(clause: Clause) -> list:
+    """The members of a category that `clause` names as passed over ("instead of
+    Redux"), not as its choice."""
+    return [found for found in value_categories.members(clause.raws)
+            if _PASSED_OVER.search(" ".join(clause.raws[max(0, min(found.at) - 4):min(found.at)]))]
+
+
+def _chosen_instead(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """One statement chooses a member of a category over another ("the SPA uses Zustand
+    stores instead of Redux", "we replaced Jenkins with GitHub Actions") and the other
+    states the one passed over ("the frontend manages state with Redux Toolkit"), on a
+    subject the two share a word of."""
+    for chooser, other in ((a, b), (b, a)):
+        if other.negative or _adds(other):
+            continue
+        passed = _passed_over_members(chooser)
+        if not passed:
+            continue
+        found_chooser = value_categories.members(chooser.raws)
+        found_other = value_categories.members(other.raws)
+        for left in passed:
+            chosen = {f.member for f in found_chooser if f.category == left.category
+                      and f not in passed}
+            said = {f.member for f in found_other if f.category == left.category}
+            if not chosen or left.member not in said or chosen & said:
+                continue
+            places = {at for f in (*found_chooser, *found_other) for at in f.at}
+            subjects = (subject(chooser, _naming(chooser, {at for f in found_chooser
+                                                           for at in f.at}, left.category)),
+                        subject(other, _naming(other, {at for f in found_other
+                                                       for at in f.at}, left.category)))
+            _settle(*subjects)
+            shared = subjects[0].key & subjects[1].key - _KINDS
+            if not places or not shared or _qualified_apart(*subjects) or _ways_apart(a, b):
+                continue
+            return _verdict(True, f"one statement chooses {', '.join(sorted(chosen))!r} "
+                                  f"instead of {left.member!r}, which the other states",
+                            0.8)
     return None
 
 
@@ -1582,7 +1636,8 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
         rules = (_negation, _denied_value, _denied_outright, _changed_measure)
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
-                 _changed_measure, _changed_value, _changed_member, _changed_agent)
+                 _changed_measure, _changed_value, _changed_member, _chosen_instead,
+                 _changed_agent)
     for rule in rules:
         if found := rule(a, b):
             return found

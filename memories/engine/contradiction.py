@@ -724,13 +724,21 @@ def _verb_after_its_subject(clause: Clause, token: Token) -> bool:
             and before not in lexicon.QUANTIFIERS and _number(before) is None)
 
 
-def _in_phrase(subject_of: Subject, unique: set[str]) -> bool:
+def _in_phrase(subject_of: Subject, unique: set[str], shared: set[str] = frozenset()) -> bool:
     """Whether a word only this statement says sits after a preposition ("for caching"):
     a value beside it fills that role, maybe not the other statement's. A verb of a kind
     ("... of the service are deployed") is no object of one."""
     clause = subject_of.clause
     slots = arrangement(clause.text).slots
-    return any(slots.get(token.norm) or slots.get(token.raw.casefold())
+
+    def slot(token: Token) -> str:
+        return slots.get(token.norm) or slots.get(token.raw.casefold()) or ""
+
+    # a phrase that says a word both statements say restates the subject ("TTL for the
+    # product-page cache"): it narrows nothing
+    restated = {slot(token) for at, token in enumerate(clause.tokens)
+                if subject_of.word(at) in shared} if shared else set()
+    return any(slot(token) not in restated | {""}
                for at, token in enumerate(clause.tokens)
                if subject_of.word(at) in unique - _KINDS and not token.value)
 
@@ -742,11 +750,11 @@ def _linking(raw: str) -> bool:
 
 
 def _phrased_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
-                   manner: bool) -> bool:
+                   manner: bool, shared: set[str] = frozenset()) -> bool:
     """Whether a statement says words of its own after a preposition ("uses Redis for
     caching"). Of a manner ("warmed lazily" / "warmed eagerly at startup") a phrase on
     one side only narrows when, not what: both must have one."""
-    phrased = _in_phrase(a, unique_a), _in_phrase(b, unique_b)
+    phrased = _in_phrase(a, unique_a, shared), _in_phrase(b, unique_b, shared)
     return all(phrased) if manner else any(phrased)
 
 
@@ -788,7 +796,7 @@ def subject_match(a: Subject, b: Subject,
     both = shared | (values[0] & values[1])
     if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
             or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
-            or _phrased_apart(a, unique_a, b, unique_b, manner)):
+            or _phrased_apart(a, unique_a, b, unique_b, manner, shared)):
         return 0.65
     if not unique_a or not unique_b:
         return 0.8 if len(shared) >= KEY_WORDS else 0.75

@@ -770,7 +770,8 @@ def _settle(a: Subject, b: Subject) -> None:
 
 def subject_match(a: Subject, b: Subject,
                   values: tuple[set[str], set[str]] = (set(), set()), *,
-                  lenient: bool = False, manner: bool = False) -> float | None:
+                  lenient: bool = False, manner: bool = False,
+                  restated: bool = False) -> float | None:
     """How sure it is that two statements speak of one subject, from their subject
     words: 0.8 when one says nothing the other does not (0.75 when that is a single
     word), 0.75 when most of their words are shared; 0.65 (kept, not queued) when a word
@@ -778,7 +779,9 @@ def subject_match(a: Subject, b: Subject,
     values of both do ("the MySQL host" / "the Postgres host"), or either says words of
     its own after a preposition; else None. `lenient` (two members of one category)
     takes one shared word when each says at most one of its own; of a `manner` ("warmed
-    lazily" / "warmed eagerly at startup") a phrase on one side only narrows."""
+    lazily" / "warmed eagerly at startup") a phrase on one side only narrows. With
+    `restated` (two values of one measure) a phrase that says a shared word restates the
+    subject ("the TTL for the product-page cache")."""
     _settle(a, b)
     key_a, key_b = a.key, b.key
     shared = key_a & key_b
@@ -796,7 +799,8 @@ def subject_match(a: Subject, b: Subject,
     both = shared | (values[0] & values[1])
     if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
             or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
-            or _phrased_apart(a, unique_a, b, unique_b, manner, shared)):
+            or _phrased_apart(a, unique_a, b, unique_b, manner,
+                              shared if restated else frozenset())):
         return 0.65
     if not unique_a or not unique_b:
         return 0.8 if len(shared) >= KEY_WORDS else 0.75
@@ -1279,7 +1283,7 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
             subjects = [subject(clause, _measuring(clause, units - set(key.split("/")),
                                                    counted=True, schedule=schedule))
                         for clause in (a, b)]
-        sure = subject_match(*subjects)
+        sure = subject_match(*subjects, restated=True)
         # a statement that says nothing but the product and its version ("Kafka 3.5 is
         # what we run") speaks of the product
         if key.startswith("version of ") and not (subjects[0].key and subjects[1].key):

@@ -56,6 +56,15 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
+           # a role said with a phrase: "billing-svc belongs to the Platform team", "the
+           # modules are looked after by SRE", "sits with", "falls under"
+           (r"\b(?:belongs?|belonged)\s+to\b", "is owned by"),
+           (r"\b(?:sits?|rests?|lies)\s+with\b", "is owned by"),
+           (r"\b(?:falls?|fell)\s+under\b", "is owned by"),
+           (r"\b(is|are|was|were)\s+(?:looked\s+after|taken\s+care\s+of|cared\s+for)\s+by\b",
+            r"\1 maintained by"),
+           (r"\b(?:looks?|looked)\s+after\b", "maintains"),
+           (r"\b(?:takes?|took)\s+care\s+of\b", "maintains"),
            # words of time that say "now" ("16 runners at the moment")
            (r"\b(?:at the moment|at present|right now|for now|these days|as of today)\b",
             "currently"),

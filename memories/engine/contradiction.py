@@ -238,6 +238,7 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # follows from it.
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
                            r"|,\s+(?=including\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
+                           r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
@@ -370,7 +371,8 @@ _CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
 def _same(word: str) -> str:
     """The word lexicon.SAME reads `word` as, a compound's parts each ("auth-service" is
     "authentication-service", "prod-db" "production-database")."""
-    if word in lexicon.SAME or "-" not in word:
+    if word in lexicon.SAME or "-" not in word or _is_value(word, 0):
+        # a name of its own keeps its parts: "prod-eu-1", "acme-media-prod"
         return lexicon.SAME.get(word, word)
     return "-".join(lexicon.SAME.get(part, part) for part in word.split("-"))
 
@@ -1411,7 +1413,12 @@ def _amounts(clause: Clause) -> set[str]:
 
 
 def _numeric(values: set[str]) -> bool:
-    return any(char.isdigit() for value in values for char in value)
+    """Whether a value is a number or a version ("20", "3.11", "v2", "python3.10"), not a
+    name with a digit in it ("prod-eu-1", "s3")."""
+    return any(_VERSION_LIKE.match(value) for value in values)
+
+
+_VERSION_LIKE = re.compile(r"^(?:v?\d[\d.]*(?:[a-z]{0,3}\d*)?|[a-z]+(?:\d+\.)+\d+)$")
 
 
 def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:

@@ -56,6 +56,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
+           # a name given: "is called atlas-prod", "is titled", "goes by" are "is named"
+           (r"\b(is|are|was|were)\s+(?:called|titled|labell?ed|known\s+as)\b", r"\1 named"),
            # a role said with a phrase: "billing-svc belongs to the Platform team", "the
            # modules are looked after by SRE", "sits with", "falls under"
            (r"\b(?:belongs?|belonged)\s+to\b", "is owned by"),

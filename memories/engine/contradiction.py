@@ -1570,6 +1570,11 @@ def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
         # "jobs are processed by Celery workers", "goes through RQ": what does the work
         worked_by = any(other.words[at - 1] in _WORKED_BY for f in said for at in f.at[:1]
                         if at > 0)
+        # a denial narrowed only by what the other says too ("CI doesn't run mypy" /
+        # "type checking with mypy is a required step in CI") denies it there
+        if rest:
+            others = subject(other, lambda token: False).key
+            rest = rest - others
         if not rest and said and (uses or worked_by):
             return _verdict(True, f"{' '.join(denier.raws[at] for at in found.at)!r} is "
                                   f"denied outright by one statement and used by the other",

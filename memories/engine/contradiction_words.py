@@ -56,6 +56,10 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
+           # ", not even in encrypted form" strengthens a negation said before it: no
+           # second one
+           (r",\s*(?:and\s+)?not\s+even\b", ", even"),
+           (r"\bby hand\b", "manually"),
            # a name given: "is called atlas-prod", "is titled", "goes by" are "is named"
            (r"\b(is|are|was|were)\s+(?:called|titled|labell?ed|known\s+as)\b", r"\1 named"),
            # a role said with a phrase: "billing-svc belongs to the Platform team", "the

@@ -97,7 +97,9 @@ LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "runni
                            # what a port or a lifetime is said with: "listens on port
                            # 8081", "is bound to 8080", "stays valid for an hour"
                            "listen", "listens", "listening", "bound", "bind", "binds",
-                           "stay", "stays", "stayed", "remain", "remains", "remained"})
+                           "stay", "stays", "stayed", "remain", "remains", "remained",
+                           # "works offline" is "is available offline"
+                           "work", "works", "worked", "working", "function", "functions"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.
 VERB_KINDS = {

@@ -288,7 +288,8 @@ _SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "m
             "minut": 60, "h": 3600, "hr": 3600, "hour": 3600, "day": 86400,
             "d": 86400, "week": 604800, "month": 2592000, "year": 31536000}
 _BYTES = {"b": 1, "byt": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024,
-          "mib": 1024**2, "gib": 1024**3}
+          "mib": 1024**2, "gib": 1024**3, "kilobyt": 1e3, "megabyt": 1e6, "gigabyt": 1e9,
+          "terabyt": 1e12}
 _NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
 
 
@@ -612,8 +613,9 @@ _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
 _HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
-_MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
-_SCHEDULE_KEYS = frozenset({"period", "weekday"})
+_MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday",
+                            "day of year"})
+_SCHEDULE_KEYS = frozenset({"period", "weekday", "day of year"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
 _COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
 _NAMING = frozenset({"of", "is", "are", "="})

@@ -72,8 +72,11 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:looks?|looked)\s+after\b", "maintains"),
            (r"\b(?:takes?|took)\s+care\s+of\b", "maintains"),
            # words of time that say "now" ("16 runners at the moment")
-           (r"\b(?:at the moment|at present|right now|for now|these days|as of today)\b",
-            "currently"),
+           ((r"\b(?:at the moment|at present|right now|for now|these days|as of today|"
+             r"this (?:year|quarter|month|week|sprint|release))\b"), "currently"),
+           ((r",?\s*\b(?:(?:the\s+)?same as (?:always|ever|usual|before)|as (?:always|usual|"
+             r"ever|before))\b"), ""),
+           (r"\b(kicks?|kicked)\s+off\b", "starts"),
            # a scope that narrows nothing: "on every plan, with no exceptions", "in all
            # environments", "across the board"; "since the last upgrade" dates what
            # holds now
@@ -123,6 +126,8 @@ VERB_KINDS = {
     # "a session lifetime of one hour", "valid for one hour"
     "expire": "expire expires expired expiry expiration expiring lifetime lifetimes "
               "valid validity",
+    "start": "start starts started begin begins began begun commence commences "
+             "commenced",
     "answer": "return returns returned respond responds responded response responses "
               "reply replies replied",
 }

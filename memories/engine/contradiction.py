@@ -611,6 +611,7 @@ _HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*"
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
+_ADMITTING = frozenset(_norm(word) for word in lexicon.ADMITTING)
 _HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
 _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday",
@@ -1272,7 +1273,7 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         # The rest of each statement, without the measures: the same subject.
         # the unit, or the product of a version; an attribute ("length" of a "line
         # length of 88") stays: it is what the statements are about
-        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT
+        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT | _ADMITTING
                  | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
         schedule = key in _SCHEDULE_KEYS or key.startswith("time of day")
         if schedule:

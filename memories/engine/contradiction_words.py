@@ -138,6 +138,11 @@ BOUND_WORDS = frozenset({"limit", "limits", "limited", "cap", "caps", "capped", 
                          "configured", "configure", "enforce", "enforces", "enforced",
                          "pin", "pins", "pinned", "need", "needs", "needed", "require",
                          "requires", "required", "enough", "exceed", "exceeds"})
+# Verbs that, beside an amount, say it bounds what is let in ("accepts files of up to 100
+# MB", "allows 100 requests a minute"): no part of what a measure is of.
+ADMITTING = frozenset({"allow", "allows", "allowed", "accept", "accepts", "accepted",
+                       "permit", "permits", "permitted", "take", "takes", "support",
+                       "supports"})
 # Words of time that do not change which fact a statement is about.
 TIME_WORDS = frozenset({"now", "currently", "today", "nowadays", "anymore", "longer",
                         "still", "presently"})

@@ -239,6 +239,7 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
                            r"|,\s+(?=including\b|using\b|leaving\b|meaning\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
                            r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
+                           r"|,?\s+because\s+(?=\w+\s+\w+)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
@@ -743,9 +744,11 @@ def _in_phrase(subject_of: Subject, unique: set[str], shared: set[str] = frozens
     # product-page cache"): it narrows nothing
     restated = {slot(token) for at, token in enumerate(clause.tokens)
                 if subject_of.word(at) in shared} if shared else set()
+    # "in the repo", "across the codebase": the whole of what is remembered narrows nothing
     return any(slot(token) not in restated | {""}
                for at, token in enumerate(clause.tokens)
-               if subject_of.word(at) in unique - _KINDS and not token.value)
+               if subject_of.word(at) in unique - _KINDS and not token.value
+               and token.norm not in _WHOLE_SCOPE)
 
 
 def _linking(raw: str) -> bool:

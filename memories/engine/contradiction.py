@@ -613,6 +613,10 @@ _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
 _ADMITTING = frozenset(_norm(word) for word in lexicon.ADMITTING)
+# The nouns that name a kind of measure ("the max upload size is 10 MB"): what is
+# measured, not of what.
+_MEASURE_NOUNS = {"size": {_norm(word) for word in ("size", "sizes")},
+                  "percent": {_norm(word) for word in ("percentage", "share", "ratio")}}
 _HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
 _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday",
@@ -1082,7 +1086,8 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
 # A team holds a role as a person does: "the Web Platform team", "our Mobile squad".
 _TEAMS = ("team", "squad", "guild")
-_WHO = rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?)"
+_WHO = (rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?"
+        rf"|[a-z][\w-]*\s+(?:{'|'.join(_TEAMS)}))")  # "the data team" is someone too
 _ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
 _HOLDINGS = (
     # "ownership of the design system sits with the Mobile team"
@@ -1277,6 +1282,7 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
         # the unit, or the product of a version; an attribute ("length" of a "line
         # length of 88") stays: it is what the statements are about
         units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT | _ADMITTING
+                 | _MEASURE_NOUNS.get(key, set())
                  | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
         schedule = key in _SCHEDULE_KEYS or key.startswith("time of day")
         if schedule:
@@ -1621,20 +1627,22 @@ def _chosen_instead(a: Clause, b: Clause) -> JudgeVerdict | None:
             chosen = {f.member for f in found_chooser if f.category == left.category
                       and f not in passed}
             said = {f.member for f in found_other if f.category == left.category}
-            if not chosen or left.member not in said or chosen & said:
+            # "relies on server-side sessions instead of JWTs" passes JWTs over too
+            if left.member not in said or chosen & said:
                 continue
-            places = {at for f in (*found_chooser, *found_other) for at in f.at}
-            subjects = (subject(chooser, _naming(chooser, {at for f in found_chooser
-                                                           for at in f.at}, left.category)),
-                        subject(other, _naming(other, {at for f in found_other
-                                                       for at in f.at}, left.category)))
+            subjects = tuple(
+                subject(clause, _naming(clause, {at for f in found for at in f.at
+                                                 if f.category == left.category},
+                                        left.category))
+                for clause, found in ((chooser, found_chooser), (other, found_other)))
             _settle(*subjects)
             shared = subjects[0].key & subjects[1].key - _KINDS
-            if not places or not shared or _qualified_apart(*subjects) or _ways_apart(a, b):
+            unique = [side.key - shared for side in subjects]
+            if (len(shared) < KEY_WORDS or _qualified_apart(*subjects) or _ways_apart(a, b)
+                    or _headed_apart(subjects[0], unique[0], subjects[1], unique[1])):
                 continue
-            return _verdict(True, f"one statement chooses {', '.join(sorted(chosen))!r} "
-                                  f"instead of {left.member!r}, which the other states",
-                            0.8)
+            return _verdict(True, f"one statement passes over {left.member!r}, which the "
+                                  f"other states", 0.8)
     return None
 
 

@@ -111,7 +111,7 @@ VERB_KINDS = {
             "implements implemented rebuild rebuilds rebuilt regenerate regenerates "
             "regenerated recreate recreates recreated",
     "keep": "keep keeps kept store stores stored hold holds held retain retains retained "
-            "persist persists persisted save saves saved",
+            "retention persist persists persisted save saves saved",
     "send": "send sends sent ship ships shipped forward forwards forwarded route routes "
             "routed deliver delivers delivered",
     "host": "host hosts hosted serve serves served deploy deploys deployed expose exposes "

@@ -1297,6 +1297,11 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
             subjects = [subject(clause, _measuring(clause, units - set(key.split("/")),
                                                    counted=True, schedule=schedule))
                         for clause in (a, b)]
+        # "2-space indentation in YAML" / "4-space indentation in Python": each speaks of
+        # a thing it names and the other does not
+        if all(_names_of_its_own(side, other) for side, other in ((subjects[0], subjects[1]),
+                                                                   (subjects[1], subjects[0]))):
+            continue
         sure = subject_match(*subjects, restated=True)
         # a statement that says nothing but the product and its version ("Kafka 3.5 is
         # what we run") speaks of the product
@@ -1306,6 +1311,13 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
+
+
+def _names_of_its_own(side: Subject, other: Subject) -> bool:
+    """Whether a statement's subject says a name (not a number) the other's does not."""
+    tokens = side.clause.tokens
+    return any(tokens[at].value and _number(tokens[at].norm) is None
+               and word not in other.key for at, word in side.words.items())
 
 
 def _counts_things(key: str, a: Clause, b: Clause) -> bool:
@@ -1465,7 +1477,7 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
              for clause, only in ((a, only_a), (b, only_b))]
     if roles[0] and roles[1] and not roles[0] & roles[1]:
         return None
-    if _known_apart(a, only_a, b, only_b):
+    if _known_apart(a, only_a, b, only_b) or _opened_apart(a, b) or _opened_apart(b, a):
         return None
     # a value both name stays part of the subject ("the admin API" / "the public API")
     changed = only_a | only_b
@@ -1477,6 +1489,18 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     shown_b = " ".join(t.raw for t in b.tokens if t.norm in only_b)
     return _verdict(True, f"the same subject with another value: {shown_a!r} against "
                           f"{shown_b!r}", confidence)
+
+
+def _opened_apart(a: Clause, b: Clause) -> bool:
+    """Whether `a` opens on a name `b` does not say and `b` on a word `a` does not say:
+    "the CLI is built with Node 18" / "the web app is built with Node 20" speak of two
+    things, whatever value each gives."""
+    said_a, said_b = set(a.norms), set(b.norms)
+    return (any(token.value and _number(token.norm) is None and token.norm not in said_b
+                for token in a.tokens[:1])
+            and any(not token.value and token.norm not in said_a
+                    and token.norm not in _LINKING and token.norm not in _VERB_KINDS
+                    for token in b.tokens[:SUBJECT_HEAD]))
 
 
 def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:

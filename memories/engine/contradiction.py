@@ -744,12 +744,14 @@ def _in_phrase(subject_of: Subject, unique: set[str], shared: set[str] = frozens
     def slot(token: Token) -> str:
         return slots.get(token.norm) or slots.get(token.raw.casefold()) or ""
 
-    # a phrase that says a word both statements say restates the subject ("TTL for the
-    # product-page cache"): it narrows nothing
-    restated = {slot(token) for at, token in enumerate(clause.tokens)
-                if subject_of.word(at) in shared} if shared else set()
+    # a phrase whose word of its own comes after words both statements say restates the
+    # subject ("the TTL for the product-page cache"): it narrows nothing; one before them
+    # narrows them ("for free users")
+    restated = [(slot(token), token.at) for at, token in enumerate(clause.tokens)
+                if subject_of.word(at) in shared and slot(token)]
     # "in the repo", "across the codebase": the whole of what is remembered narrows nothing
-    return any(slot(token) not in restated | {""}
+    return any(slot(token) and not any(there == slot(token) and at_shared < token.at
+                                       for there, at_shared in restated)
                for at, token in enumerate(clause.tokens)
                if subject_of.word(at) in unique - _KINDS and not token.value
                and token.norm not in _WHOLE_SCOPE)

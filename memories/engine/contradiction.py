@@ -953,8 +953,16 @@ def _elsewhere(a: Subject, b: Subject) -> bool:
     _settle(a, b)
     shared = a.key & b.key
     unique_a, unique_b = a.key - shared, b.key - shared
-    return bool(_roles_of(a, unique_a) & _roles_of(b, unique_b)) \
+    roles_a, roles_b = _roles_of(a, unique_a), _roles_of(b, unique_b)
+    # "encrypted at rest" / "not encrypted in transit": each narrows with a phrase of its
+    # own, after a preposition of one role (where, when) or another
+    return bool(roles_a & roles_b) or bool(_PLACE_OR_TIME & roles_a and _PLACE_OR_TIME & roles_b) \
         or _modifies(a, unique_a, shared) or _modifies(b, unique_b, shared)
+
+
+# Prepositions that say where or when a statement holds.
+_PLACE_OR_TIME = frozenset({"in", "at", "on", "during", "inside", "outside", "within",
+                            "before", "after", "across"})
 
 
 def _roles_of(subject_of: Subject, unique: set[str]) -> set[str]:

@@ -991,6 +991,11 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
         measures([_norm(w) for w in clause.words[max(0, seg[0].at - 1):seg[-1].at + 1]])
         for clause, seg in ((a, seg_a), (b, seg_b)))
     common = measured_a.keys() & measured_b.keys()
+    # two times of day in two zones ("10am UTC" / "11am CET") are not compared here
+    clocks = [{key for key in measured if key.startswith("time of day")}
+              for measured in (measured_a, measured_b)]
+    if all(clocks) and not clocks[0] & clocks[1]:
+        return False
     # a swap that says two amounts ("in S3 for 30 days and then in Glacier for a year")
     # tells more than one value of one slot
     if common and any(sum(_a_unit(token.norm) for token in seg) > 1 for seg in (seg_a, seg_b)):
@@ -1282,11 +1287,17 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
     measured_a, measured_b = _measures_of(a.raws), _measures_of(b.raws)
-    for key in measured_a.keys() & measured_b.keys():
+    common = measured_a.keys() & measured_b.keys()
+    # one rate in two units ("100 requests per minute" / "6000 requests per hour"): what
+    # else each number is said to be is the same rate
+    if any("/" in key and measured_a[key] == measured_b[key] for key in common):
+        return None
+    for key in common:
         if measured_a[key] == measured_b[key]:
             continue
-        # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash.
-        if _amount(measured_a[key]) in b.words or _amount(measured_b[key]) in a.words:
+        # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash;
+        # so does one naming both days ("on Tuesdays and Thursdays")
+        if _amount(measured_a[key]) in _said(b) or _amount(measured_b[key]) in _said(a):
             continue
         # The rest of each statement, without the measures: the same subject.
         # the unit, or the product of a version; an attribute ("length" of a "line
@@ -1328,6 +1339,12 @@ def _names_of_its_own(side: Subject, other: Subject) -> bool:
     tokens = side.clause.tokens
     return any(tokens[at].value and _number(tokens[at].norm) is None
                and word not in other.key for at, word in side.words.items())
+
+
+def _said(clause: Clause) -> set[str]:
+    """The words of a clause, and each plural's singular ("tuesdays" says "tuesday")."""
+    words = set(clause.words)
+    return words | {word[:-1] for word in words if word.endswith("s")}
 
 
 def _counts_things(key: str, a: Clause, b: Clause) -> bool:
@@ -1488,6 +1505,11 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     if roles[0] and roles[1] and not roles[0] & roles[1]:
         return None
     if _known_apart(a, only_a, b, only_b) or _opened_apart(a, b) or _opened_apart(b, a):
+        return None
+    # the zone of a time of day is its unit ("10am UTC" / "11am CET" is one time)
+    if only_a | only_b <= schedules.ZONES and all(
+            any(key.startswith("time of day") for key in _measures_of(clause.raws))
+            for clause in (a, b)):
         return None
     # a value both name stays part of the subject ("the admin API" / "the public API")
     changed = only_a | only_b

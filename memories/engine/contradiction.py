@@ -1507,9 +1507,7 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _known_apart(a, only_a, b, only_b) or _opened_apart(a, b) or _opened_apart(b, a):
         return None
     # the zone of a time of day is its unit ("10am UTC" / "11am CET" is one time)
-    if only_a | only_b <= schedules.ZONES and all(
-            any(key.startswith("time of day") for key in _measures_of(clause.raws))
-            for clause in (a, b)):
+    if only_a | only_b <= schedules.ZONES and _both_clocks(a, b):
         return None
     # a value both name stays part of the subject ("the admin API" / "the public API")
     changed = only_a | only_b
@@ -1521,6 +1519,12 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     shown_b = " ".join(t.raw for t in b.tokens if t.norm in only_b)
     return _verdict(True, f"the same subject with another value: {shown_a!r} against "
                           f"{shown_b!r}", confidence)
+
+
+def _both_clocks(a: Clause, b: Clause) -> bool:
+    """Whether both statements say a time of day: their zones are its units."""
+    return all(any(key.startswith("time of day") for key in _measures_of(clause.raws))
+               for clause in (a, b))
 
 
 def _opened_apart(a: Clause, b: Clause) -> bool:
@@ -1569,6 +1573,8 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
     found_a = value_categories.members(a.raws)
     found_b = value_categories.members(b.raws)
     for category in sorted({f.category for f in found_a} & {f.category for f in found_b}):
+        if category == _ZONE_CATEGORY and _both_clocks(a, b):
+            continue
         named_a = {f.member for f in found_a if f.category == category}
         named_b = {f.member for f in found_b if f.category == category}
         if named_a & named_b:
@@ -1589,6 +1595,9 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
                                   f"{', '.join(sorted(named_a))!r} against "
                                   f"{', '.join(sorted(named_b))!r}", min(sure, 0.8))
     return None
+
+
+_ZONE_CATEGORY = "time zone"
 
 
 def _the_only_one(a: Clause, b: Clause, subject_a: Subject, subject_b: Subject) -> bool:

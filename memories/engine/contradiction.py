@@ -665,6 +665,11 @@ class Subject:
         return {part for word in self.words.values() for part in word.split("-")}
 
 
+# Nouns that name a running piece of software by what it is: "the search API", "the
+# search service", "search-svc" and "the search server" are one thing.
+_RUNNING_THINGS = {_norm(word): "servic" for word in lexicon.RUNNING_THINGS}
+
+
 def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
     """The words of `clause` that say what it is about: not those `leave_out(token)`
     picks (its values, or its measures), nor prepositions, verbs that only tie a subject
@@ -684,7 +689,7 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
         parts = [_norm(part) if "-" in token.norm else part for part in token.norm.split("-")
                  if part and part not in _FUNCTION_WORDS and part not in PREPOSITIONS]
         if parts:
-            word = "-".join(parts)
+            word = "-".join(_RUNNING_THINGS.get(part, part) for part in parts)
             word = _DIMENSIONS.get(word) or _VERB_KINDS.get(word, word)
             # "asynchronous jobs" are not "synchronous calls" said another way
             found[at] = f"not {word}" if opposites and token.opposite else word

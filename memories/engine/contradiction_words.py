@@ -194,3 +194,8 @@ ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",
               "maintainers": "maintain", "reviewer": "review", "reviewers": "review",
               "lead": "lead", "leader": "lead", "approver": "approve", "approvers": "approve",
               "manager": "manage", "admin": "administer", "administrator": "administer"}
+
+# Nouns that name a running piece of software by what it is: "the search API", "the search
+# service", "search-svc" and "the search server" are one thing.
+RUNNING_THINGS = frozenset({"service", "services", "microservice", "microservices", "server",
+                            "servers", "api", "apis", "daemon", "daemons"})

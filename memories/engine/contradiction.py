@@ -1266,11 +1266,20 @@ def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
             continue
         if denier.norms[0] != other.norms[0]:
             continue
+        # "tabs in Makefiles" / "spaces in Python, not tabs": each names a thing of its own
+        names = [{t.norm for t in clause.tokens if t.value and _number(t.norm) is None}
+                 - set(rest.norms) for clause, rest in ((denier, other), (other, denier))]
+        if all(names):
+            continue
         for found in _DENIED.finditer(denier.text):
             raw = found.group(1)
-            if not _is_value(raw, 1):
-                continue
             denied = _norm(raw.casefold())
+            # a name, or what the other chooses ("the user prefers tabs" / "... wants
+            # spaces, not tabs")
+            if not _is_value(raw, 1) and not any(
+                    token.norm == denied and _VERB_KINDS.get(_norm(other.word_before(token)))
+                    == "like" for token in other.tokens):
+                continue
             if denied in other.norms and len(set(denier.norms) & set(other.norms)) >= KEY_WORDS:
                 return _verdict(True, f"{raw} is denied by one statement and stated by the "
                                       f"other", 0.75)

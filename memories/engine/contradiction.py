@@ -1130,6 +1130,12 @@ _HOLDINGS = (
 )
 
 
+# Verbs of one role read as one: who runs a rotation manages it ("the rotation is managed
+# by Priya" / "Tom runs the rotation").
+_ROLE_KINDS = {_norm(verb): kind for kind, verbs in lexicon.ROLE_KINDS.items()
+               for verb in verbs.split()}
+
+
 @dataclass(frozen=True)
 class Holding:
     agent: str  # who, casefolded
@@ -1155,7 +1161,8 @@ def _holdings(clause: Clause) -> list[Holding]:
             continue  # "Logs are shipped", "Tom prefers MySQL"
         role = (lexicon.ROLE_NOUNS[groups["noun"].casefold()] if groups.get("noun")
                 else groups["verb"])
-        found.append(Holding(said["agent"].casefold(), _norm(role), read_clause(said["thing"])))
+        found.append(Holding(said["agent"].casefold(), _ROLE_KINDS.get(_norm(role), _norm(role)),
+                             read_clause(said["thing"])))
     return found
 
 

@@ -186,6 +186,10 @@ ROLE_VERBS = frozenset({"own", "owns", "owned", "maintain", "maintains", "mainta
                         "runs", "ran", "write", "writes", "wrote", "written", "triage",
                         "triages", "triaged", "coordinate", "coordinates", "coordinated",
                         "administer", "administers", "administered"})
+# Verbs of one role: who runs a thing manages it ("the rotation is managed by Priya" /
+# "Tom runs the rotation"); owning and maintaining stay two roles.
+ROLE_KINDS = {"run": "run runs ran manage manages managed coordinate coordinates "
+                     "coordinated administer administers administered"}
 # How a role is said after "is": "Kofi is on call for payments".
 ROLE_STATES = ("on call", "on-call", "in charge", "responsible")
 # Nouns of a role and the verb that gives it: "Lena is the reviewer for migrations" says

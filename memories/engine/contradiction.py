@@ -720,6 +720,7 @@ def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
     tokens = clause.tokens
     return any(subject_of.word(i) in unique and subject_of.word(i + 1) in shared
                and _number(token.norm) is None
+               and token.raw.casefold() not in _DISLIKE  # a verb: "skip type hints"
                and not _FUNCTION_WORDS & set(clause.words[token.at + 1:after.at])
                and clause.word_before(token) not in lexicon.BEFORE_A_VERB
                and clause.word_before(after) not in lexicon.BEFORE_A_VERB
@@ -912,6 +913,8 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
                      for word in (norm, *(_norm(part) for part in norm.split("-")[:1]))}
     if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in said_by_other:
         return None
+    if tie and not _object_said(negated, other):
+        return None  # "we don't use ORMs here" says nothing of "... uses Postgres"
     if tie or a.norms[0] != b.norms[0]:
         return _reordered_negation(negated, other)
     if len(shared) < KEY_WORDS or len(shared) < NEGATION_OVERLAP * len(said):
@@ -921,6 +924,16 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     exact = said == also
     return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                           f"{other.text!r}", 0.9 if exact else 0.8)
+
+
+def _object_said(negated: Clause, other: Clause) -> bool:
+    """Whether the word right after a negated verb that ties a subject to its value
+    ("Redis" in "we don't use Redis for sessions") is said by the other statement."""
+    tokens = negated.tokens
+    at = negated.norms.index(negated.negated) if negated.negated in negated.norms else -1
+    following = [token.norm for token in tokens[at + 1:] if token.raw.casefold()
+                 not in PREPOSITIONS][:1] if at >= 0 else []
+    return bool(following) and following[0] in other.norms
 
 
 def _named_apart(a: Clause, b: Clause) -> bool:
@@ -941,7 +954,10 @@ def _reordered_negation(negated: Clause, other: Clause) -> JudgeVerdict | None:
     said, also = (subject(clause, _nothing, opposites=False) for clause in (negated, other))
     _settle(said, also)
     shared = said.key & also.key
-    if len(shared) < KEY_WORDS or any(len(shared) < NEGATION_OVERLAP * len(side.key)
+    # a verb of a kind only one says is how it says it ("skip type hints" / "use type
+    # hints"), not what it speaks of
+    if len(shared) < KEY_WORDS or any(len(shared) < NEGATION_OVERLAP
+                                      * len(side.key - (_KINDS - shared))
                                       for side in (said, also)):
         return None
     if _elsewhere(said, also):

@@ -1253,12 +1253,31 @@ def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> Judg
     """"She prefers str.format over f-strings" / "she prefers f-strings for formatting":
     the same person prefers what the other statement passes over."""
     chosen = _PLAIN_PREFERENCE.search(plain.text)
-    if not chosen or _before_preference(ordered) != _before_preference(plain):
-        return None
     passed = read_clause(order[1]).norms
-    if passed and read_clause(chosen.group(1)).norms == passed:
-        return _verdict(True, f"one prefers what the other passes over: {order[1]!r}", 0.8)
+    if chosen and _before_preference(ordered) == _before_preference(plain):
+        if passed and read_clause(chosen.group(1)).norms == passed:
+            return _verdict(True, f"one prefers what the other passes over: {order[1]!r}",
+                            0.8)
+        return None
+    # "the user prefers pytest over unittest" / "the user wants new tests written with
+    # unittest": the same person wants, likes or asks for a known thing passed over, and
+    # not the one chosen
+    wanting = [token for token in plain.tokens
+               if _VERB_KINDS.get(token.norm) == "like" and token.norm not in _LINKING]
+    if not wanting or plain.negative or _adds(plain) or _REMOVING & set(plain.words):
+        return None
+    who = _RAW_TOKEN.findall(plain.text[:len(" ".join(plain.raws[:wanting[0].at]))])
+    person = who[-1].casefold() if who else "i"
+    passed_things = {f.member for f in value_categories.members(tuple(order[1].split()))}
+    chosen_things = {f.member for f in value_categories.members(tuple(order[0].split()))}
+    said = {f.member for f in value_categories.members(plain.raws)}
+    if (person == _before_preference(ordered) and passed_things and passed_things <= said
+            and not chosen_things & said):
+        return _verdict(True, f"one wants what the other passes over: {order[1]!r}", 0.8)
     return None
+
+
+_REMOVING = frozenset(lexicon.REMOVING)
 
 
 def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:

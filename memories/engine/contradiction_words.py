@@ -203,3 +203,9 @@ ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",
 # service", "search-svc" and "the search server" are one thing.
 RUNNING_THINGS = frozenset({"service", "services", "microservice", "microservices", "server",
                             "servers", "api", "apis", "daemon", "daemons"})
+# Verbs that take a thing away: wanting one removed is not wanting it.
+REMOVING = frozenset({"remove", "removed", "removing", "drop", "dropped", "dropping",
+                      "delete", "deleted", "deleting", "replace", "replaced", "replacing",
+                      "retire", "retired", "retiring", "deprecate", "deprecated", "phase",
+                      "phased", "rip", "ripped", "migrate", "migrated", "eliminate",
+                      "eliminated", "ban", "banned", "gone", "gotten"})

@@ -721,6 +721,8 @@ def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
     return any(subject_of.word(i) in unique and subject_of.word(i + 1) in shared
                and _number(token.norm) is None
                and token.raw.casefold() not in _DISLIKE  # a verb: "skip type hints"
+               # an instruction's verb: "write docs in British English"
+               and not (token.at == 0 and subject_of.word(i) in _KINDS)
                and not _FUNCTION_WORDS & set(clause.words[token.at + 1:after.at])
                and clause.word_before(token) not in lexicon.BEFORE_A_VERB
                and clause.word_before(after) not in lexicon.BEFORE_A_VERB
@@ -1641,6 +1643,9 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
         values = ((set(), set()) if scale
                   else ({t.norm for t in a.tokens if t.at in places_a},
                         {t.norm for t in b.tokens if t.at in places_b}))
+        # a word two members' names share is no value of its own ("British English" /
+        # "American English")
+        values = (values[0] - values[1], values[1] - values[0])
         subjects = (subject(a, _naming(a, places_a, category)),
                     subject(b, _naming(b, places_b, category)))
         sure = subject_match(*subjects, values, lenient=True, manner=scale)

@@ -32,7 +32,7 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
         "app": "application", "apps": "applications", "perf": "performance",
         "k8s": "kubernetes", "e2e": "end-to-end", "prod": "production",
         "authn": "authentication", "authz": "authorization", "impl": "implementation",
-        "ttl": "lifetime"}
+        "ttl": "lifetime", "idle": "inactive", "uptime": "availability"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
 # is "not in" it, what keeps its session state is "stateful", "10,000" is a number and
@@ -125,7 +125,7 @@ VERB_KINDS = {
     # how long a thing lasts: "tokens expire after 15 minutes", "the TTL is 600 seconds",
     # "a session lifetime of one hour", "valid for one hour"
     "expire": "expire expires expired expiry expiration expiring lifetime lifetimes "
-              "valid validity",
+              "valid validity timeout timeouts evict evicts evicted eviction",
     "start": "start starts started begin begins began begun commence commences "
              "commenced",
     "answer": "return returns returned respond responds responded response responses "

@@ -84,7 +84,9 @@ _SWITCHED = re.compile(r"\b(switched|moved|migrated|changed)\s+(?:over\s+)?from\
 
 # A number glued to what it counts by a hyphen: "2-space indentation", "a 30-day
 # retention", "5-minute timeout" say 2 spaces, 30 days, 5 minutes.
-_HYPHENED_COUNT = re.compile(r"\b(\d+(?:\.\d+)?)-([a-z]{2,})\b")
+# ("one-time", "two-factor" and "two-phase" are idioms, not counts)
+_HYPHENED_COUNT = re.compile(r"\b(\d+(?:\.\d+)?|three|four|five|six|seven|eight|nine|ten|"
+                             r"twelve|fifteen|twenty|thirty|sixty|ninety)-([a-z]{2,})\b", _I)
 # A version written with a "v" after the name it belongs to: "Node v20", "Terraform v1.6".
 _NAMED_V = re.compile(r"\b([A-Z][\w.+-]*)\s+v(\d+(?:\.\d+)*)\b")
 # An ordinal day beside a month: "December 15th", "the 3rd of March".

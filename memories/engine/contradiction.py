@@ -679,7 +679,8 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
     found = {}
     for at, token in enumerate(clause.tokens):
         raw = token.raw.casefold()
-        if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.ADDITIVE
+        if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.MORE_PREPOSITIONS
+                or raw in lexicon.ADDITIVE
                 or raw in lexicon.PRONOUNS
                 or raw in lexicon.QUANTIFIERS or raw in lexicon.CONJUNCTIONS
                 or _linking(raw) or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
@@ -933,9 +934,16 @@ def _object_said(negated: Clause, other: Clause) -> bool:
     ("Redis" in "we don't use Redis for sessions") is said by the other statement."""
     tokens = negated.tokens
     at = negated.norms.index(negated.negated) if negated.negated in negated.norms else -1
-    following = [token.norm for token in tokens[at + 1:] if token.raw.casefold()
-                 not in PREPOSITIONS][:1] if at >= 0 else []
-    return bool(following) and following[0] in other.norms
+    if at < 0 or at + 1 >= len(tokens):
+        return False
+    # the words of its object: up to the next preposition ("run database migrations
+    # automatically during a deploy")
+    words = negated.words
+    end = next((i for i in range(tokens[at + 1].at + 1, len(words))
+                if words[i] in PREPOSITIONS or words[i] in lexicon.MORE_PREPOSITIONS),
+               len(words))
+    return any(token.norm in other.norms for token in tokens[at + 1:]
+               if token.at < end)
 
 
 def _named_apart(a: Clause, b: Clause) -> bool:

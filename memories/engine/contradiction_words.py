@@ -56,6 +56,7 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
+           (r"\b(?:one and only|sole|single and only)\b", "only"),
            # ", not even in encrypted form" strengthens a negation said before it: no
            # second one
            (r",\s*(?:and\s+)?not\s+even\b", ", even"),
@@ -209,3 +210,8 @@ REMOVING = frozenset({"remove", "removed", "removing", "drop", "dropped", "dropp
                       "retire", "retired", "retiring", "deprecate", "deprecated", "phase",
                       "phased", "rip", "ripped", "migrate", "migrated", "eliminate",
                       "eliminated", "ban", "banned", "gone", "gotten"})
+# Prepositions dedup's list leaves out: no part of what a statement is about ("during a
+# deploy", "alongside the code").
+MORE_PREPOSITIONS = frozenset({"during", "throughout", "alongside", "despite", "upon",
+                               "beyond", "inside", "outside", "except", "unlike", "among",
+                               "amongst", "beside", "besides", "underneath", "atop"})

@@ -204,7 +204,7 @@ SCALES = {
     "length": "short/brief/concise/terse/succinct/one-line/single-line/minimal, long/detailed/"
               "verbose/thorough/lengthy/in-depth/multi-paragraph/extensive",
     "size": "small/tiny, large/big/huge",
-    "strictness": "strict, lenient/loose/permissive",
+    "strictness": "strict, lenient/loose/permissive/lax/relaxed",
     "sort order": "ascending/asc, descending/desc",
     "letter case": "lowercase/lower case/lower-case, uppercase/upper case/upper-case/all caps",
     "locking": "optimistic locking/optimistic, pessimistic locking/pessimistic",

@@ -244,6 +244,10 @@ _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
                    r"until last \w+|until \w+ \w+ ago|until then|before that|up to then"
+                   # a change under way or planned says what will be, not what is
+                   r"|(?:is|are)\s+being\s+(?:re\w+|migrated|moved|ported|converted|switched)"
+                   r"|(?:will|plans?\s+to|planning\s+to|going\s+to)\s+(?:be\s+)?"
+                   r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?)"
                    # a state in the past tense that ended: "was owned by X until the reorg"
                    r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil)\b", _I)
 # A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against

@@ -32,7 +32,16 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
         "app": "application", "apps": "applications", "perf": "performance",
         "k8s": "kubernetes", "e2e": "end-to-end", "prod": "production",
         "authn": "authentication", "authz": "authorization", "impl": "implementation",
-        "ttl": "lifetime", "idle": "inactive", "uptime": "availability"}
+        "ttl": "lifetime", "idle": "inactive", "uptime": "availability",
+        "dev": "development", "creds": "credentials", "cred": "credential",
+        "vars": "variables", "var": "variable", "params": "parameters", "param": "parameter",
+        "args": "arguments", "arg": "argument", "cfg": "configuration",
+        "conf": "configuration", "pkg": "package", "pkgs": "packages", "lib": "library",
+        "libs": "libraries", "dir": "directory", "dirs": "directories",
+        "notif": "notification", "notifs": "notifications", "prefs": "preferences",
+        "pref": "preference", "dep": "dependency", "mgmt": "management",
+        "admins": "administrators", "eng": "engineering", "addr": "address",
+        "tmp": "temporary"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
 # is "not in" it, what keeps its session state is "stateful", "10,000" is a number and

@@ -1469,7 +1469,11 @@ def _ends(text: str) -> set[str]:
 
 _FLOW_WORDS = frozenset(_norm(word) for word in (*flows.SENDING.split("|"),
                                                  *flows.RECEIVING.split("|"), "flow", "flows",
-                                                 "move", "moves", *lexicon.LINKING_VERBS))
+                                                 "move", "moves", *lexicon.LINKING_VERBS,
+                                                 # the nouns of a flow ("replication runs
+                                                 # from A to B")
+                                                 "replication", "synchronisation",
+                                                 "synchronization", "transfer", "transfers"))
 
 
 def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1484,7 +1488,7 @@ def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
     source_b, target_b = _ends(flow_b.source), _ends(flow_b.target)
     if not (source_a and target_a) or source_a == target_a:
         return None
-    if source_a != target_b or target_a != source_b:
+    if not (_same_end(source_a, target_b) and _same_end(target_a, source_b)):
         return None
     moved_a, moved_b = _ends(flow_a.rest), _ends(flow_b.rest)
     if moved_a and moved_b and not moved_a & moved_b:
@@ -1492,6 +1496,13 @@ def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
     return _verdict(True, f"the other way round: from {flow_a.source!r} to "
                           f"{flow_a.target!r} against from {flow_b.source!r} to "
                           f"{flow_b.target!r}", 0.8)
+
+
+def _same_end(a: set[str], b: set[str]) -> bool:
+    """Whether two ends of a flow are one: the same words, or one's words all said by the
+    other ("Frankfurt" / "the Frankfurt replica")."""
+    smaller = min(a, b, key=len)
+    return a == b or bool(smaller - set(_RUNNING_THINGS.values()) and (a <= b or b <= a))
 
 
 def _passive(clause: Clause) -> bool:

@@ -517,7 +517,8 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         elif attempts := _attempts(words, i, unit, amount):
             found["attempts"] = attempts
         elif (raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word)
-              and "per" not in words[i + 2:i + 2 + COUNTED_RUN]):  # "API: 500 req per min"
+              and "per" not in words[i + 2:i + 2 + COUNTED_RUN]  # "API: 500 req per min"
+              and words[i - 1] not in _CALENDAR):  # "March 3" is a day
             found[f"version of {words[i - 1]}"] = word
         elif following and following not in _FUNCTION_WORDS:
             # "4 worker processes" counts processes: the last word of the run counts too
@@ -617,6 +618,7 @@ _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
 _ADMITTING = frozenset(_norm(word) for word in lexicon.ADMITTING)
+_CALENDAR = frozenset({*schedules.MONTHS, *schedules.WEEKDAYS})
 # The nouns that name a kind of measure ("the max upload size is 10 MB"): what is
 # measured, not of what.
 _MEASURE_NOUNS = {"size": {_norm(word) for word in ("size", "sizes")},
@@ -1107,6 +1109,10 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     if ops[0][0] != "equal":
         return _changed_holder(a, b, ops)
+    # two places changed at once ("Node 20 in CI" / "Node 18 on developer laptops",
+    # "sprint one starts on March 3" / "sprint two ... March 17") say two facts
+    if len(changes) > 1:
+        return None
     # "deploys are only triggered by tagging" leaves no room for "... by merging"
     sole = (a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)
     if not sole and not all(_swap_is_a_value_change(a, b, op) for op in changes):
@@ -1353,17 +1359,23 @@ def _attributes(*clauses: Clause) -> set[str]:
             and clause.words[token.at - 1] in _NAMING}
 
 
-def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
+def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | None:
+    """The same quantity with another value, on one subject; with `when` False, not a
+    schedule."""
     if _adds(a) or _adds(b):
         return None
     measured_a, measured_b = _measures_of(a.raws), _measures_of(b.raws)
     common = measured_a.keys() & measured_b.keys()
+    if _numbered_apart(a, b):
+        return None
     # one rate in two units ("100 requests per minute" / "6000 requests per hour"): what
     # else each number is said to be is the same rate
     if any("/" in key and measured_a[key] == measured_b[key] for key in common):
         return None
     for key in common:
         if measured_a[key] == measured_b[key]:
+            continue
+        if not when and (key in _SCHEDULE_KEYS or key.startswith("time of day")):
             continue
         # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash;
         # so does one naming both days ("on Tuesdays and Thursdays")
@@ -1415,6 +1427,20 @@ def _said(clause: Clause) -> set[str]:
     """The words of a clause, and each plural's singular ("tuesdays" says "tuesday")."""
     words = set(clause.words)
     return words | {word[:-1] for word in words if word.endswith("s")}
+
+
+def _numbered_apart(a: Clause, b: Clause) -> bool:
+    """Whether two statements open on one noun numbered two ways ("sprint 1" / "sprint
+    2", "phase two" / "phase three"): two things."""
+    return (len(a.tokens) > 1 and len(b.tokens) > 1 and a.norms[0] == b.norms[0]
+            and _number(a.norms[0]) is None and _number(a.norms[1]) is not None
+            and _number(b.norms[1]) is not None and a.norms[1] != b.norms[1])
+
+
+def _changed_amount(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """A changed measure between a statement and a negation: not of when ("not allowed
+    on Fridays" / "allowed on Saturdays" name two days, not two answers to one)."""
+    return _changed_measure(a, b, when=False)
 
 
 def _counts_things(key: str, a: Clause, b: Clause) -> bool:
@@ -1585,7 +1611,8 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
              for clause, only in ((a, only_a), (b, only_b))]
     if roles[0] and roles[1] and not roles[0] & roles[1]:
         return None
-    if _known_apart(a, only_a, b, only_b) or _opened_apart(a, b) or _opened_apart(b, a):
+    if (_known_apart(a, only_a, b, only_b) or _opened_apart(a, b) or _opened_apart(b, a)
+            or _numbered_apart(a, b)):
         return None
     # the zone of a time of day is its unit ("10am UTC" / "11am CET" is one time)
     if only_a | only_b <= schedules.ZONES and _both_clocks(a, b):
@@ -1820,7 +1847,7 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.past or b.past or _then_and_now(a, b):
         return None
     if a.negative != b.negative:
-        rules = (_negation, _denied_value, _denied_outright, _changed_measure)
+        rules = (_negation, _denied_value, _denied_outright, _changed_amount)
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
                  _changed_measure, _changed_value, _changed_member, _chosen_instead,

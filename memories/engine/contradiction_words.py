@@ -10,6 +10,7 @@ normalises the words it reads.
 OPPOSITES = {
     "disabled": "enabled", "disable": "enable", "disables": "enables",
     "forbidden": "allowed", "disallowed": "allowed", "prohibited": "allowed",
+    "blocked": "allowed", "banned": "allowed",
     "forbid": "allow", "forbids": "allows", "disallow": "allow", "disallows": "allows",
     "private": "public", "privately": "publicly",
     "asynchronous": "synchronous", "asynchronously": "synchronously", "async": "sync",
@@ -150,8 +151,7 @@ BOUND_WORDS = frozenset({"limit", "limits", "limited", "cap", "caps", "capped", 
                          "requires", "required", "enough", "exceed", "exceeds"})
 # Verbs that, beside an amount, say it bounds what is let in ("accepts files of up to 100
 # MB", "allows 100 requests a minute"): no part of what a measure is of.
-ADMITTING = frozenset({"allow", "allows", "allowed", "accept", "accepts", "accepted",
-                       "permit", "permits", "permitted", "take", "takes", "support",
+ADMITTING = frozenset({"accept", "accepts", "accepted", "take", "takes", "support",
                        "supports"})
 # Words of time that do not change which fact a statement is about.
 TIME_WORDS = frozenset({"now", "currently", "today", "nowadays", "anymore", "longer",

@@ -1619,8 +1619,10 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     # a value both name stays part of the subject ("the admin API" / "the public API")
     changed = only_a | only_b
-    confidence = subject_match(subject(a, _measuring(a, changed)),
-                               subject(b, _measuring(b, changed)), (only_a, only_b))
+    subjects = subject(a, _measuring(a, changed)), subject(b, _measuring(b, changed))
+    _named_kinds(subjects[0], only_a, subjects[1])
+    _named_kinds(subjects[1], only_b, subjects[0])
+    confidence = subject_match(*subjects, (only_a, only_b))
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
         return None
     shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
@@ -1645,6 +1647,18 @@ def _opened_apart(a: Clause, b: Clause) -> bool:
             and any(not token.value and token.norm not in said_a
                     and token.norm not in _LINKING and token.norm not in _VERB_KINDS
                     for token in b.tokens[:SUBJECT_HEAD]))
+
+
+def _named_kinds(side: Subject, values: set[str], other: Subject) -> None:
+    """A known thing says what kind of thing it is: "Staging's Postgres instance" speaks
+    of the staging database too. The kind nouns of `values`' categories that the other
+    statement says are added to `side`'s subject."""
+    found = value_categories.members(side.clause.raws)
+    places = {token.at for token in side.clause.tokens if token.norm in values}
+    nouns = {_norm(noun) for f in found if places & set(f.at)
+             for noun in value_categories.KIND_NOUNS.get(f.category, "").split()}
+    for extra, noun in enumerate(sorted(nouns & other.key - side.key), 1):
+        side.words[-extra] = noun
 
 
 def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:

@@ -371,6 +371,10 @@ def _is_value(raw: str, at: int) -> bool:
     return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
 
 
+# The whole of what is remembered as an owner: "the team's PR size cap" is the PR size
+# cap; "our company's" and "the project's" narrow nothing either.
+_WHOLE_POSSESSIVE = re.compile(r"(?<=\b(?:the|our|The|Our) )(?:team|company|org|organi[sz]ation|"
+                               r"project|repo|repository|codebase)'s\s+")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
 
 
@@ -388,7 +392,7 @@ _PHRASES = [(re.compile(pattern, _I), replacement)
 
 
 def read_clause(text: str) -> Clause:
-    text = short_forms.spell_out(text.translate(_APOSTROPHE))
+    text = _WHOLE_POSSESSIVE.sub("", short_forms.spell_out(text.translate(_APOSTROPHE)))
     for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
         text = pattern.sub(replacement, text)
     raws = _RAW_TOKEN.findall(text)

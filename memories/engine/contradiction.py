@@ -17,8 +17,12 @@ lists are in contradiction_words.py). A pair contradicts when:
   ("we use Redis for sessions" / "we don't use Redis for sessions"; "always squash" /
   "never squash"); in another word order, or when the negated word only ties a subject
   to its value ("does not run on Windows" / "supports Windows"), most subject words of
-  each are in the other; not when each puts a word of its own after the same
-  preposition ("enabled in development" / "disabled in production");
+  each are in the other, and the other names what a denied tie denies ("we don't use
+  ORMs here" says nothing of "... uses Postgres"); not when each puts a word of its own
+  after the same preposition ("enabled in development" / "disabled in production") or
+  narrows to a place or time of its own ("encrypted at rest" / "not encrypted in
+  transit"), nor when each opens on a name of its own ("the `new-checkout` flag" / "the
+  `new-search` flag");
 - a changed slot: same polarity, same opening, and every difference is one value put
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
@@ -29,7 +33,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   PostgreSQL" or "... PostgreSQL for orders") fills another slot, unless a shared word
   after it pins the slot ("a real PostgreSQL database" / "an in-memory SQLite
   database"); two known things of two kinds ("Postgres" / "Redis") are two subjects; a
-  word added anywhere makes a different statement;
+  word added anywhere makes a different statement, and so do two places changed at once
+  ("Node 20 in CI" / "Node 18 on developer laptops");
 - a changed member of a closed category (value_categories.py: data formats, databases,
   CI services, package managers, regions, ... and the ends of scales: short / detailed,
   lazily / eagerly, soft / hard deletes): each names one the other does not, on one
@@ -40,45 +45,70 @@ lists are in contradiction_words.py). A pair contradicts when:
   exclusively with Terraform", "Rollbar, our only error tracker"), the other names
   another member, and the two share a word of their subject; not when one speaks of what
   comes in ("only accepts JSON") and the other of what goes out ("returns XML");
-- a thing denied outright: a known thing denied with nothing to narrow it ("pnpm is not
-  used", "there is no Celery anywhere in the stack") against a statement that uses or
-  chose it;
+- a thing denied outright: a known thing denied with nothing to narrow it, or nothing
+  the other does not say too ("pnpm is not used", "there is no Celery anywhere in the
+  stack", "CI doesn't run mypy at all") against a statement that uses or chose it, or
+  does the work by it ("processed by Celery workers", "goes through RQ");
+- a member passed over: one statement passes over a member of a category ("Zustand
+  stores instead of Redux", "rather than", "in place of", "replaced Jenkins with ...",
+  "moved off Heroku") and the other states it, on a subject the two share two words of
+  that neither opens on a word of its own ("the frontend manages client state with
+  Redux Toolkit");
 - a changed holder of a role: the first words differ, are both names, and the rest says
   who owns, leads or "is the" something ("Alice owns the payments service" / "Bob
   ..."); or, in any form, one role over one thing with two holders, a person or a team:
   a passive ("the rotation is run by Kenji"), a name and a verb of a role ("Aisha runs
   the rotation"), or a noun of one ("Lena is the reviewer for migrations", "the
-  maintainer of the modules is Ravi", "ownership of X sits with the Mobile team");
+  maintainer of the modules is Ravi", "ownership of X sits with the Mobile team"); a
+  role said with a phrase ("belongs to", "falls under", "looked after by"), running,
+  managing and coordinating as one role, "the Payments team" and "Payments" as one
+  holder;
 - a reversed preference ("prefers pytest over unittest" / "prefers unittest over
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
-  ones"; "prefers X over Y" / "prefers Y"), by the same person (an instruction, "prefer
-  X over Y", is the speaker's: "I would rather ...");
+  ones"; "prefers X over Y" / "prefers Y", or wants, likes or asks for a known Y), by
+  the same person (an instruction, "prefer X over Y", is the speaker's: "I would rather
+  ...");
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
-  that uses Poetry;
+  that uses Poetry; or a choice denied ("wants spaces, not tabs") against the same
+  person's choice of it ("prefers tabs"); not when each names a thing of its own;
 - a changed measure: the same quantity (a duration, a size, a percentage, a number of
   attempts, a count of the same things, "4 worker processes" counting processes, a
   named version, "our Kubernetes version is 1.30" too, a port, what "a line length of
-  88" names, or a schedule from schedules.py: how often, on which day, at what time)
-  with another value, on one subject ("the cache TTL is 5 minutes" / "... one hour";
-  "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts", "every 12 hours"
-  "twice a day");
+  88" names, or a schedule from schedules.py: how often, on which day, on which day of
+  the year, at what time) with another value, on one subject ("the cache TTL is 5
+  minutes" / "... one hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3
+  attempts", "every 12 hours" "twice a day", "December 15th" / "20 Dec"); a phrase whose
+  own word follows the shared ones restates the subject ("the TTL for the product-page
+  cache"); not when each names a thing of its own ("2-space indentation in YAML" /
+  "4-space indentation in Python"), one noun is numbered two ways ("sprint one" /
+  "sprint two"), one rate is said in two units, or, against a negation, of a schedule
+  ("blocked on Fridays" / "allowed on Saturdays");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
   billing service"; "from A to B" / "from B to A"), not one fact in two voices ("is
   built with MkDocs" / "MkDocs builds"); or the ends of a flow swapped in other words
   (flows.py: "events flow from orders to analytics" / "analytics sends events to
-  orders"), unless what moves differs;
+  orders", "A consumes events published by B", "A subscribes to the events that B
+  publishes"; an end named with more words is the same end: "Frankfurt" / "the Frankfurt
+  replica"), unless what moves differs;
 - a changed value in any word order: each statement names a value the other does not,
   of the same kind (a number does not replace a name, a known format is no unknown
-  name) and in the same role ("pushed to ECR" is not "scanned with Trivy"), and their
-  other words speak of one subject.
+  name, a name with a digit in it, "prod-eu-1", is a name) and in the same role
+  ("pushed to ECR" is not "scanned with Trivy"), and their other words speak of one
+  subject, a known thing saying its kind ("Staging's Postgres instance" is the staging
+  database); not when one opens on a name the other does not say and the other on a
+  word of its own ("the CLI ..." / "the web app ...").
 
 One subject (subject_match) is read from the words that say what a statement is about:
 not its values, prepositions, verbs that only tie a subject to a value ("runs on",
 "lives in"), bounds and settings ("capped at", "configured with"), words of time
 ("now") or quantity ("all"); verbs of one kind as one ("written in" / "defined with"),
 kin words as one ("inactive" / "inactivity", "manager" / "management"), short forms as
-their words ("docs", "repo"), a compound by its parts ("per-file", "type-check"). Two
+their words ("docs", "repo", "prod", "DB", inside a compound too: "auth-service"), a
+compound by its parts ("per-file", "type-check"), nouns of a running piece of software
+as one ("the search API", "the search service", "search-svc"), and a scope that
+narrows nothing left out ("in every environment", "with no exceptions", "at the
+moment", "since the last upgrade", "the team's ...", "in the repo"). Two
 statements speak of one subject when one says nothing the other does not, or most
 words are shared, and no word of one modifies a shared one, as "free" in "the free
 plan" against "the team plan" (a word after "we", "to" or "can", or an "-s" verb after
@@ -90,16 +120,20 @@ never when they name two of a kind of thing that tells subjects apart ("producti
 Before a statement is read, its short forms, cron expressions, glued units, slash rates
 and numbers of several words are written out (short_forms.py: "billing-svc" is
 "billing-service", "0 6 * * *" "daily at 06:00", "10MB" "10 MB", "1,000 req/min" "1000
-requests per min", "twenty-five" "25"; "TS" and "PRs" only in capitals, "30d" only with a
-small "d"); a rate compares per hour whatever its unit. Of a count's words ("12 ingest
+requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20"; "TS"
+and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
+whatever its unit. "And then ...", ", including ...", ", using ...", "... because ..."
+and "... so the ..." are clauses of their own. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
 on" "does not depend on"), and a verb of a compound negates it by its first part ("never
 squash" / "squash-merge"). A language, cloud or database named right before a noun says
 which things a statement is about ("the Python services" / "Go services").
 
-A clause about the past ("used to", "previously", "until last quarter", "until then")
-contradicts nothing, nor does a state in the past tense against one said to hold now
+A clause about the past ("used to", "previously", "until last quarter", "until then",
+"was owned by X until the reorg") or about a change under way or planned ("is being
+rewritten in Go", "will migrate to ...") contradicts nothing, nor does a state in the
+past tense against one said to hold now
 ("the CI ran on Jenkins" / "our CI now runs on GitHub Actions"). Only what a statement
 asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
 taken off, and questions, greetings and short reactions are left out; two speakers each
@@ -109,16 +143,18 @@ the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: a subject named by other nouns ("the support inbox" / "support
 email", "the main branch" / "our default branch", "dates" / "timestamps", "the wire
-format" / "service-to-service calls"), a bare version away from its product ("the Go
-toolchain pinned in CI is 1.22"), a value named only by a word of its own ("the default
-6379" against "port 6380", "the 'prod' namespace"), a limit said as a direction or a
-threshold ("from SDK 23 upwards", "larger than 10 MB are rejected"), an opposite said by
-a phrase they do not know ("works offline" / "needs a network connection", "retried" /
-"discarded without another attempt", "expire after" / "stay valid for"), verbs of one
-act in other words ("run migrations" / "apply migrations"), a grouping ("partitioned by
-day" / "by month"), a flow whose ends are named with more words ("from Frankfurt" /
-"from the Dublin primary") and a preference or negation in other words ("Skip type
-hints, I find them noisy", "asked for light-theme screenshots"). Words to "you" keep a
+format" / "service-to-service calls"), a subject narrowed on one side only ("the web
+frontend" / "frontend builds", "database migrations" / "migrations", "the CI build
+timeout" / "a build"), a count of one thing by two nouns ("12 machines" / "sixteen
+runners"), a bare version away from its product ("the Go toolchain pinned in CI is
+1.22"), a value named only by a word of its own ("the default 6379" against "port 6380",
+"the 'prod' namespace"), a limit said as a direction or a threshold ("from SDK 23
+upwards", "larger than 10 MB are rejected"), an opposite said by a phrase they do not
+know ("works offline" / "needs a network connection", "retried" / "discarded without
+another attempt"), verbs of one act in other words ("run migrations" / "apply
+migrations"), a grouping ("partitioned by day" / "by month") and a preference or
+negation in other words ("asked for light-theme screenshots", "must have a docstring" /
+"never write docstrings"). Words to "you" keep a
 clash out of the queue by design ("I'd rather you use ..."). What they wrongly flag: two
 values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK";
 "the CLI supports Windows" / "... macOS"). A model judge is the answer to both.

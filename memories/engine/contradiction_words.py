@@ -71,6 +71,11 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            # second one
            (r",\s*(?:and\s+)?not\s+even\b", ", even"),
            (r"\bby hand\b", "manually"),
+           # a limit said as a threshold: "attachments larger than 10 MB are rejected" are
+           # capped at 10 MB
+           ((r"\b(?:larger|bigger|greater|longer|more|higher|over)\s+(?:than\s+)?"
+             r"(\d[\d.,]*\s*[a-zA-Z]*)\s+(?:are|is|get|gets)\s+(?:rejected|refused|blocked|"
+             r"dropped|denied|truncated)\b"), r"capped at \1"),
            # a name given: "is called atlas-prod", "is titled", "goes by" are "is named"
            (r"\b(is|are|was|were)\s+(?:called|titled|labell?ed|known\s+as)\b", r"\1 named"),
            # a role said with a phrase: "billing-svc belongs to the Platform team", "the

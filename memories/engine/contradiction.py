@@ -581,6 +581,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
                 and _number(words[i - 2]) is None and word not in ("a", "an")
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
             found.setdefault(_norm(words[i - 2]), word if words[i - 2] == "version" else amount)
+            # "the minimum SDK is 26" names the version of the SDK, as "SDK 23" does
+            if raws and _capitalised(raws[i - 2]) and _NUMBER.match(word):
+                found.setdefault(f"version of {words[i - 2]}", word)
     # "our Kubernetes version is 1.30" names the version of Kubernetes
     # "Postgres on the analytics cluster is version 14": the known product before it
     if "version" in found and (product := _named_before(words, raws, "version")

@@ -120,7 +120,9 @@ never when they name two of a kind of thing that tells subjects apart ("producti
 Before a statement is read, its short forms, cron expressions, glued units, slash rates
 and numbers of several words are written out (short_forms.py: "billing-svc" is
 "billing-service", "0 6 * * *" "daily at 06:00", "10MB" "10 MB", "1,000 req/min" "1000
-requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20"; "TS"
+requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20",
+"larger than 10 MB are rejected" "capped at 10 MB", "the minimum SDK is 26" a version
+of the SDK; "TS"
 and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
 whatever its unit. "And then ...", ", including ...", ", using ...", "... because ..."
 and "... so the ..." are clauses of their own. Of a count's words ("12 ingest
@@ -148,8 +150,8 @@ frontend" / "frontend builds", "database migrations" / "migrations", "the CI bui
 timeout" / "a build"), a count of one thing by two nouns ("12 machines" / "sixteen
 runners"), a bare version away from its product ("the Go toolchain pinned in CI is
 1.22"), a value named only by a word of its own ("the default 6379" against "port 6380",
-"the 'prod' namespace"), a limit said as a direction or a threshold ("from SDK 23
-upwards", "larger than 10 MB are rejected"), an opposite said by a phrase they do not
+"the 'prod' namespace"), a limit said as a direction ("from SDK 23 upwards" against a
+maximum), an opposite said by a phrase they do not
 know ("works offline" / "needs a network connection", "retried" / "discarded without
 another attempt"), verbs of one act in other words ("run migrations" / "apply
 migrations"), a grouping ("partitioned by day" / "by month") and a preference or

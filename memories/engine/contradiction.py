@@ -287,7 +287,10 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until
                    r"|(?:will|plans?\s+to|planning\s+to|going\s+to)\s+(?:be\s+)?"
                    r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?)"
                    # a state in the past tense that ended: "was owned by X until the reorg"
-                   r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil)\b", _I)
+                   r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil"
+                   r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
+                   r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
+                   _I)
 # A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against
 # one said to hold now ("our CI now runs on ...", "the current SDK requires ..."): a
 # change told over time, not two claims about the present.
@@ -457,7 +460,9 @@ def read_clause(text: str) -> Clause:
         norm = NUMBER_WORDS.get(word) or _norm(word, raw if word == raw.casefold() else "")
         if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
             negated = norm
-        tokens.append(Token(raw, norm, at, _is_value(raw, at) or raw in code, opposite))
+        # a short form written out is a common noun ("DB" is "database"), no name
+        value = (_is_value(raw, at) and word == raw.casefold()) or raw in code
+        tokens.append(Token(raw, norm, at, value, opposite))
     return Clause(text.strip(), tuple(raws), tuple(tokens), negative=negations % 2 == 1,
                   past=bool(_PAST.search(text)), negated=negated, exclusive=exclusive)
 
@@ -789,7 +794,10 @@ def _verb_after_its_subject(clause: Clause, token: Token) -> bool:
     "the" it is a noun ("the payments service")."""
     raw = token.raw.casefold()
     before = clause.word_before(token)
+    after = clause.words[token.at + 1] if token.at + 1 < len(clause.words) else ""
+    # a plural before "are" is a noun: "billing logs are kept"
     return (raw.endswith("s") and not raw.endswith(("ss", "us", "is")) and token.at > 0
+            and after not in _COPULAS and after not in ("have", "get", "need")
             and before not in _FUNCTION_WORDS and before not in PREPOSITIONS
             and before not in lexicon.QUANTIFIERS and _number(before) is None)
 
@@ -942,6 +950,14 @@ def _role(clause: Clause, token: Token) -> str:
 
 # --- Verdicts ------------------------------------------------------------------------------
 
+def _preposition_before(clause: Clause, token: Token) -> str:
+    """The preposition that leads to a word ("on" in "only on Mondays"), "" if none."""
+    for word in reversed(clause.words[max(0, token.at - 3):token.at]):
+        if word in PREPOSITIONS:
+            return word
+    return ""
+
+
 def _verdict(contradicts: bool, reason: str, confidence: float) -> JudgeVerdict:
     return JudgeVerdict(contradicts=contradicts, reason=reason, confidence=confidence)
 
@@ -1015,10 +1031,10 @@ def _reordered_negation(negated: Clause, other: Clause) -> JudgeVerdict | None:
     said, also = (subject(clause, _nothing, opposites=False) for clause in (negated, other))
     _settle(said, also)
     shared = said.key & also.key
-    # a verb of a kind only one says is how it says it ("skip type hints" / "use type
-    # hints"), not what it speaks of
-    if len(shared) < KEY_WORDS or any(len(shared) < NEGATION_OVERLAP
-                                      * len(side.key - (_KINDS - shared))
+    # the negated verb's kind, said by one only, is how it says it ("skip type hints" /
+    # "use type hints"), not what it speaks of
+    how = {_VERB_KINDS.get(negated.negated, negated.negated)} - shared
+    if len(shared) < KEY_WORDS or any(len(shared) < NEGATION_OVERLAP * len(side.key - how)
                                       for side in (said, also)):
         return None
     if _elsewhere(said, also):
@@ -1159,7 +1175,9 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if len(changes) > 1:
         return None
     # "deploys are only triggered by tagging" leaves no room for "... by merging"
-    sole = (a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)
+    sole = ((a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)
+            and _preposition_before(a, a.tokens[changes[0][1]])
+            == _preposition_before(b, b.tokens[changes[0][3]]))
     if not sole and not all(_swap_is_a_value_change(a, b, op) for op in changes):
         return None
     swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
@@ -1422,6 +1440,9 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
             continue
         if not when and (key in _SCHEDULE_KEYS or key.startswith("time of day")):
             continue
+        # a version and a release of it ("16" / "16.2", "5.2" / "5.2.4") agree
+        if key.startswith("version of ") and _release_of(measured_a[key], measured_b[key]):
+            continue
         # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash;
         # so does one naming both days ("on Tuesdays and Thursdays")
         if _amount(measured_a[key]) in _said(b) or _amount(measured_b[key]) in _said(a):
@@ -1466,6 +1487,12 @@ def _names_of_its_own(side: Subject, other: Subject) -> bool:
     tokens = side.clause.tokens
     return any(tokens[at].value and _number(tokens[at].norm) is None
                and word not in other.key for at, word in side.words.items())
+
+
+def _release_of(a, b) -> bool:
+    """Whether one version is a release of the other ("16.2" of "16")."""
+    a, b = str(a), str(b)
+    return a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _said(clause: Clause) -> set[str]:
@@ -1637,7 +1664,9 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()}
     # an amount with a unit ("5 minutes", "10 MB") is a measure: _changed_measure's
     # and so is a time of day ("3am" is "03:00")
-    named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)}
+    # and so is a day ("on Mondays", "in January"): a schedule
+    named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)
+              and t.raw.casefold().removesuffix("s") not in _CALENDAR}
              - plain - _amounts(a) - _amounts(b))
     values_a = {t.norm for t in a.tokens if t.norm in named}
     values_b = {t.norm for t in b.tokens if t.norm in named}
@@ -1646,6 +1675,9 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     # A number does not take the place of a name ("Node 20" / "Vite"): another slot.
     if _numeric(only_a) != _numeric(only_b):
+        return None
+    # a version and a release of it ("PG 16" / "pg: 16.2") agree
+    if any(_release_of(x, y) for x in only_a for y in only_b):
         return None
     # Two unknown names, each with its number ("the SDK supports Python 3.9" / "the CLI
     # supports Python 3.11"): the names are what each speaks of.
@@ -1668,6 +1700,14 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     _named_kinds(subjects[0], only_a, subjects[1])
     _named_kinds(subjects[1], only_b, subjects[0])
     confidence = subject_match(*subjects, (only_a, only_b))
+    # one shared word is too little to pin a subject for names no category knows
+    # ("the `new-checkout` flag is enabled in production" / "production runs 6 API
+    # replicas")
+    shared = subjects[0].key & subjects[1].key
+    if (confidence is not None and len(shared - _KINDS) < KEY_WORDS
+            and max(len(side.key - shared - _KINDS) for side in subjects) >= KEY_WORDS
+            and (_categories_of(a, only_a) is None or _categories_of(b, only_b) is None)):
+        return None
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
         return None
     shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
@@ -1702,6 +1742,8 @@ def _named_kinds(side: Subject, values: set[str], other: Subject) -> None:
     places = {token.at for token in side.clause.tokens if token.norm in values}
     nouns = {_norm(noun) for f in found if places & set(f.at)
              for noun in value_categories.KIND_NOUNS.get(f.category, "").split()}
+    if not side.key & other.key - _KINDS:
+        return  # a kind alone pins no subject ("the database is Postgres" / "replicas run MySQL")
     for extra, noun in enumerate(sorted(nouns & other.key - side.key), 1):
         side.words[-extra] = noun
 

@@ -70,7 +70,6 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            # ", not even in encrypted form" strengthens a negation said before it: no
            # second one
            (r",\s*(?:and\s+)?not\s+even\b", ", even"),
-           (r"\bby hand\b", "manually"),
            # a limit said as a threshold: "attachments larger than 10 MB are rejected" are
            # capped at 10 MB
            ((r"\b(?:larger|bigger|greater|longer|more|higher|over)\s+(?:than\s+)?"
@@ -100,7 +99,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
              r"no matter what)\b"), ""),
            ((r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
              r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b"), ""),
-           (r"\s*\bsince\s+(?:the|our)\s+(?:last|latest|recent|most recent)\s+\w+\b", ""),
+           (r"\bsince\s+(?:the|our)\s+(?:last|latest|recent|most recent)\s+\w+\b",
+            "currently"),
            (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
            (r"\bfavou?r\b", "prefer"))
 

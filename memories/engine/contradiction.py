@@ -97,7 +97,10 @@ lists are in contradiction_words.py). A pair contradicts when:
   ("pushed to ECR" is not "scanned with Trivy"), and their other words speak of one
   subject, a known thing saying its kind ("Staging's Postgres instance" is the staging
   database); not when one opens on a name the other does not say and the other on a
-  word of its own ("the CLI ..." / "the web app ...").
+  word of its own ("the CLI ..." / "the web app ..."), when one shared word is all that
+  ties names no category knows ("the `new-checkout` flag is enabled in production" /
+  "production runs 6 API replicas"), nor for a version and a release of it ("PG 16" /
+  "pg: 16.2"); a day or a month is a schedule, never such a value.
 
 One subject (subject_match) is read from the words that say what a statement is about:
 not its values, prepositions, verbs that only tie a subject to a value ("runs on",
@@ -133,7 +136,8 @@ squash" / "squash-merge"). A language, cloud or database named right before a no
 which things a statement is about ("the Python services" / "Go services").
 
 A clause about the past ("used to", "previously", "until last quarter", "until then",
-"was owned by X until the reorg") or about a change under way or planned ("is being
+"was owned by X until the reorg", "until March") or about a change under way or
+planned ("is being
 rewritten in Go", "will migrate to ...") contradicts nothing, nor does a state in the
 past tense against one said to hold now
 ("the CI ran on Jenkins" / "our CI now runs on GitHub Actions"). Only what a statement

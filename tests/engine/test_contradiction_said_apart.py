@@ -129,3 +129,16 @@ def test_measures_and_values_of_two_things():
                       "The rate limit is 6000 requests per hour.")
     assert not queued("Deploys are blocked on Fridays, with no exceptions.",
                       "Deploys are allowed on Saturdays.")
+
+
+def test_look_alikes_found_across_the_studied_batches():
+    assert not queued("We use PG 16 in production.", "prod pg: 16.2")
+    assert not queued("We deploy to production with Argo CD.",
+                      "We deploy to prod only on Mondays and Wednesdays.")
+    assert not queued("The `new-checkout` flag is enabled in production.",
+                      "Production runs 6 API replicas.")
+    assert not queued("Our backend has been on Python 3.12 since the last upgrade.",
+                      "Until March the backend ran on Python 3.10.")
+    assert not queued("Billing logs are kept for 90 days.", "Log retention in Loki is 14 days.")
+    assert not queued("The user dislikes verbose answers.",
+                      "For TS code, indent with two spaces - that's what the user likes.")

@@ -17,8 +17,12 @@ lists are in contradiction_words.py). A pair contradicts when:
   ("we use Redis for sessions" / "we don't use Redis for sessions"; "always squash" /
   "never squash"); in another word order, or when the negated word only ties a subject
   to its value ("does not run on Windows" / "supports Windows"), most subject words of
-  each are in the other; not when each puts a word of its own after the same
-  preposition ("enabled in development" / "disabled in production");
+  each are in the other, and the other names what a denied tie denies ("we don't use
+  ORMs here" says nothing of "... uses Postgres"); not when each puts a word of its own
+  after the same preposition ("enabled in development" / "disabled in production") or
+  narrows to a place or time of its own ("encrypted at rest" / "not encrypted in
+  transit"), nor when each opens on a name of its own ("the `new-checkout` flag" / "the
+  `new-search` flag");
 - a changed slot: same polarity, same opening, and every difference is one value put
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
@@ -29,7 +33,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   PostgreSQL" or "... PostgreSQL for orders") fills another slot, unless a shared word
   after it pins the slot ("a real PostgreSQL database" / "an in-memory SQLite
   database"); two known things of two kinds ("Postgres" / "Redis") are two subjects; a
-  word added anywhere makes a different statement;
+  word added anywhere makes a different statement, and so do two places changed at once
+  ("Node 20 in CI" / "Node 18 on developer laptops");
 - a changed member of a closed category (value_categories.py: data formats, databases,
   CI services, package managers, regions, ... and the ends of scales: short / detailed,
   lazily / eagerly, soft / hard deletes): each names one the other does not, on one
@@ -40,45 +45,73 @@ lists are in contradiction_words.py). A pair contradicts when:
   exclusively with Terraform", "Rollbar, our only error tracker"), the other names
   another member, and the two share a word of their subject; not when one speaks of what
   comes in ("only accepts JSON") and the other of what goes out ("returns XML");
-- a thing denied outright: a known thing denied with nothing to narrow it ("pnpm is not
-  used", "there is no Celery anywhere in the stack") against a statement that uses or
-  chose it;
+- a thing denied outright: a known thing denied with nothing to narrow it, or nothing
+  the other does not say too ("pnpm is not used", "there is no Celery anywhere in the
+  stack", "CI doesn't run mypy at all") against a statement that uses or chose it, or
+  does the work by it ("processed by Celery workers", "goes through RQ");
+- a member passed over: one statement passes over a member of a category ("Zustand
+  stores instead of Redux", "rather than", "in place of", "replaced Jenkins with ...",
+  "moved off Heroku") and the other states it, on a subject the two share two words of
+  that neither opens on a word of its own ("the frontend manages client state with
+  Redux Toolkit");
 - a changed holder of a role: the first words differ, are both names, and the rest says
   who owns, leads or "is the" something ("Alice owns the payments service" / "Bob
   ..."); or, in any form, one role over one thing with two holders, a person or a team:
   a passive ("the rotation is run by Kenji"), a name and a verb of a role ("Aisha runs
   the rotation"), or a noun of one ("Lena is the reviewer for migrations", "the
-  maintainer of the modules is Ravi", "ownership of X sits with the Mobile team");
+  maintainer of the modules is Ravi", "ownership of X sits with the Mobile team"); a
+  role said with a phrase ("belongs to", "falls under", "looked after by"), running,
+  managing and coordinating as one role, "the Payments team" and "Payments" as one
+  holder;
 - a reversed preference ("prefers pytest over unittest" / "prefers unittest over
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
-  ones"; "prefers X over Y" / "prefers Y"), by the same person (an instruction, "prefer
-  X over Y", is the speaker's: "I would rather ...");
+  ones"; "prefers X over Y" / "prefers Y", or wants, likes or asks for a known Y), by
+  the same person (an instruction, "prefer X over Y", is the speaker's: "I would rather
+  ...");
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
-  that uses Poetry;
+  that uses Poetry; or a choice denied ("wants spaces, not tabs") against the same
+  person's choice of it ("prefers tabs"); not when each names a thing of its own;
 - a changed measure: the same quantity (a duration, a size, a percentage, a number of
   attempts, a count of the same things, "4 worker processes" counting processes, a
   named version, "our Kubernetes version is 1.30" too, a port, what "a line length of
-  88" names, or a schedule from schedules.py: how often, on which day, at what time)
-  with another value, on one subject ("the cache TTL is 5 minutes" / "... one hour";
-  "5 minutes" equals "300 seconds", "retried 2 times" "3 attempts", "every 12 hours"
-  "twice a day");
+  88" names, or a schedule from schedules.py: how often, on which day, on which day of
+  the year, at what time) with another value, on one subject ("the cache TTL is 5
+  minutes" / "... one hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3
+  attempts", "every 12 hours" "twice a day", "December 15th" / "20 Dec"); a phrase whose
+  own word follows the shared ones restates the subject ("the TTL for the product-page
+  cache"); not when each names a thing of its own ("2-space indentation in YAML" /
+  "4-space indentation in Python"), one noun is numbered two ways ("sprint one" /
+  "sprint two"), one rate is said in two units, or, against a negation, of a schedule
+  ("blocked on Fridays" / "allowed on Saturdays");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
   billing service"; "from A to B" / "from B to A"), not one fact in two voices ("is
   built with MkDocs" / "MkDocs builds"); or the ends of a flow swapped in other words
   (flows.py: "events flow from orders to analytics" / "analytics sends events to
-  orders"), unless what moves differs;
+  orders", "A consumes events published by B", "A subscribes to the events that B
+  publishes"; an end named with more words is the same end: "Frankfurt" / "the Frankfurt
+  replica"), unless what moves differs;
 - a changed value in any word order: each statement names a value the other does not,
   of the same kind (a number does not replace a name, a known format is no unknown
-  name) and in the same role ("pushed to ECR" is not "scanned with Trivy"), and their
-  other words speak of one subject.
+  name, a name with a digit in it, "prod-eu-1", is a name) and in the same role
+  ("pushed to ECR" is not "scanned with Trivy"), and their other words speak of one
+  subject, a known thing saying its kind ("Staging's Postgres instance" is the staging
+  database); not when one opens on a name the other does not say and the other on a
+  word of its own ("the CLI ..." / "the web app ..."), when one shared word is all that
+  ties names no category knows ("the `new-checkout` flag is enabled in production" /
+  "production runs 6 API replicas"), nor for a version and a release of it ("PG 16" /
+  "pg: 16.2"); a day or a month is a schedule, never such a value.
 
 One subject (subject_match) is read from the words that say what a statement is about:
 not its values, prepositions, verbs that only tie a subject to a value ("runs on",
 "lives in"), bounds and settings ("capped at", "configured with"), words of time
 ("now") or quantity ("all"); verbs of one kind as one ("written in" / "defined with"),
 kin words as one ("inactive" / "inactivity", "manager" / "management"), short forms as
-their words ("docs", "repo"), a compound by its parts ("per-file", "type-check"). Two
+their words ("docs", "repo", "prod", "DB", inside a compound too: "auth-service"), a
+compound by its parts ("per-file", "type-check"), nouns of a running piece of software
+as one ("the search API", "the search service", "search-svc"), and a scope that
+narrows nothing left out ("in every environment", "with no exceptions", "at the
+moment", "since the last upgrade", "the team's ...", "in the repo"). Two
 statements speak of one subject when one says nothing the other does not, or most
 words are shared, and no word of one modifies a shared one, as "free" in "the free
 plan" against "the team plan" (a word after "we", "to" or "can", or an "-s" verb after
@@ -90,16 +123,23 @@ never when they name two of a kind of thing that tells subjects apart ("producti
 Before a statement is read, its short forms, cron expressions, glued units, slash rates
 and numbers of several words are written out (short_forms.py: "billing-svc" is
 "billing-service", "0 6 * * *" "daily at 06:00", "10MB" "10 MB", "1,000 req/min" "1000
-requests per min", "twenty-five" "25"; "TS" and "PRs" only in capitals, "30d" only with a
-small "d"); a rate compares per hour whatever its unit. Of a count's words ("12 ingest
+requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20",
+"larger than 10 MB are rejected" "capped at 10 MB", "the minimum SDK is 26" a version
+of the SDK; "TS"
+and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
+whatever its unit. "And then ...", ", including ...", ", using ...", "... because ..."
+and "... so the ..." are clauses of their own. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
 on" "does not depend on"), and a verb of a compound negates it by its first part ("never
 squash" / "squash-merge"). A language, cloud or database named right before a noun says
 which things a statement is about ("the Python services" / "Go services").
 
-A clause about the past ("used to", "previously", "until last quarter", "until then")
-contradicts nothing, nor does a state in the past tense against one said to hold now
+A clause about the past ("used to", "previously", "until last quarter", "until then",
+"was owned by X until the reorg", "until March") or about a change under way or
+planned ("is being
+rewritten in Go", "will migrate to ...") contradicts nothing, nor does a state in the
+past tense against one said to hold now
 ("the CI ran on Jenkins" / "our CI now runs on GitHub Actions"). Only what a statement
 asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
 taken off, and questions, greetings and short reactions are left out; two speakers each
@@ -109,16 +149,18 @@ the queue a person works through. The rest is kept and shown on request.
 
 What the rules miss: a subject named by other nouns ("the support inbox" / "support
 email", "the main branch" / "our default branch", "dates" / "timestamps", "the wire
-format" / "service-to-service calls"), a bare version away from its product ("the Go
-toolchain pinned in CI is 1.22"), a value named only by a word of its own ("the default
-6379" against "port 6380", "the 'prod' namespace"), a limit said as a direction or a
-threshold ("from SDK 23 upwards", "larger than 10 MB are rejected"), an opposite said by
-a phrase they do not know ("works offline" / "needs a network connection", "retried" /
-"discarded without another attempt", "expire after" / "stay valid for"), verbs of one
-act in other words ("run migrations" / "apply migrations"), a grouping ("partitioned by
-day" / "by month"), a flow whose ends are named with more words ("from Frankfurt" /
-"from the Dublin primary") and a preference or negation in other words ("Skip type
-hints, I find them noisy", "asked for light-theme screenshots"). Words to "you" keep a
+format" / "service-to-service calls"), a subject narrowed on one side only ("the web
+frontend" / "frontend builds", "database migrations" / "migrations", "the CI build
+timeout" / "a build"), a count of one thing by two nouns ("12 machines" / "sixteen
+runners"), a bare version away from its product ("the Go toolchain pinned in CI is
+1.22"), a value named only by a word of its own ("the default 6379" against "port 6380",
+"the 'prod' namespace"), a limit said as a direction ("from SDK 23 upwards" against a
+maximum), an opposite said by a phrase they do not
+know ("works offline" / "needs a network connection", "retried" / "discarded without
+another attempt"), verbs of one act in other words ("run migrations" / "apply
+migrations"), a grouping ("partitioned by day" / "by month") and a preference or
+negation in other words ("asked for light-theme screenshots", "must have a docstring" /
+"never write docstrings"). Words to "you" keep a
 clash out of the queue by design ("I'd rather you use ..."). What they wrongly flag: two
 values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK";
 "the CLI supports Windows" / "... macOS"). A model judge is the answer to both.
@@ -149,6 +191,7 @@ NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause m
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
 SAME_SUBJECT = 0.5  # share of their other words two statements of one subject have in common
 SHORT_SLOT = 2  # words a swapped non-value may have
+SUBJECT_HEAD = 2  # content words that open a statement and name what it speaks of
 # A verdict at or above this enters the open queue a person works through; below it the
 # contradiction is kept and shown only on request. Whoever judged, the same rule.
 CONFIDENT = 0.75
@@ -236,10 +279,22 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # its own, so the statement is still read as saying its value; ", so ..." tells what
 # follows from it.
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
+                           r"|,\s+(?=including\b|using\b|leaving\b|meaning\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
+                           r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
+                           r"|,?\s+because\s+(?=\w+\s+\w+)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
-                   r"until last \w+|until \w+ \w+ ago|until then|before that|up to then)\b", _I)
+                   r"until last \w+|until \w+ \w+ ago|until then|before that|up to then"
+                   # a change under way or planned says what will be, not what is
+                   r"|(?:is|are)\s+being\s+(?:re\w+|migrated|moved|ported|converted|switched)"
+                   r"|(?:will|plans?\s+to|planning\s+to|going\s+to)\s+(?:be\s+)?"
+                   r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?)"
+                   # a state in the past tense that ended: "was owned by X until the reorg"
+                   r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil"
+                   r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
+                   r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
+                   _I)
 # A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against
 # one said to hold now ("our CI now runs on ...", "the current SDK requires ..."): a
 # change told over time, not two claims about the present.
@@ -272,8 +327,9 @@ _CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "c
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "eighteen": "18",
-    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16",
+    "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30",
+    "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
     "ninety": "90", "hundred": "100", "thousand": "1000",
 }
 
@@ -282,7 +338,8 @@ _SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "m
             "minut": 60, "h": 3600, "hr": 3600, "hour": 3600, "day": 86400,
             "d": 86400, "week": 604800, "month": 2592000, "year": 31536000}
 _BYTES = {"b": 1, "byt": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024,
-          "mib": 1024**2, "gib": 1024**3}
+          "mib": 1024**2, "gib": 1024**3, "kilobyt": 1e3, "megabyt": 1e6, "gigabyt": 1e9,
+          "terabyt": 1e12}
 _NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
 
 
@@ -359,18 +416,36 @@ def _is_value(raw: str, at: int) -> bool:
     return any(char.isupper() for char in raw[1:]) or (at > 0 and raw[:1].isupper())
 
 
+# The whole of what is remembered as an owner: "the team's PR size cap" is the PR size
+# cap; "our company's" and "the project's" narrow nothing either.
+_WHOLE_POSSESSIVE = re.compile(r"(?<=\b(?:the|our|The|Our) )(?:team|company|org|organi[sz]ation|"
+                               r"project|repo|repository|codebase)'s\s+")
+_CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
+
+
+def _same(word: str) -> str:
+    """The word lexicon.SAME reads `word` as, a compound's parts each ("auth-service" is
+    "authentication-service", "prod-db" "production-database")."""
+    if word in lexicon.SAME or "-" not in word or _is_value(word, 0):
+        # a name of its own keeps its parts: "prod-eu-1", "acme-media-prod"
+        return lexicon.SAME.get(word, word)
+    return "-".join(lexicon.SAME.get(part, part) for part in word.split("-"))
+
+
 _PHRASES = [(re.compile(pattern, _I), replacement)
             for pattern, replacement in lexicon.PHRASES]
 
 
 def read_clause(text: str) -> Clause:
-    text = short_forms.spell_out(text.translate(_APOSTROPHE))
+    text = _WHOLE_POSSESSIVE.sub("", short_forms.spell_out(text.translate(_APOSTROPHE)))
     for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
         text = pattern.sub(replacement, text)
     raws = _RAW_TOKEN.findall(text)
+    # a word in a code span is a name of its own ("the `new-checkout` flag")
+    code = {raw for span in _CODE_SPAN.findall(text) for raw in _RAW_TOKEN.findall(span)}
     tokens, negations, negated, exclusive = [], 0, "", False
     for at, raw in enumerate(raws):
-        word = lexicon.SAME.get(raw.casefold(), raw.casefold())
+        word = _same(raw.casefold())
         opposite = word in _DISLIKE or word in lexicon.OPPOSITES
         if opposite:
             # "dislikes X" is "not likes X", "disabled" is "not enabled"
@@ -385,10 +460,13 @@ def read_clause(text: str) -> Clause:
         # "US" is a region, not "us": an acronym is no function word
         if (word in _FUNCTION_WORDS and not _acronym(raw)) or word in _POSITIVE_MARKERS:
             continue
-        norm = NUMBER_WORDS.get(word) or _norm(word, raw)
+        # a short form is no acronym once written out: "DB" is "database"
+        norm = NUMBER_WORDS.get(word) or _norm(word, raw if word == raw.casefold() else "")
         if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
             negated = norm
-        tokens.append(Token(raw, norm, at, _is_value(raw, at), opposite))
+        # a short form written out is a common noun ("DB" is "database"), no name
+        value = (_is_value(raw, at) and word == raw.casefold()) or raw in code
+        tokens.append(Token(raw, norm, at, value, opposite))
     return Clause(text.strip(), tuple(raws), tuple(tokens), negative=negations % 2 == 1,
                   past=bool(_PAST.search(text)), negated=negated, exclusive=exclusive)
 
@@ -489,7 +567,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found["percent"] = amount
         elif attempts := _attempts(words, i, unit, amount):
             found["attempts"] = attempts
-        elif raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word):
+        elif (raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word)
+              and "per" not in words[i + 2:i + 2 + COUNTED_RUN]  # "API: 500 req per min"
+              and words[i - 1] not in _CALENDAR):  # "March 3" is a day
             found[f"version of {words[i - 1]}"] = word
         elif following and following not in _FUNCTION_WORDS:
             # "4 worker processes" counts processes: the last word of the run counts too
@@ -512,6 +592,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
                 and _number(words[i - 2]) is None and word not in ("a", "an")
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
             found.setdefault(_norm(words[i - 2]), word if words[i - 2] == "version" else amount)
+            # "the minimum SDK is 26" names the version of the SDK, as "SDK 23" does
+            if raws and _capitalised(raws[i - 2]) and _NUMBER.match(word):
+                found.setdefault(f"version of {words[i - 2]}", word)
     # "our Kubernetes version is 1.30" names the version of Kubernetes
     # "Postgres on the analytics cluster is version 14": the known product before it
     if "version" in found and (product := _named_before(words, raws, "version")
@@ -536,7 +619,10 @@ def _last_name(raws: Sequence[str], at: int) -> str:
     words before `at`; a known product first ("the Go toolchain pinned in CI is 1.22")."""
     reach = range(at - 1, max(0, at - NAME_REACH) - 1, -1)
     known = {i for found in value_categories.members(tuple(raws)) for i in found.at}
-    names = [i for i in reach if _is_value(raws[i], i)
+    # a known product written as a name is one as the first word too ("Django is pinned
+    # at 5.2")
+    names = [i for i in reach if (_is_value(raws[i], i) or (i == 0 and i in known
+                                                            and _capitalised(raws[i])))
              and not any(char.isdigit() for char in raws[i])]
     chosen = next((i for i in names if i in known), names[0] if names else None)
     return "" if chosen is None else raws[chosen].casefold()
@@ -585,10 +671,17 @@ _HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*"
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
+_ADMITTING = frozenset(_norm(word) for word in lexicon.ADMITTING)
+_CALENDAR = frozenset({*schedules.MONTHS, *schedules.WEEKDAYS})
+# The nouns that name a kind of measure ("the max upload size is 10 MB"): what is
+# measured, not of what.
+_MEASURE_NOUNS = {"size": {_norm(word) for word in ("size", "sizes")},
+                  "percent": {_norm(word) for word in ("percentage", "share", "ratio")}}
 _HOW_OFTEN = frozenset({"every", "each", "per", "times", *schedules.TIMES})
 # Measures with a kind of their own, whatever their unit: not a count of something.
-_MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday"})
-_SCHEDULE_KEYS = frozenset({"period", "weekday"})
+_MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period", "weekday",
+                            "day of year"})
+_SCHEDULE_KEYS = frozenset({"period", "weekday", "day of year"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
 _COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
 _NAMING = frozenset({"of", "is", "are", "="})
@@ -632,6 +725,11 @@ class Subject:
         return {part for word in self.words.values() for part in word.split("-")}
 
 
+# Nouns that name a running piece of software by what it is: "the search API", "the
+# search service", "search-svc" and "the search server" are one thing.
+_RUNNING_THINGS = {_norm(word): "servic" for word in lexicon.RUNNING_THINGS}
+
+
 def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
     """The words of `clause` that say what it is about: not those `leave_out(token)`
     picks (its values, or its measures), nor prepositions, verbs that only tie a subject
@@ -641,7 +739,8 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
     found = {}
     for at, token in enumerate(clause.tokens):
         raw = token.raw.casefold()
-        if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.ADDITIVE
+        if (leave_out(token) or raw in PREPOSITIONS or raw in lexicon.MORE_PREPOSITIONS
+                or raw in lexicon.ADDITIVE
                 or raw in lexicon.PRONOUNS
                 or raw in lexicon.QUANTIFIERS or raw in lexicon.CONJUNCTIONS
                 or _linking(raw) or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
@@ -651,7 +750,7 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
         parts = [_norm(part) if "-" in token.norm else part for part in token.norm.split("-")
                  if part and part not in _FUNCTION_WORDS and part not in PREPOSITIONS]
         if parts:
-            word = "-".join(parts)
+            word = "-".join(_RUNNING_THINGS.get(part, part) for part in parts)
             word = _DIMENSIONS.get(word) or _VERB_KINDS.get(word, word)
             # "asynchronous jobs" are not "synchronous calls" said another way
             found[at] = f"not {word}" if opposites and token.opposite else word
@@ -682,6 +781,9 @@ def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
     tokens = clause.tokens
     return any(subject_of.word(i) in unique and subject_of.word(i + 1) in shared
                and _number(token.norm) is None
+               and token.raw.casefold() not in _DISLIKE  # a verb: "skip type hints"
+               # an instruction's verb: "write docs in British English"
+               and not (token.at == 0 and subject_of.word(i) in _KINDS)
                and not _FUNCTION_WORDS & set(clause.words[token.at + 1:after.at])
                and clause.word_before(token) not in lexicon.BEFORE_A_VERB
                and clause.word_before(after) not in lexicon.BEFORE_A_VERB
@@ -696,20 +798,35 @@ def _verb_after_its_subject(clause: Clause, token: Token) -> bool:
     "the" it is a noun ("the payments service")."""
     raw = token.raw.casefold()
     before = clause.word_before(token)
+    after = clause.words[token.at + 1] if token.at + 1 < len(clause.words) else ""
+    # a plural before "are" is a noun: "billing logs are kept"
     return (raw.endswith("s") and not raw.endswith(("ss", "us", "is")) and token.at > 0
+            and after not in _COPULAS and after not in ("have", "get", "need")
             and before not in _FUNCTION_WORDS and before not in PREPOSITIONS
             and before not in lexicon.QUANTIFIERS and _number(before) is None)
 
 
-def _in_phrase(subject_of: Subject, unique: set[str]) -> bool:
+def _in_phrase(subject_of: Subject, unique: set[str], shared: set[str] = frozenset()) -> bool:
     """Whether a word only this statement says sits after a preposition ("for caching"):
     a value beside it fills that role, maybe not the other statement's. A verb of a kind
     ("... of the service are deployed") is no object of one."""
     clause = subject_of.clause
     slots = arrangement(clause.text).slots
-    return any(slots.get(token.norm) or slots.get(token.raw.casefold())
+
+    def slot(token: Token) -> str:
+        return slots.get(token.norm) or slots.get(token.raw.casefold()) or ""
+
+    # a phrase whose word of its own comes after words both statements say restates the
+    # subject ("the TTL for the product-page cache"): it narrows nothing; one before them
+    # narrows them ("for free users")
+    restated = [(slot(token), token.at) for at, token in enumerate(clause.tokens)
+                if subject_of.word(at) in shared and slot(token)]
+    # "in the repo", "across the codebase": the whole of what is remembered narrows nothing
+    return any(slot(token) and not any(there == slot(token) and at_shared < token.at
+                                       for there, at_shared in restated)
                for at, token in enumerate(clause.tokens)
-               if subject_of.word(at) in unique - _KINDS and not token.value)
+               if subject_of.word(at) in unique - _KINDS and not token.value
+               and token.norm not in _WHOLE_SCOPE)
 
 
 def _linking(raw: str) -> bool:
@@ -719,11 +836,11 @@ def _linking(raw: str) -> bool:
 
 
 def _phrased_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
-                   manner: bool) -> bool:
+                   manner: bool, shared: set[str] = frozenset()) -> bool:
     """Whether a statement says words of its own after a preposition ("uses Redis for
     caching"). Of a manner ("warmed lazily" / "warmed eagerly at startup") a phrase on
     one side only narrows when, not what: both must have one."""
-    phrased = _in_phrase(a, unique_a), _in_phrase(b, unique_b)
+    phrased = _in_phrase(a, unique_a, shared), _in_phrase(b, unique_b, shared)
     return all(phrased) if manner else any(phrased)
 
 
@@ -739,7 +856,8 @@ def _settle(a: Subject, b: Subject) -> None:
 
 def subject_match(a: Subject, b: Subject,
                   values: tuple[set[str], set[str]] = (set(), set()), *,
-                  lenient: bool = False, manner: bool = False) -> float | None:
+                  lenient: bool = False, manner: bool = False,
+                  restated: bool = False) -> float | None:
     """How sure it is that two statements speak of one subject, from their subject
     words: 0.8 when one says nothing the other does not (0.75 when that is a single
     word), 0.75 when most of their words are shared; 0.65 (kept, not queued) when a word
@@ -747,7 +865,9 @@ def subject_match(a: Subject, b: Subject,
     values of both do ("the MySQL host" / "the Postgres host"), or either says words of
     its own after a preposition; else None. `lenient` (two members of one category)
     takes one shared word when each says at most one of its own; of a `manner` ("warmed
-    lazily" / "warmed eagerly at startup") a phrase on one side only narrows."""
+    lazily" / "warmed eagerly at startup") a phrase on one side only narrows. With
+    `restated` (two values of one measure) a phrase that says a shared word restates the
+    subject ("the TTL for the product-page cache")."""
     _settle(a, b)
     key_a, key_b = a.key, b.key
     shared = key_a & key_b
@@ -765,7 +885,8 @@ def subject_match(a: Subject, b: Subject,
     both = shared | (values[0] & values[1])
     if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
             or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
-            or _phrased_apart(a, unique_a, b, unique_b, manner)):
+            or _phrased_apart(a, unique_a, b, unique_b, manner,
+                              shared if restated else frozenset())):
         return 0.65
     if not unique_a or not unique_b:
         return 0.8 if len(shared) >= KEY_WORDS else 0.75
@@ -833,6 +954,14 @@ def _role(clause: Clause, token: Token) -> str:
 
 # --- Verdicts ------------------------------------------------------------------------------
 
+def _preposition_before(clause: Clause, token: Token) -> str:
+    """The preposition that leads to a word ("on" in "only on Mondays"), "" if none."""
+    for word in reversed(clause.words[max(0, token.at - 3):token.at]):
+        if word in PREPOSITIONS:
+            return word
+    return ""
+
+
 def _verdict(contradicts: bool, reason: str, confidence: float) -> JudgeVerdict:
     return JudgeVerdict(contradicts=contradicts, reason=reason, confidence=confidence)
 
@@ -845,7 +974,7 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     negated, other = (a, b) if a.negative else (b, a)
     said, also = set(negated.norms), set(other.norms)
     shared = said & also
-    if not a.tokens or not b.tokens:
+    if not a.tokens or not b.tokens or _named_apart(a, b):
         return None
     if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
         return _verdict(True, f"one statement negates the other: {negated.text!r} against "
@@ -858,6 +987,8 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
                      for word in (norm, *(_norm(part) for part in norm.split("-")[:1]))}
     if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in said_by_other:
         return None
+    if tie and not _object_said(negated, other):
+        return None  # "we don't use ORMs here" says nothing of "... uses Postgres"
     if tie or a.norms[0] != b.norms[0]:
         return _reordered_negation(negated, other)
     if len(shared) < KEY_WORDS or len(shared) < NEGATION_OVERLAP * len(said):
@@ -869,6 +1000,33 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"{other.text!r}", 0.9 if exact else 0.8)
 
 
+def _object_said(negated: Clause, other: Clause) -> bool:
+    """Whether the word right after a negated verb that ties a subject to its value
+    ("Redis" in "we don't use Redis for sessions") is said by the other statement."""
+    tokens = negated.tokens
+    at = negated.norms.index(negated.negated) if negated.negated in negated.norms else -1
+    if at < 0 or at + 1 >= len(tokens):
+        return False
+    # the words of its object: up to the next preposition ("run database migrations
+    # automatically during a deploy")
+    words = negated.words
+    end = next((i for i in range(tokens[at + 1].at + 1, len(words))
+                if words[i] in PREPOSITIONS or words[i] in lexicon.MORE_PREPOSITIONS),
+               len(words))
+    return any(token.norm in other.norms for token in tokens[at + 1:]
+               if token.at < end)
+
+
+def _named_apart(a: Clause, b: Clause) -> bool:
+    """Whether each statement opens on a name the other does not say ("the
+    `new-checkout` flag is enabled" / "the `new-search` flag is disabled"): a negation
+    of one says nothing of the other."""
+    values = [{token.norm for token in clause.tokens[:SUBJECT_HEAD] if token.value}
+              - {token.norm for token in other.tokens}
+              for clause, other in ((a, b), (b, a))]
+    return bool(values[0]) and bool(values[1])
+
+
 def _reordered_negation(negated: Clause, other: Clause) -> JudgeVerdict | None:
     """A negation in another word order ("we support Python 3.9 in the SDK" / "the SDK
     doesn't support Python 3.9 anymore"): most subject words of each are in the other,
@@ -877,7 +1035,10 @@ def _reordered_negation(negated: Clause, other: Clause) -> JudgeVerdict | None:
     said, also = (subject(clause, _nothing, opposites=False) for clause in (negated, other))
     _settle(said, also)
     shared = said.key & also.key
-    if len(shared) < KEY_WORDS or any(len(shared) < NEGATION_OVERLAP * len(side.key)
+    # the negated verb's kind, said by one only, is how it says it ("skip type hints" /
+    # "use type hints"), not what it speaks of
+    how = {_VERB_KINDS.get(negated.negated, negated.negated)} - shared
+    if len(shared) < KEY_WORDS or any(len(shared) < NEGATION_OVERLAP * len(side.key - how)
                                       for side in (said, also)):
         return None
     if _elsewhere(said, also):
@@ -894,8 +1055,16 @@ def _elsewhere(a: Subject, b: Subject) -> bool:
     _settle(a, b)
     shared = a.key & b.key
     unique_a, unique_b = a.key - shared, b.key - shared
-    return bool(_roles_of(a, unique_a) & _roles_of(b, unique_b)) \
+    roles_a, roles_b = _roles_of(a, unique_a), _roles_of(b, unique_b)
+    # "encrypted at rest" / "not encrypted in transit": each narrows with a phrase of its
+    # own, after a preposition of one role (where, when) or another
+    return bool(roles_a & roles_b) or bool(_PLACE_OR_TIME & roles_a and _PLACE_OR_TIME & roles_b) \
         or _modifies(a, unique_a, shared) or _modifies(b, unique_b, shared)
+
+
+# Prepositions that say where or when a statement holds.
+_PLACE_OR_TIME = frozenset({"in", "at", "on", "during", "inside", "outside", "within",
+                            "before", "after", "across"})
 
 
 def _roles_of(subject_of: Subject, unique: set[str]) -> set[str]:
@@ -924,6 +1093,15 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
         measures([_norm(w) for w in clause.words[max(0, seg[0].at - 1):seg[-1].at + 1]])
         for clause, seg in ((a, seg_a), (b, seg_b)))
     common = measured_a.keys() & measured_b.keys()
+    # two times of day in two zones ("10am UTC" / "11am CET") are not compared here
+    clocks = [{key for key in measured if key.startswith("time of day")}
+              for measured in (measured_a, measured_b)]
+    if all(clocks) and not clocks[0] & clocks[1]:
+        return False
+    # a swap that says two amounts ("in S3 for 30 days and then in Glacier for a year")
+    # tells more than one value of one slot
+    if common and any(sum(_a_unit(token.norm) for token in seg) > 1 for seg in (seg_a, seg_b)):
+        return False
     if common:
         return any(measured_a[key] != measured_b[key] for key in common)
     values_a = [t for t in seg_a if t.value]
@@ -996,8 +1174,14 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     if ops[0][0] != "equal":
         return _changed_holder(a, b, ops)
+    # two places changed at once ("Node 20 in CI" / "Node 18 on developer laptops",
+    # "sprint one starts on March 3" / "sprint two ... March 17") say two facts
+    if len(changes) > 1:
+        return None
     # "deploys are only triggered by tagging" leaves no room for "... by merging"
-    sole = (a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)
+    sole = ((a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)
+            and _preposition_before(a, a.tokens[changes[0][1]])
+            == _preposition_before(b, b.tokens[changes[0][3]]))
     if not sole and not all(_swap_is_a_value_change(a, b, op) for op in changes):
         return None
     swaps = "; ".join(f"{_shown(a.tokens[i1:i2])!r} became {_shown(b.tokens[j1:j2])!r}"
@@ -1025,7 +1209,8 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
 # A team holds a role as a person does: "the Web Platform team", "our Mobile squad".
 _TEAMS = ("team", "squad", "guild")
-_WHO = rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?)"
+_WHO = (rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?"
+        rf"|[a-z][\w-]*\s+(?:{'|'.join(_TEAMS)}))")  # "the data team" is someone too
 _ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
 _HOLDINGS = (
     # "ownership of the design system sits with the Mobile team"
@@ -1046,6 +1231,12 @@ _HOLDINGS = (
     re.compile(rf"^{_WHO}\s+(?P<verb>[a-z]+)\s+"
                rf"(?!(?:is|are|was|were|be|been)\b)(?P<thing>.+?)\W*$"),
 )
+
+
+# Verbs of one role read as one: who runs a rotation manages it ("the rotation is managed
+# by Priya" / "Tom runs the rotation").
+_ROLE_KINDS = {_norm(verb): kind for kind, verbs in lexicon.ROLE_KINDS.items()
+               for verb in verbs.split()}
 
 
 @dataclass(frozen=True)
@@ -1073,7 +1264,8 @@ def _holdings(clause: Clause) -> list[Holding]:
             continue  # "Logs are shipped", "Tom prefers MySQL"
         role = (lexicon.ROLE_NOUNS[groups["noun"].casefold()] if groups.get("noun")
                 else groups["verb"])
-        found.append(Holding(said["agent"].casefold(), _norm(role), read_clause(said["thing"])))
+        found.append(Holding(said["agent"].casefold(), _ROLE_KINDS.get(_norm(role), _norm(role)),
+                             read_clause(said["thing"])))
     return found
 
 
@@ -1099,11 +1291,18 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
-        if (first.agent != second.agent and first.role == second.role
+        if (_who(first.agent) != _who(second.agent) and first.role == second.role
                 and _same_thing(first.thing, second.thing)):
             return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
                                   f"another holder of one role", 0.75)
     return None
+
+
+def _who(agent: str) -> str:
+    """A holder without the word that says it is a team: "the Payments team" is
+    "Payments"."""
+    words = agent.split()
+    return " ".join(words[:-1] if len(words) > 1 and words[-1] in _TEAMS else words)
 
 
 def _preference_order(text: str) -> tuple[str, str] | None:
@@ -1141,12 +1340,31 @@ def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> Judg
     """"She prefers str.format over f-strings" / "she prefers f-strings for formatting":
     the same person prefers what the other statement passes over."""
     chosen = _PLAIN_PREFERENCE.search(plain.text)
-    if not chosen or _before_preference(ordered) != _before_preference(plain):
-        return None
     passed = read_clause(order[1]).norms
-    if passed and read_clause(chosen.group(1)).norms == passed:
-        return _verdict(True, f"one prefers what the other passes over: {order[1]!r}", 0.8)
+    if chosen and _before_preference(ordered) == _before_preference(plain):
+        if passed and read_clause(chosen.group(1)).norms == passed:
+            return _verdict(True, f"one prefers what the other passes over: {order[1]!r}",
+                            0.8)
+        return None
+    # "the user prefers pytest over unittest" / "the user wants new tests written with
+    # unittest": the same person wants, likes or asks for a known thing passed over, and
+    # not the one chosen
+    wanting = [token for token in plain.tokens
+               if _VERB_KINDS.get(token.norm) == "like" and token.norm not in _LINKING]
+    if not wanting or plain.negative or _adds(plain) or _REMOVING & set(plain.words):
+        return None
+    who = _RAW_TOKEN.findall(plain.text[:len(" ".join(plain.raws[:wanting[0].at]))])
+    person = who[-1].casefold() if who else "i"
+    passed_things = {f.member for f in value_categories.members(tuple(order[1].split()))}
+    chosen_things = {f.member for f in value_categories.members(tuple(order[0].split()))}
+    said = {f.member for f in value_categories.members(plain.raws)}
+    if (person == _before_preference(ordered) and passed_things and passed_things <= said
+            and not chosen_things & said):
+        return _verdict(True, f"one wants what the other passes over: {order[1]!r}", 0.8)
     return None
+
+
+_REMOVING = frozenset(lexicon.REMOVING)
 
 
 def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
@@ -1177,11 +1395,20 @@ def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
             continue
         if denier.norms[0] != other.norms[0]:
             continue
+        # "tabs in Makefiles" / "spaces in Python, not tabs": each names a thing of its own
+        names = [{t.norm for t in clause.tokens if t.value and _number(t.norm) is None}
+                 - set(rest.norms) for clause, rest in ((denier, other), (other, denier))]
+        if all(names):
+            continue
         for found in _DENIED.finditer(denier.text):
             raw = found.group(1)
-            if not _is_value(raw, 1):
-                continue
             denied = _norm(raw.casefold())
+            # a name, or what the other chooses ("the user prefers tabs" / "... wants
+            # spaces, not tabs")
+            if not _is_value(raw, 1) and not any(
+                    token.norm == denied and _VERB_KINDS.get(_norm(other.word_before(token)))
+                    == "like" for token in other.tokens):
+                continue
             if denied in other.norms and len(set(denier.norms) & set(other.norms)) >= KEY_WORDS:
                 return _verdict(True, f"{raw} is denied by one statement and stated by the "
                                       f"other", 0.75)
@@ -1199,20 +1426,36 @@ def _attributes(*clauses: Clause) -> set[str]:
             and clause.words[token.at - 1] in _NAMING}
 
 
-def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
+def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | None:
+    """The same quantity with another value, on one subject; with `when` False, not a
+    schedule."""
     if _adds(a) or _adds(b):
         return None
     measured_a, measured_b = _measures_of(a.raws), _measures_of(b.raws)
-    for key in measured_a.keys() & measured_b.keys():
+    common = measured_a.keys() & measured_b.keys()
+    if _numbered_apart(a, b):
+        return None
+    # one rate in two units ("100 requests per minute" / "6000 requests per hour"): what
+    # else each number is said to be is the same rate
+    if any("/" in key and measured_a[key] == measured_b[key] for key in common):
+        return None
+    for key in common:
         if measured_a[key] == measured_b[key]:
             continue
-        # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash.
-        if _amount(measured_a[key]) in b.words or _amount(measured_b[key]) in a.words:
+        if not when and (key in _SCHEDULE_KEYS or key.startswith("time of day")):
+            continue
+        # a version and a release of it ("16" / "16.2", "5.2" / "5.2.4") agree
+        if key.startswith("version of ") and _release_of(measured_a[key], measured_b[key]):
+            continue
+        # A statement naming both values tells a change ("from 1.25 to 1.29"), no clash;
+        # so does one naming both days ("on Tuesdays and Thursdays")
+        if _amount(measured_a[key]) in _said(b) or _amount(measured_b[key]) in _said(a):
             continue
         # The rest of each statement, without the measures: the same subject.
         # the unit, or the product of a version; an attribute ("length" of a "line
         # length of 88") stays: it is what the statements are about
-        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT
+        units = (set(_SECONDS) | set(_BYTES) | _COUNTING | _PERCENT | _ADMITTING
+                 | _MEASURE_NOUNS.get(key, set())
                  | set(key.removeprefix("version of ").split("/")) - _attributes(a, b))
         schedule = key in _SCHEDULE_KEYS or key.startswith("time of day")
         if schedule:
@@ -1227,7 +1470,12 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
             subjects = [subject(clause, _measuring(clause, units - set(key.split("/")),
                                                    counted=True, schedule=schedule))
                         for clause in (a, b)]
-        sure = subject_match(*subjects)
+        # "2-space indentation in YAML" / "4-space indentation in Python": each speaks of
+        # a thing it names and the other does not
+        if all(_names_of_its_own(side, other) for side, other in ((subjects[0], subjects[1]),
+                                                                   (subjects[1], subjects[0]))):
+            continue
+        sure = subject_match(*subjects, restated=True)
         # a statement that says nothing but the product and its version ("Kafka 3.5 is
         # what we run") speaks of the product
         if key.startswith("version of ") and not (subjects[0].key and subjects[1].key):
@@ -1236,6 +1484,39 @@ def _changed_measure(a: Clause, b: Clause) -> JudgeVerdict | None:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
+
+
+def _names_of_its_own(side: Subject, other: Subject) -> bool:
+    """Whether a statement's subject says a name (not a number) the other's does not."""
+    tokens = side.clause.tokens
+    return any(tokens[at].value and _number(tokens[at].norm) is None
+               and word not in other.key for at, word in side.words.items())
+
+
+def _release_of(a, b) -> bool:
+    """Whether one version is a release of the other ("16.2" of "16")."""
+    a, b = str(a), str(b)
+    return a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _said(clause: Clause) -> set[str]:
+    """The words of a clause, and each plural's singular ("tuesdays" says "tuesday")."""
+    words = set(clause.words)
+    return words | {word[:-1] for word in words if word.endswith("s")}
+
+
+def _numbered_apart(a: Clause, b: Clause) -> bool:
+    """Whether two statements open on one noun numbered two ways ("sprint 1" / "sprint
+    2", "phase two" / "phase three"): two things."""
+    return (len(a.tokens) > 1 and len(b.tokens) > 1 and a.norms[0] == b.norms[0]
+            and _number(a.norms[0]) is None and _number(a.norms[1]) is not None
+            and _number(b.norms[1]) is not None and a.norms[1] != b.norms[1])
+
+
+def _changed_amount(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """A changed measure between a statement and a negation: not of when ("not allowed
+    on Fridays" / "allowed on Saturdays" name two days, not two answers to one)."""
+    return _changed_measure(a, b, when=False)
 
 
 def _counts_things(key: str, a: Clause, b: Clause) -> bool:
@@ -1290,7 +1571,11 @@ def _ends(text: str) -> set[str]:
 
 _FLOW_WORDS = frozenset(_norm(word) for word in (*flows.SENDING.split("|"),
                                                  *flows.RECEIVING.split("|"), "flow", "flows",
-                                                 "move", "moves", *lexicon.LINKING_VERBS))
+                                                 "move", "moves", *lexicon.LINKING_VERBS,
+                                                 # the nouns of a flow ("replication runs
+                                                 # from A to B")
+                                                 "replication", "synchronisation",
+                                                 "synchronization", "transfer", "transfers"))
 
 
 def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1305,7 +1590,7 @@ def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
     source_b, target_b = _ends(flow_b.source), _ends(flow_b.target)
     if not (source_a and target_a) or source_a == target_a:
         return None
-    if source_a != target_b or target_a != source_b:
+    if not (_same_end(source_a, target_b) and _same_end(target_a, source_b)):
         return None
     moved_a, moved_b = _ends(flow_a.rest), _ends(flow_b.rest)
     if moved_a and moved_b and not moved_a & moved_b:
@@ -1313,6 +1598,13 @@ def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
     return _verdict(True, f"the other way round: from {flow_a.source!r} to "
                           f"{flow_a.target!r} against from {flow_b.source!r} to "
                           f"{flow_b.target!r}", 0.8)
+
+
+def _same_end(a: set[str], b: set[str]) -> bool:
+    """Whether two ends of a flow are one: the same words, or one's words all said by the
+    other ("Frankfurt" / "the Frankfurt replica")."""
+    smaller = min(a, b, key=len)
+    return a == b or bool(smaller - set(_RUNNING_THINGS.values()) and (a <= b or b <= a))
 
 
 def _passive(clause: Clause) -> bool:
@@ -1355,7 +1647,12 @@ def _amounts(clause: Clause) -> set[str]:
 
 
 def _numeric(values: set[str]) -> bool:
-    return any(char.isdigit() for value in values for char in value)
+    """Whether a value is a number or a version ("20", "3.11", "v2", "python3.10"), not a
+    name with a digit in it ("prod-eu-1", "s3")."""
+    return any(_VERSION_LIKE.match(value) for value in values)
+
+
+_VERSION_LIKE = re.compile(r"^(?:v?\d[\d.]*(?:[a-z]{0,3}\d*)?|[a-z]+(?:\d+\.)+\d+)$")
 
 
 def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1371,7 +1668,9 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()}
     # an amount with a unit ("5 minutes", "10 MB") is a measure: _changed_measure's
     # and so is a time of day ("3am" is "03:00")
-    named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)}
+    # and so is a day ("on Mondays", "in January"): a schedule
+    named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)
+              and t.raw.casefold().removesuffix("s") not in _CALENDAR}
              - plain - _amounts(a) - _amounts(b))
     values_a = {t.norm for t in a.tokens if t.norm in named}
     values_b = {t.norm for t in b.tokens if t.norm in named}
@@ -1380,6 +1679,9 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     # A number does not take the place of a name ("Node 20" / "Vite"): another slot.
     if _numeric(only_a) != _numeric(only_b):
+        return None
+    # a version and a release of it ("PG 16" / "pg: 16.2") agree
+    if any(_release_of(x, y) for x in only_a for y in only_b):
         return None
     # Two unknown names, each with its number ("the SDK supports Python 3.9" / "the CLI
     # supports Python 3.11"): the names are what each speaks of.
@@ -1390,18 +1692,64 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
              for clause, only in ((a, only_a), (b, only_b))]
     if roles[0] and roles[1] and not roles[0] & roles[1]:
         return None
-    if _known_apart(a, only_a, b, only_b):
+    if (_known_apart(a, only_a, b, only_b) or _opened_apart(a, b) or _opened_apart(b, a)
+            or _numbered_apart(a, b)):
+        return None
+    # the zone of a time of day is its unit ("10am UTC" / "11am CET" is one time)
+    if only_a | only_b <= schedules.ZONES and _both_clocks(a, b):
         return None
     # a value both name stays part of the subject ("the admin API" / "the public API")
     changed = only_a | only_b
-    confidence = subject_match(subject(a, _measuring(a, changed)),
-                               subject(b, _measuring(b, changed)), (only_a, only_b))
+    subjects = subject(a, _measuring(a, changed)), subject(b, _measuring(b, changed))
+    _named_kinds(subjects[0], only_a, subjects[1])
+    _named_kinds(subjects[1], only_b, subjects[0])
+    confidence = subject_match(*subjects, (only_a, only_b))
+    # one shared word is too little to pin a subject for names no category knows
+    # ("the `new-checkout` flag is enabled in production" / "production runs 6 API
+    # replicas")
+    shared = subjects[0].key & subjects[1].key
+    if (confidence is not None and len(shared - _KINDS) < KEY_WORDS
+            and max(len(side.key - shared - _KINDS) for side in subjects) >= KEY_WORDS
+            and (_categories_of(a, only_a) is None or _categories_of(b, only_b) is None)):
+        return None
     if confidence is None or confidence < CONFIDENT:  # order-free: weak unless sure
         return None
     shown_a = " ".join(t.raw for t in a.tokens if t.norm in only_a)
     shown_b = " ".join(t.raw for t in b.tokens if t.norm in only_b)
     return _verdict(True, f"the same subject with another value: {shown_a!r} against "
                           f"{shown_b!r}", confidence)
+
+
+def _both_clocks(a: Clause, b: Clause) -> bool:
+    """Whether both statements say a time of day: their zones are its units."""
+    return all(any(key.startswith("time of day") for key in _measures_of(clause.raws))
+               for clause in (a, b))
+
+
+def _opened_apart(a: Clause, b: Clause) -> bool:
+    """Whether `a` opens on a name `b` does not say and `b` on a word `a` does not say:
+    "the CLI is built with Node 18" / "the web app is built with Node 20" speak of two
+    things, whatever value each gives."""
+    said_a, said_b = set(a.norms), set(b.norms)
+    return (any(token.value and _number(token.norm) is None and token.norm not in said_b
+                for token in a.tokens[:1])
+            and any(not token.value and token.norm not in said_a
+                    and token.norm not in _LINKING and token.norm not in _VERB_KINDS
+                    for token in b.tokens[:SUBJECT_HEAD]))
+
+
+def _named_kinds(side: Subject, values: set[str], other: Subject) -> None:
+    """A known thing says what kind of thing it is: "Staging's Postgres instance" speaks
+    of the staging database too. The kind nouns of `values`' categories that the other
+    statement says are added to `side`'s subject."""
+    found = value_categories.members(side.clause.raws)
+    places = {token.at for token in side.clause.tokens if token.norm in values}
+    nouns = {_norm(noun) for f in found if places & set(f.at)
+             for noun in value_categories.KIND_NOUNS.get(f.category, "").split()}
+    if not side.key & other.key - _KINDS:
+        return  # a kind alone pins no subject ("the database is Postgres" / "replicas run MySQL")
+    for extra, noun in enumerate(sorted(nouns & other.key - side.key), 1):
+        side.words[-extra] = noun
 
 
 def _categories_of(clause: Clause, values: set[str]) -> set[str] | None:
@@ -1438,6 +1786,8 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
     found_a = value_categories.members(a.raws)
     found_b = value_categories.members(b.raws)
     for category in sorted({f.category for f in found_a} & {f.category for f in found_b}):
+        if category == _ZONE_CATEGORY and _both_clocks(a, b):
+            continue
         named_a = {f.member for f in found_a if f.category == category}
         named_b = {f.member for f in found_b if f.category == category}
         if named_a & named_b:
@@ -1448,6 +1798,9 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
         values = ((set(), set()) if scale
                   else ({t.norm for t in a.tokens if t.at in places_a},
                         {t.norm for t in b.tokens if t.at in places_b}))
+        # a word two members' names share is no value of its own ("British English" /
+        # "American English")
+        values = (values[0] - values[1], values[1] - values[0])
         subjects = (subject(a, _naming(a, places_a, category)),
                     subject(b, _naming(b, places_b, category)))
         sure = subject_match(*subjects, values, lenient=True, manner=scale)
@@ -1458,6 +1811,9 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
                                   f"{', '.join(sorted(named_a))!r} against "
                                   f"{', '.join(sorted(named_b))!r}", min(sure, 0.8))
     return None
+
+
+_ZONE_CATEGORY = "time zone"
 
 
 def _the_only_one(a: Clause, b: Clause, subject_a: Subject, subject_b: Subject) -> bool:
@@ -1490,6 +1846,7 @@ _WHOLE_SCOPE = frozenset(_norm(word) for word in (
 
 
 _CHOSEN = frozenset(_norm(word) for word in (*_CHOOSING, "picked", "chose", "chosen"))
+_WORKED_BY = frozenset({"by", "with", "via", "through"})
 
 
 def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1503,10 +1860,70 @@ def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
         rest = subject(denier, lambda token, at=found.at: token.at in at).key - _WHOLE_SCOPE
         said = [f for f in value_categories.members(other.raws) if f.member == found.member]
         uses = {word for word in other.words if _linking(word) or _norm(word) in _CHOSEN}
-        if not rest and said and uses:
+        # "jobs are processed by Celery workers", "goes through RQ": what does the work
+        worked_by = any(other.words[at - 1] in _WORKED_BY for f in said for at in f.at[:1]
+                        if at > 0)
+        # a denial narrowed only by what the other says too ("CI doesn't run mypy" /
+        # "type checking with mypy is a required step in CI") denies it there
+        if rest:
+            others = subject(other, lambda token: False).key
+            rest = rest - others
+        if not rest and said and (uses or worked_by):
             return _verdict(True, f"{' '.join(denier.raws[at] for at in found.at)!r} is "
                                   f"denied outright by one statement and used by the other",
                             0.75)
+    return None
+
+
+# Words right before a member that say it was passed over, not chosen: "Zustand
+# instead of Redux", "rather than Jenkins", "in place of MySQL", "replaced Webpack with
+# Vite", "moved off Heroku", "migrated away from Travis".
+_PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|\breplac(?:e|es|ed|ing)"
+                          r"|\b(?:moved|moving|migrated|migrating|switched|switching)\s+"
+                          r"(?:off|away\s+from|from)|\bover|\bnot|\bno\s+longer\s+\w+)"
+                          r"(?:\s+(?:the|a|an|our|any))?\s*$", _I)
+
+
+def _passed_over_members(clause: Clause) -> list:
+    """The members of a category that `clause` names as passed over ("instead of
+    Redux"), not as its choice."""
+    return [found for found in value_categories.members(clause.raws)
+            if _PASSED_OVER.search(" ".join(clause.raws[max(0, min(found.at) - 4):min(found.at)]))]
+
+
+def _chosen_instead(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """One statement chooses a member of a category over another ("the SPA uses Zustand
+    stores instead of Redux", "we replaced Jenkins with GitHub Actions") and the other
+    states the one passed over ("the frontend manages state with Redux Toolkit"), on a
+    subject the two share a word of."""
+    for chooser, other in ((a, b), (b, a)):
+        if other.negative or _adds(other):
+            continue
+        passed = _passed_over_members(chooser)
+        if not passed:
+            continue
+        found_chooser = value_categories.members(chooser.raws)
+        found_other = value_categories.members(other.raws)
+        for left in passed:
+            chosen = {f.member for f in found_chooser if f.category == left.category
+                      and f not in passed}
+            said = {f.member for f in found_other if f.category == left.category}
+            # "relies on server-side sessions instead of JWTs" passes JWTs over too
+            if left.member not in said or chosen & said:
+                continue
+            subjects = tuple(
+                subject(clause, _naming(clause, {at for f in found for at in f.at
+                                                 if f.category == left.category},
+                                        left.category))
+                for clause, found in ((chooser, found_chooser), (other, found_other)))
+            _settle(*subjects)
+            shared = subjects[0].key & subjects[1].key - _KINDS
+            unique = [side.key - shared for side in subjects]
+            if (len(shared) < KEY_WORDS or _qualified_apart(*subjects) or _ways_apart(a, b)
+                    or _headed_apart(subjects[0], unique[0], subjects[1], unique[1])):
+                continue
+            return _verdict(True, f"one statement passes over {left.member!r}, which the "
+                                  f"other states", 0.8)
     return None
 
 
@@ -1535,10 +1952,11 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.past or b.past or _then_and_now(a, b):
         return None
     if a.negative != b.negative:
-        rules = (_negation, _denied_value, _denied_outright, _changed_measure)
+        rules = (_negation, _denied_value, _denied_outright, _changed_amount)
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
-                 _changed_measure, _changed_value, _changed_member, _changed_agent)
+                 _changed_measure, _changed_value, _changed_member, _chosen_instead,
+                 _changed_agent)
     for rule in rules:
         if found := rule(a, b):
             return found

@@ -10,6 +10,7 @@ normalises the words it reads.
 OPPOSITES = {
     "disabled": "enabled", "disable": "enable", "disables": "enables",
     "forbidden": "allowed", "disallowed": "allowed", "prohibited": "allowed",
+    "blocked": "allowed", "banned": "allowed",
     "forbid": "allow", "forbids": "allows", "disallow": "allow", "disallows": "allows",
     "private": "public", "privately": "publicly",
     "asynchronous": "synchronous", "asynchronously": "synchronously", "async": "sync",
@@ -30,7 +31,18 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
         "dbs": "databases", "env": "environment", "envs": "environments",
         "auth": "authentication", "deps": "dependencies", "infra": "infrastructure",
         "app": "application", "apps": "applications", "perf": "performance",
-        "k8s": "kubernetes", "e2e": "end-to-end"}
+        "k8s": "kubernetes", "e2e": "end-to-end", "prod": "production",
+        "authn": "authentication", "authz": "authorization", "impl": "implementation",
+        "ttl": "lifetime", "idle": "inactive", "uptime": "availability",
+        "dev": "development", "creds": "credentials", "cred": "credential",
+        "vars": "variables", "var": "variable", "params": "parameters", "param": "parameter",
+        "args": "arguments", "arg": "argument", "cfg": "configuration",
+        "conf": "configuration", "pkg": "package", "pkgs": "packages", "lib": "library",
+        "libs": "libraries", "dir": "directory", "dirs": "directories",
+        "notif": "notification", "notifs": "notifications", "prefs": "preferences",
+        "pref": "preference", "dep": "dependency", "mgmt": "management",
+        "admins": "administrators", "eng": "engineering", "addr": "address",
+        "tmp": "temporary"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
 # is "not in" it, what keeps its session state is "stateful", "10,000" is a number and
@@ -49,11 +61,46 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+no\s+(?:session\s+)?state\b",
             "is stateless"),
            # not "we keep frontend state in Zustand": where a kind of state is kept
-           (r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+(?:(?:[\w-]+\s+){0,2}?"
-            r"session\s+)?state\b", "is stateful"),
+           ((r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+(?:(?:[\w-]+\s+){0,2}?"
+             r"session\s+)?state\b"), "is stateful"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould rather\b", "prefer to"),
+           (r"\b(?:one and only|sole|single and only)\b", "only"),
+           # ", not even in encrypted form" strengthens a negation said before it: no
+           # second one
+           (r",\s*(?:and\s+)?not\s+even\b", ", even"),
+           # a limit said as a threshold: "attachments larger than 10 MB are rejected" are
+           # capped at 10 MB
+           ((r"\b(?:larger|bigger|greater|longer|more|higher|over)\s+(?:than\s+)?"
+             r"(\d[\d.,]*\s*[a-zA-Z]*)\s+(?:are|is|get|gets)\s+(?:rejected|refused|blocked|"
+             r"dropped|denied|truncated)\b"), r"capped at \1"),
+           # a name given: "is called atlas-prod", "is titled", "goes by" are "is named"
+           (r"\b(is|are|was|were)\s+(?:called|titled|labell?ed|known\s+as)\b", r"\1 named"),
+           # a role said with a phrase: "billing-svc belongs to the Platform team", "the
+           # modules are looked after by SRE", "sits with", "falls under"
+           (r"\b(?:belongs?|belonged)\s+to\b", "is owned by"),
+           (r"\b(?:sits?|rests?|lies)\s+with\b", "is owned by"),
+           (r"\b(?:falls?|fell)\s+under\b", "is owned by"),
+           (r"\b(is|are|was|were)\s+(?:looked\s+after|taken\s+care\s+of|cared\s+for)\s+by\b",
+            r"\1 maintained by"),
+           (r"\b(?:looks?|looked)\s+after\b", "maintains"),
+           (r"\b(?:takes?|took)\s+care\s+of\b", "maintains"),
+           # words of time that say "now" ("16 runners at the moment")
+           ((r"\b(?:at the moment|at present|right now|for now|these days|as of today|"
+             r"this (?:year|quarter|month|week|sprint|release))\b"), "currently"),
+           ((r",?\s*\b(?:(?:the\s+)?same as (?:always|ever|usual|before)|as (?:always|usual|"
+             r"ever|before))\b"), ""),
+           (r"\b(kicks?|kicked)\s+off\b", "starts"),
+           # a scope that narrows nothing: "on every plan, with no exceptions", "in all
+           # environments", "across the board"; "since the last upgrade" dates what
+           # holds now
+           ((r",?\s*\b(?:with no exceptions?|without (?:any )?exceptions?|across the board|"
+             r"no matter what)\b"), ""),
+           ((r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
+             r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b"), ""),
+           (r"\bsince\s+(?:the|our)\s+(?:last|latest|recent|most recent)\s+\w+\b",
+            "currently"),
            (r"\bfavou?rs\b", "prefers"), (r"\bfavou?red\b", "preferred"),
            (r"\bfavou?r\b", "prefer"))
 
@@ -65,7 +112,13 @@ LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "runni
                            "sits", "rely", "relies", "relied", "power", "powers", "powered",
                            "operate", "operates", "operated", "get", "gets", "got",
                            "handle", "handles", "handled", "based", "do", "does",
-                           "done", "target", "targets", "targeted"})
+                           "done", "target", "targets", "targeted",
+                           # what a port or a lifetime is said with: "listens on port
+                           # 8081", "is bound to 8080", "stays valid for an hour"
+                           "listen", "listens", "listening", "bound", "bind", "binds",
+                           "stay", "stays", "stayed", "remain", "remains", "remained",
+                           # "works offline" is "is available offline"
+                           "work", "works", "worked", "working", "function", "functions"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.
 VERB_KINDS = {
@@ -74,7 +127,7 @@ VERB_KINDS = {
             "implements implemented rebuild rebuilds rebuilt regenerate regenerates "
             "regenerated recreate recreates recreated",
     "keep": "keep keeps kept store stores stored hold holds held retain retains retained "
-            "persist persists persisted save saves saved",
+            "retention persist persists persisted save saves saved",
     "send": "send sends sent ship ships shipped forward forwards forwarded route routes "
             "routed deliver delivers delivered",
     "host": "host hosts hosted serve serves served deploy deploys deployed expose exposes "
@@ -85,6 +138,12 @@ VERB_KINDS = {
     # what a thing offers: "the endpoint supports CSV" / "CSV is not available from it"
     "offer": "support supports supported offer offers offered provide provides provided "
              "available",
+    # how long a thing lasts: "tokens expire after 15 minutes", "the TTL is 600 seconds",
+    # "a session lifetime of one hour", "valid for one hour"
+    "expire": "expire expires expired expiry expiration expiring lifetime lifetimes "
+              "valid validity timeout timeouts evict evicts evicted eviction",
+    "start": "start starts started begin begins began begun commence commences "
+             "commenced",
     "answer": "return returns returned respond responds responded response responses "
               "reply replies replied",
 }
@@ -95,6 +154,10 @@ BOUND_WORDS = frozenset({"limit", "limits", "limited", "cap", "caps", "capped", 
                          "configured", "configure", "enforce", "enforces", "enforced",
                          "pin", "pins", "pinned", "need", "needs", "needed", "require",
                          "requires", "required", "enough", "exceed", "exceeds"})
+# Verbs that, beside an amount, say it bounds what is let in ("accepts files of up to 100
+# MB", "allows 100 requests a minute"): no part of what a measure is of.
+ADMITTING = frozenset({"accept", "accepts", "accepted", "take", "takes", "support",
+                       "supports"})
 # Words of time that do not change which fact a statement is about.
 TIME_WORDS = frozenset({"now", "currently", "today", "nowadays", "anymore", "longer",
                         "still", "presently"})
@@ -138,6 +201,10 @@ ROLE_VERBS = frozenset({"own", "owns", "owned", "maintain", "maintains", "mainta
                         "runs", "ran", "write", "writes", "wrote", "written", "triage",
                         "triages", "triaged", "coordinate", "coordinates", "coordinated",
                         "administer", "administers", "administered"})
+# Verbs of one role: who runs a thing manages it ("the rotation is managed by Priya" /
+# "Tom runs the rotation"); owning and maintaining stay two roles.
+ROLE_KINDS = {"run": "run runs ran manage manages managed coordinate coordinates "
+                     "coordinated administer administers administered"}
 # How a role is said after "is": "Kofi is on call for payments".
 ROLE_STATES = ("on call", "on-call", "in charge", "responsible")
 # Nouns of a role and the verb that gives it: "Lena is the reviewer for migrations" says
@@ -146,3 +213,19 @@ ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",
               "maintainers": "maintain", "reviewer": "review", "reviewers": "review",
               "lead": "lead", "leader": "lead", "approver": "approve", "approvers": "approve",
               "manager": "manage", "admin": "administer", "administrator": "administer"}
+
+# Nouns that name a running piece of software by what it is: "the search API", "the search
+# service", "search-svc" and "the search server" are one thing.
+RUNNING_THINGS = frozenset({"service", "services", "microservice", "microservices", "server",
+                            "servers", "api", "apis", "daemon", "daemons"})
+# Verbs that take a thing away: wanting one removed is not wanting it.
+REMOVING = frozenset({"remove", "removed", "removing", "drop", "dropped", "dropping",
+                      "delete", "deleted", "deleting", "replace", "replaced", "replacing",
+                      "retire", "retired", "retiring", "deprecate", "deprecated", "phase",
+                      "phased", "rip", "ripped", "migrate", "migrated", "eliminate",
+                      "eliminated", "ban", "banned", "gone", "gotten"})
+# Prepositions dedup's list leaves out: no part of what a statement is about ("during a
+# deploy", "alongside the code").
+MORE_PREPOSITIONS = frozenset({"during", "throughout", "alongside", "despite", "upon",
+                               "beyond", "inside", "outside", "except", "unlike", "among",
+                               "amongst", "beside", "besides", "underneath", "atop"})

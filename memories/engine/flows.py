@@ -28,6 +28,17 @@ _RECEIVES = re.compile(rf"^(?P<target>.+?)\s+(?:{RECEIVING})\b(?P<what>.*?)\s+fr
                        rf"(?P<source>.+?){_END}", re.IGNORECASE)
 
 
+# What a receiver takes in, said with the sender after it: "A consumes events published
+# by B", "A subscribes to the events that B publishes".
+_SENT = ("published|sent|emitted|produced|pushed|exported|streamed|written|forwarded|"
+         "shipped|delivered|posted|uploaded|fed|mirrored|replicated|synced|copied")
+_TAKING = rf"(?:{RECEIVING}|subscribes\s+to|subscribe\s+to|listens\s+(?:to|for))"
+_TAKES_SENT_BY = re.compile(rf"^(?P<target>.+?)\s+{_TAKING}\b(?P<what>.*?)\s+(?:{_SENT})\s+"
+                            rf"by\s+(?P<source>.+?){_END}", re.IGNORECASE)
+_TAKES_THAT = re.compile(rf"^(?P<target>.+?)\s+{_TAKING}\b(?P<what>.*?)\s+(?:that|which)\s+"
+                         rf"(?P<source>.+?)\s+(?:{SENDING})\b", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Flow:
     source: str
@@ -37,7 +48,7 @@ class Flow:
 
 def flow(text: str) -> Flow | None:
     """The source and target `text` says something moves between, if it says one."""
-    for pattern in (_FROM_TO, _SENDS, _RECEIVES):
+    for pattern in (_FROM_TO, _SENDS, _RECEIVES, _TAKES_SENT_BY, _TAKES_THAT):
         found = pattern.search(text)
         if found:
             (start, stop), (start2, stop2) = sorted((found.span("source"), found.span("target")))

@@ -32,6 +32,12 @@ _DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its", "this", "that
                           "those", "my", "your"})
 _NOT_A_NOUN = frozenset({"is", "are", "was", "were", "at", "on", "in", "and", "or", "by",
                          "from", "to", "for", "with", "before", "after"})
+# Months by name and short form, for a day of the year ("December 15th", "20 Dec").
+MONTHS = {name: number for number, names in enumerate((
+    "january jan", "february feb", "march mar", "april apr", "may", "june jun",
+    "july jul", "august aug", "september sep sept", "october oct", "november nov",
+    "december dec"), 1) for name in names.split()}
+_DAY_OF_MONTH = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?$")
 # A time of day is compared only with one in the same zone, or with none said.
 ZONES = frozenset({"utc", "gmt", "cet", "cest", "est", "edt", "pst", "pdt", "ist", "jst"})
 _GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")
@@ -46,7 +52,7 @@ EVENT_WORDS = frozenset({"happen", "happens", "happened", "occur", "occurs", "oc
 WORDS = frozenset({*FREQUENCIES, *UNITS, *(f"{unit}s" for unit in UNITS), *WEEKDAYS,
                    *(f"{day}s" for day in WEEKDAYS), *DAY_KINDS, *DAY_KINDS.values(),
                    *TIMES, *ORDINALS, *EVENT_WORDS, "first", "last", "every", "each", "times",
-                   "am", "pm", "noon", "midnight"})
+                   "am", "pm", "noon", "midnight", *MONTHS})
 # A cron expression: minute, hour, day of month, month, day of week ("0 6 * * *"); one
 # field at least is "*", so a list of five numbers is none.
 _CRON = re.compile(r"(?<![\w*/,-])(?=[\d*/,-]+(?:\s+[\d*/,-]+){4}(?![\w*/,-]))(?=[^\n]*?\*)"
@@ -140,7 +146,23 @@ def schedule(words: Sequence[str]) -> dict:
             found["weekday"] = DAY_KINDS[single]
         if (minutes := _clock(words, i)) is not None:
             found.setdefault(f"time of day{zone}", minutes)
+        if (day := _day_of_year(words, i)) is not None:
+            found.setdefault("day of year", day)
     return found
+
+
+def _day_of_year(words: Sequence[str], i: int) -> str | None:
+    """The day of the year a month's name at words[i] and a day beside it say ("December
+    15th", "20 Dec", "the 3rd of March"), as "12-15"; None without a day."""
+    if words[i].rstrip(".") not in MONTHS:
+        return None
+    month = MONTHS[words[i].rstrip(".")]
+    for at in (i + 1, i - 1, i - 2):
+        if 0 <= at < len(words) and (at != i - 2 or words[i - 1] == "of"):
+            day = _DAY_OF_MONTH.match(words[at])
+            if day and 1 <= int(day.group(1)) <= 31:
+                return f"{month:02d}-{int(day.group(1)):02d}"
+    return None
 
 
 def _cron_in_words(found: re.Match) -> str:

@@ -82,6 +82,20 @@ _SWITCHED = re.compile(r"\b(switched|moved|migrated|changed)\s+(?:over\s+)?from\
                        r"(?:\S+\s+){0,2}?\S+\s+(to)\b", _I)
 
 
+# A number glued to what it counts by a hyphen: "2-space indentation", "a 30-day
+# retention", "5-minute timeout" say 2 spaces, 30 days, 5 minutes.
+# ("one-time", "two-factor" and "two-phase" are idioms, not counts)
+_HYPHENED_COUNT = re.compile(r"\b(\d+(?:\.\d+)?|three|four|five|six|seven|eight|nine|ten|"
+                             r"twelve|fifteen|twenty|thirty|sixty|ninety)-([a-z]{2,})\b", _I)
+# A version written with a "v" after the name it belongs to: "Node v20", "Terraform v1.6".
+_NAMED_V = re.compile(r"\b([A-Z][\w.+-]*)\s+v(\d+(?:\.\d+)*)\b")
+# An ordinal day beside a month: "December 15th", "the 3rd of March".
+_MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|"
+          r"april|june|july|august|september|october|november|december)")
+_ORDINAL_DAY = re.compile(rf"\b(?:({_MONTH}\.?\s+)(\d{{1,2}})(?:st|nd|rd|th)|(\d{{1,2}})(?:st|nd|rd|th)"
+                          rf"(\s+(?:of\s+)?{_MONTH}))\b", _I)
+
+
 def _number_phrase(found: re.Match) -> str:
     total = current = 0
     for word in re.split(r"[\s-]+", found.group(0).casefold()):
@@ -105,5 +119,9 @@ def spell_out(text: str) -> str:
     text = _GLUED_UNIT.sub(r"\1 \2", text)
     text = _TIME_OUT.sub("timeout", text)
     text = _NUMBER_PHRASE.sub(_number_phrase, text)
+    text = _HYPHENED_COUNT.sub(r"\1 \2", text)
+    text = _NAMED_V.sub(r"\1 \2", text)
+    text = _ORDINAL_DAY.sub(lambda m: (m.group(1) or "") + (m.group(2) or m.group(3))
+                            + (m.group(4) or ""), text)
     text = _STOPPED.sub(r"no longer \1", text)
     return _SWITCHED.sub(r"\1 \2", text)

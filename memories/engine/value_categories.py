@@ -22,7 +22,7 @@ from dataclasses import dataclass
 CATEGORIES = {
     "data format": "json, yaml/yml, toml, xml, csv, tsv, ini, hcl, protobuf/protocol "
                    "buffers/protobufs, avro, parquet, msgpack/messagepack, ndjson/jsonl/json "
-                   "lines, cbor, bson, plain text/plaintext, markdown, html",
+                   "lines, cbor, bson, plain text/plaintext, markdown, html, logfmt",
     "date format": "iso 8601/iso-8601/iso8601/rfc 3339/rfc3339, unix timestamp/unix time/"
                    "unix epoch/epoch seconds/epoch milliseconds/~epoch",
     "naming case": "snake_case/snake case, camelcase/camel case/lower camel case, pascalcase/"
@@ -175,6 +175,9 @@ CATEGORIES = {
     "graphql client": "apollo client/apollo, ~relay, urql",
     "compression": "gzip, brotli, zstd/zstandard, lz4, snappy, deflate",
     "image format": "png, jpeg/jpg, webp, avif, gif, svg, heic",
+    "english variant": "british english/british spelling/uk english/en-gb, american "
+                       "english/american spelling/us english/en-us, australian english/"
+                       "en-au, canadian english/en-ca, indian english/en-in",
     "text encoding": "utf-8/utf8, latin-1/iso-8859-1, ascii, utf-16",
     "delivery guarantee": "at-least-once, at-most-once, exactly-once",
     "isolation level": "read committed, repeatable read, serializable, read uncommitted, "
@@ -201,7 +204,7 @@ SCALES = {
     "length": "short/brief/concise/terse/succinct/one-line/single-line/minimal, long/detailed/"
               "verbose/thorough/lengthy/in-depth/multi-paragraph/extensive",
     "size": "small/tiny, large/big/huge",
-    "strictness": "strict, lenient/loose/permissive",
+    "strictness": "strict, lenient/loose/permissive/lax/relaxed",
     "sort order": "ascending/asc, descending/desc",
     "letter case": "lowercase/lower case/lower-case, uppercase/upper case/upper-case/all caps",
     "locking": "optimistic locking/optimistic, pessimistic locking/pessimistic",
@@ -269,8 +272,9 @@ KIND_NOUNS = {
     "license": "license",
 }
 # What names a version's product, whatever its category ("Go 1.22 is the toolchain").
-VERSION_NOUNS = frozenset({"version", "versions", "release", "toolchain", "compiler",
-                           "interpreter", "runtime"})
+VERSION_NOUNS = frozenset({"version", "versions", "release", "releases", "toolchain",
+                           "compiler", "interpreter", "runtime", "series", "line", "lts",
+                           "branch"})
 
 
 def kind_nouns(category: str) -> frozenset[str]:

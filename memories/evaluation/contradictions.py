@@ -18,19 +18,22 @@ recall 0.425 and precision 0.944; its misses were studied, so it is dev now),
 contradictions_dev_batches.jsonl (400 pairs written in five batches of 80 while the
 rules were reworked for issue 12's third round, each scored once on the rules as they
 stood before its misses were read: recall / precision 0.600 / 0.960, 0.825 / 0.892,
-0.650 / 0.897, 0.675 / 0.964, 0.825 / 0.943; three pairs reworded afterwards), and
+0.650 / 0.897, 0.675 / 0.964, 0.825 / 0.943; three pairs reworded afterwards),
 contradictions_dev_heldout3.jsonl (100 pairs written by a session that never saw the rules
 or the other sets, committed (a505e93) as the third held-out batch: scored once on the
 rules before issue 12's third round, recall 0.060 and precision 0.429, once after it,
 recall 0.200 and precision 0.769; its misses were studied in the fourth round, so it is
-dev now: 0.320 / 1.000 after that round, 0.580 / 1.000 after a second study of them).
-"heldout" is contradictions_heldout4.jsonl (100 pairs), written apart by a session that
-never saw the rules or the other sets, committed before the fourth round's rules were
-merged and never read by the sessions that made them. Scored once on the rules before
-the round: recall 0.160, precision 0.727; once after it: recall 0.260, precision 0.765.
-That run printed its misses, so a next round needs a fresh batch again. Without the file
-(a checkout that drops it) `available_paths()` scores the dev files only. Measure on
-both, tune on dev only.
+dev now: 0.320 / 1.000 after that round, 0.580 / 1.000 after a second study of them), and
+contradictions_dev_heldout4.jsonl (100 pairs written by a session that never saw the rules
+or the other sets, committed as the fourth held-out batch and never read by the sessions
+that made the fourth round's rules: scored once on the rules before that round, recall
+0.160 and precision 0.727, once after it, recall 0.260 and precision 0.765; that run
+printed its misses, so it was folded into dev for issue 12's fifth round and studied:
+0.760 / 1.000 after that round, while the third batch went to 0.660 / 1.000).
+"heldout" is contradictions_heldout5.jsonl, written apart by a session that never saw the
+rules or the other sets and never read by the sessions that tune them. Without the file
+(before it is written, or a checkout that drops it) `available_paths()` scores the dev
+files only. Measure on both, tune on dev only.
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -57,10 +60,11 @@ DEV_ADDED_PATH = Path(__file__).with_name("contradictions_dev_added.jsonl")
 DEV_HELDOUT1_PATH = Path(__file__).with_name("contradictions_dev_heldout1.jsonl")
 DEV_HELDOUT2_PATH = Path(__file__).with_name("contradictions_dev_heldout2.jsonl")
 DEV_HELDOUT3_PATH = Path(__file__).with_name("contradictions_dev_heldout3.jsonl")
+DEV_HELDOUT4_PATH = Path(__file__).with_name("contradictions_dev_heldout4.jsonl")
 DEV_BATCHES_PATH = Path(__file__).with_name("contradictions_dev_batches.jsonl")
-HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout4.jsonl")
+HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout5.jsonl")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
-             DEV_BATCHES_PATH, DEV_HELDOUT3_PATH)
+             DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH)
 DEFAULT_PATHS = (*DEV_PATHS, HELDOUT_PATH)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")

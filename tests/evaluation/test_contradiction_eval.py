@@ -97,7 +97,7 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
 
 def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
     pairs = [pair for path in contradictions.DEV_PATHS for pair in contradictions.load(path)]
-    assert len(pairs) >= 790 and {p.split for p in pairs} == {"dev"}
+    assert len(pairs) >= 890 and {p.split for p in pairs} == {"dev"}
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
     assert len({p.id for p in pairs}) == len(pairs)
     # every kind is either a kind of contradiction or a kind of look-alike, never both
@@ -109,7 +109,7 @@ def test_the_default_paths_are_the_dev_files_then_the_held_out_one():
     assert contradictions.DEFAULT_PATHS == (*contradictions.DEV_PATHS,
                                             contradictions.HELDOUT_PATH)
     assert contradictions.HELDOUT_PATH not in contradictions.DEV_PATHS
-    assert contradictions.HELDOUT_PATH.name == "contradictions_heldout4.jsonl"
+    assert contradictions.HELDOUT_PATH.name == "contradictions_heldout5.jsonl"
 
 
 def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwritten(
@@ -124,18 +124,24 @@ def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwrit
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 792 pairs (the three earlier held-out batches and five batches
-    written while the rules were reworked among them): precision 1.000, recall 0.856 when
-    written (0.580 on the third held-out batch alone). The floors sit just under, so a
-    regression fails."""
+    """Tuned on these 892 pairs (the four earlier held-out batches and five batches
+    written while the rules were reworked among them). When the fourth held-out batch was
+    folded in, before its misses were read: precision 0.989, recall 0.789 (1.000 / 0.580
+    on the third held-out batch alone, 0.765 / 0.260 on the fourth). After issue 12's
+    fifth round studied them: precision 1.000, recall 0.861 (1.000 / 0.660 on the third,
+    1.000 / 0.760 on the fourth). The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 792 and report["per_split"].keys() == {"dev"}
+    assert report["pairs"] == 892 and report["per_split"].keys() == {"dev"}
     assert report["precision"] >= 0.99 and report["recall"] >= 0.85
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
-    assert third["precision"] >= 0.99 and third["recall"] >= 0.57
+    assert third["precision"] >= 0.99 and third["recall"] >= 0.65
+    fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
+    assert fourth["precision"] >= 0.99 and fourth["recall"] >= 0.75
 
 
 def _heldout():
+    if not contradictions.HELDOUT_PATH.exists():
+        pytest.skip(f"{contradictions.HELDOUT_PATH.name} is not written yet")
     return contradictions.load(contradictions.HELDOUT_PATH)
 
 
@@ -147,14 +153,12 @@ def test_the_held_out_set_is_balanced_and_apart_from_dev():
     assert not dev & {(p.a, p.b) for p in heldout}
 
 
-def test_the_rules_hold_their_floor_on_the_held_out_pairs():
-    """The fourth held-out batch, scored once on the rules it was never shown: precision
-    0.765, recall 0.260 (0.727 / 0.160 on the rules before the round). The floors sit
-    just under, so a real regression fails; the issue's target (0.8 / 0.8) is not met."""
+def test_the_rules_are_scored_on_the_held_out_pairs():
+    """The fifth held-out batch, written apart by a session that never saw the rules: it
+    has no floor until it has been scored once; the issue's target is 0.8 / 0.8."""
     heldout = _heldout()
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
     assert report["pairs"] == len(heldout) and report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.75 and report["recall"] >= 0.24
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

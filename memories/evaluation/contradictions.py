@@ -30,8 +30,11 @@ that made the fourth round's rules: scored once on the rules before that round, 
 0.160 and precision 0.727, once after it, recall 0.260 and precision 0.765; that run
 printed its misses, so it was folded into dev for issue 12's fifth round and studied:
 0.760 / 1.000 after that round, while the third batch went to 0.660 / 1.000).
-"heldout" is contradictions_heldout5.jsonl, written apart by a session that never saw the
-rules or the other sets and never read by the sessions that tune them. Without the file
+"heldout" is contradictions_heldout5.jsonl (100 pairs), written apart by a session that
+never saw the rules or the other sets, committed alone (0f1091f) before the fifth round's
+rules were merged and never read by the session that made them. Scored once on the rules
+before that round: recall 0.260, precision 0.813; once after it: recall 0.360, precision
+0.900. Its misses were not printed; a round that studies them makes it dev. Without the file
 (before it is written, or a checkout that drops it) `available_paths()` scores the dev
 files only. Measure on both, tune on dev only.
 

@@ -153,12 +153,15 @@ def test_the_held_out_set_is_balanced_and_apart_from_dev():
     assert not dev & {(p.a, p.b) for p in heldout}
 
 
-def test_the_rules_are_scored_on_the_held_out_pairs():
-    """The fifth held-out batch, written apart by a session that never saw the rules: it
-    has no floor until it has been scored once; the issue's target is 0.8 / 0.8."""
+def test_the_rules_hold_their_floors_on_the_held_out_pairs():
+    """The fifth held-out batch, written apart by a session that never saw the rules,
+    scored once before the fifth round (precision 0.813, recall 0.260) and once after it
+    (0.900 / 0.360): the floors sit just under; the issue's target is 0.8 / 0.8."""
     heldout = _heldout()
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
     assert report["pairs"] == len(heldout) and report["per_split"].keys() == {"heldout"}
+    assert report["precision"] >= 0.88
+    assert report["recall"] >= 0.34
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

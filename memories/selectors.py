@@ -2,6 +2,7 @@
 memories/services/."""
 
 import copy
+import functools
 import hashlib
 import re
 import time
@@ -850,9 +851,21 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         CROSS JOIN LATERAL (
             SELECT * FROM {table} m WHERE m.id = pool.id AND {where} OFFSET 0) m
     """
-    alias, rows = _server_bound(sql, [*args, *outer, *params])
+    alias, rows = _server_bound(_compact(sql), [*args, *outer, *params])
     width = len(_READ_FIELDS)
     return [CandidateRow(row[:width], *row[width:], alias) for row in rows]
+
+
+@functools.lru_cache(maxsize=256)
+def _compact(sql: str) -> str:
+    """`sql` with each run of white space one space, for SQL whose literals hold none.
+
+    psycopg converts the placeholders of a statement up to 4,096 characters once and
+    remembers it; the indented candidate query had 4,664 and was converted on every
+    recall. Compacted (3,765) it is converted once and the server reads less: p50 2.25
+    to 2.03 ms, p95 2.66 to 2.31 ms a round trip at 10,000 memories (docs/BENCHMARKS.md).
+    """
+    return " ".join(sql.split())
 
 
 def _server_bound(sql: str, params: list) -> tuple[str, list[tuple]]:

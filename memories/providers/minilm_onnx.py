@@ -503,11 +503,17 @@ def _calibrate(model, weights: dict[str, np.ndarray], cfg: dict, tokenizer_path:
 # (~2,800 tokens); short notes 1.5-2x faster too (docs/BENCHMARKS.md, bulk remembering).
 TOKENS_PER_RUN = 256
 
+# Padded tokens up to which a run goes to a session of one thread. Waking a second
+# thread costs more than it saves on a short text: a LoCoMo question embedded in p50
+# 0.85 ms on one thread against 1.07 ms on two, and inside recall, where PostgreSQL wants
+# the other core, 1.5 against 2.0 ms; from about 40 tokens on, two threads are faster
+# (a 144-word text: 7.8 against 10.9 ms). The vectors are the same bit for bit.
+SINGLE_THREAD_TOKENS = 40
+
 
 class MiniLMEncoder:
     def __init__(self, onnx_path: Path, tokenizer_path: Path, *, max_length: int = MAX_LENGTH,
                  threads: int | None = None):
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
@@ -515,17 +521,15 @@ class MiniLMEncoder:
         # want the model's 256 limit and do our own per-batch padding.
         self.tokenizer.enable_truncation(max_length)
         self.tokenizer.no_padding()
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if threads:
-            opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1  # the graph is a single chain; no parallel branches
-        # Idle pool threads normally busy-wait after each run; on a small box
-        # shared with Postgres and web workers that spinning halved throughput
-        # in our measurements, while turning it off cost little when idle.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        self.session = _session(onnx_path, threads)
+        # Built here, not on first use: under gunicorn --preload the workers share its
+        # pages with the parent's.
+        self.single = self.session if threads == 1 else _session(onnx_path, 1)
         self.tokens_per_run = TOKENS_PER_RUN  # engram_bench store --tokens-per-run sets it
+
+    def session_for(self, padded_tokens: int):
+        """The session a run of `padded_tokens` (rows x the longest row) goes to."""
+        return self.single if padded_tokens <= SINGLE_THREAD_TOKENS else self.session
 
     def encode(self, texts: list[str], tokens_per_run: int | None = None) -> np.ndarray:
         tokens_per_run = tokens_per_run or self.tokens_per_run
@@ -542,9 +546,25 @@ class MiniLMEncoder:
             for row, i in enumerate(chunk):
                 input_ids[row, :len(ids[i])] = ids[i]
                 mask[row, :len(ids[i])] = 1
-            (emb,) = self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})
+            (emb,) = self.session_for(input_ids.size).run(
+                None, {"input_ids": input_ids, "attention_mask": mask})
             out[chunk] = emb
         return out
+
+
+def _session(onnx_path: Path, threads: int | None):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads:
+        opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1  # the graph is a single chain; no parallel branches
+    # Idle pool threads normally busy-wait after each run; on a small box
+    # shared with Postgres and web workers that spinning halved throughput
+    # in our measurements, while turning it off cost little when idle.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
 
 
 def _runs(order: list[int], lengths: list[int], tokens_per_run: int) -> list[list[int]]:

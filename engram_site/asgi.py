@@ -86,8 +86,8 @@ application = build_application()
 # `manage.py serve` starts gunicorn with --preload, so this module is imported once,
 # before the workers fork: the local embedding model is loaded here too, and the workers
 # share its pages copy-on-write instead of each loading its own (docs/BENCHMARKS.md,
-# resident memory). ONNX Runtime runs in the forked workers: a worker's calls take back
-# the work items the parent's pool threads, absent after fork, never started.
+# resident memory). The session has no thread pool of its own to lose in the fork: it
+# runs on the calling thread, and an encode of several runs makes its threads per call.
 if os.environ.get("ENGRAM_PRELOAD_MODEL") == "1":
     from memories.providers.embeddings import get_provider
 

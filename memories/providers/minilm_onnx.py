@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -503,15 +504,20 @@ def _calibrate(model, weights: dict[str, np.ndarray], cfg: dict, tokenizer_path:
 # (~2,800 tokens); short notes 1.5-2x faster too (docs/BENCHMARKS.md, bulk remembering).
 TOKENS_PER_RUN = 256
 
-# Padded tokens up to which a run goes to a session of one thread. Waking a second
-# thread costs more than it saves on a short text: a LoCoMo question embedded in p50
-# 0.85 ms on one thread against 1.07 ms on two, and inside recall, where PostgreSQL wants
-# the other core, 1.5 against 2.0 ms; from about 40 tokens on, two threads are faster
-# (a 144-word text: 7.8 against 10.9 ms). The vectors are the same bit for bit.
-SINGLE_THREAD_TOKENS = 40
-
-
 class MiniLMEncoder:
+    """One ONNX session of one thread; a text list of several runs is embedded `threads`
+    runs at a time, each on its own thread (ONNX Runtime releases the GIL).
+
+    Not one run over several threads: waking a second thread costs more than it saves on
+    a short text. A LoCoMo question embedded in p50 0.85 ms on one thread against 1.07 ms
+    on two, and inside recall, where PostgreSQL wants the other core, 1.5 against 2.0 ms
+    a question. Bulk embeds as fast two runs at a time as one run on two threads (675
+    against 661 LoCoMo turns/s); a single long text is slower (144 words: 10.9 against
+    7.8 ms). One session rather than a second one for short texts: each session holds
+    its own copy of the weights, and the second cost 33-66 MiB PSS under gunicorn.
+    The vectors are the same bit for bit.
+    """
+
     def __init__(self, onnx_path: Path, tokenizer_path: Path, *, max_length: int = MAX_LENGTH,
                  threads: int | None = None):
         from tokenizers import Tokenizer
@@ -521,15 +527,9 @@ class MiniLMEncoder:
         # want the model's 256 limit and do our own per-batch padding.
         self.tokenizer.enable_truncation(max_length)
         self.tokenizer.no_padding()
-        self.session = _session(onnx_path, threads)
-        # Built here, not on first use: under gunicorn --preload the workers share its
-        # pages with the parent's.
-        self.single = self.session if threads == 1 else _session(onnx_path, 1)
+        self.session = _session(onnx_path)
+        self.threads = threads or os.cpu_count() or 1
         self.tokens_per_run = TOKENS_PER_RUN  # engram_bench store --tokens-per-run sets it
-
-    def session_for(self, padded_tokens: int):
-        """The session a run of `padded_tokens` (rows x the longest row) goes to."""
-        return self.single if padded_tokens <= SINGLE_THREAD_TOKENS else self.session
 
     def encode(self, texts: list[str], tokens_per_run: int | None = None) -> np.ndarray:
         tokens_per_run = tokens_per_run or self.tokens_per_run
@@ -539,31 +539,36 @@ class MiniLMEncoder:
         ids = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
         # Batch texts of similar length together so little compute goes on padding.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for chunk in _runs(order, [len(i) for i in ids], tokens_per_run):
+        runs = _runs(order, [len(i) for i in ids], tokens_per_run)
+
+        def run(chunk: list[int]) -> np.ndarray:
             width = len(ids[chunk[-1]])  # sorted: the last is the longest
             input_ids = np.zeros((len(chunk), width), np.int64)  # 0 == [PAD]
             mask = np.zeros((len(chunk), width), np.int64)
             for row, i in enumerate(chunk):
                 input_ids[row, :len(ids[i])] = ids[i]
                 mask[row, :len(ids[i])] = 1
-            (emb,) = self.session_for(input_ids.size).run(
-                None, {"input_ids": input_ids, "attention_mask": mask})
+            return self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})[0]
+
+        if len(runs) == 1 or self.threads == 1:
+            embedded = map(run, runs)
+        else:
+            # A pool per call, not per encoder: a pool made before gunicorn forks has no
+            # threads in the workers.
+            with ThreadPoolExecutor(min(self.threads, len(runs))) as pool:
+                embedded = list(pool.map(run, runs))
+        for chunk, emb in zip(runs, embedded):
             out[chunk] = emb
         return out
 
 
-def _session(onnx_path: Path, threads: int | None):
+def _session(onnx_path: Path):
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    if threads:
-        opts.intra_op_num_threads = threads
+    opts.intra_op_num_threads = 1  # parallel runs instead (MiniLMEncoder)
     opts.inter_op_num_threads = 1  # the graph is a single chain; no parallel branches
-    # Idle pool threads normally busy-wait after each run; on a small box
-    # shared with Postgres and web workers that spinning halved throughput
-    # in our measurements, while turning it off cost little when idle.
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
 
 

@@ -197,21 +197,31 @@ def test_missing_model_package_gives_clear_error(monkeypatch):
         m.packaged_model_dir()
 
 
-def test_short_runs_go_to_a_single_thread_session_and_longer_ones_to_the_pool(int8):
-    def threads(padded_tokens):
-        return int8.session_for(padded_tokens).get_session_options().intra_op_num_threads
 
-    assert threads(12) == 1
-    assert threads(m.SINGLE_THREAD_TOKENS) == 1
-    assert threads(m.SINGLE_THREAD_TOKENS + 1) == 2
+def test_a_text_list_of_several_runs_is_embedded_two_runs_at_a_time(int8, monkeypatch):
+    import threading
+
+    both_running = threading.Barrier(2, timeout=10)  # broken unless two runs overlap
+    real = int8.session
+
+    class Overlapping:
+        calls = 0
+
+        def run(self, *args):
+            Overlapping.calls += 1
+            if Overlapping.calls <= 2:
+                both_running.wait()
+            return real.run(*args)
+
+    monkeypatch.setattr(int8, "session", Overlapping())
+    vectors = int8.encode(SENTENCES + MORE, tokens_per_run=12)
+    assert Overlapping.calls >= 4 and vectors.shape == (len(SENTENCES + MORE), m.DIM)
 
 
-def test_a_text_gets_the_same_vector_on_one_thread_as_on_two(int8, monkeypatch):
-    # Dedup compares a new text's vector with stored ones at a fixed threshold: a query
-    # and the same text stored in a batch must not differ by the session they ran on.
+def test_a_text_gets_the_same_vector_on_one_thread_as_on_two(int8, int8_path, model_dir):
+    # Dedup compares a new text's vector with stored ones at a fixed threshold: a vector
+    # must not depend on the thread its run happened to take.
+    one = m.MiniLMEncoder(int8_path, model_dir / "tokenizer.json", threads=1)
     texts = SENTENCES + MORE
-    monkeypatch.setattr(m, "SINGLE_THREAD_TOKENS", 10_000)
-    single = np.vstack([int8.encode([t]) for t in texts])
-    monkeypatch.setattr(m, "SINGLE_THREAD_TOKENS", 0)
-    pooled = np.vstack([int8.encode([t]) for t in texts])
-    assert np.array_equal(single, pooled)
+    assert np.array_equal(one.encode(texts, tokens_per_run=12),
+                          int8.encode(texts, tokens_per_run=12))

@@ -504,6 +504,7 @@ def _calibrate(model, weights: dict[str, np.ndarray], cfg: dict, tokenizer_path:
 # (~2,800 tokens); short notes 1.5-2x faster too (docs/BENCHMARKS.md, bulk remembering).
 TOKENS_PER_RUN = 256
 
+
 class MiniLMEncoder:
     """One ONNX session of one thread; a text list of several runs is embedded `threads`
     runs at a time, each on its own thread (ONNX Runtime releases the GIL).

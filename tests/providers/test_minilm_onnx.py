@@ -197,28 +197,37 @@ def test_missing_model_package_gives_clear_error(monkeypatch):
         m.packaged_model_dir()
 
 
-
 def test_a_text_list_of_several_runs_is_embedded_two_runs_at_a_time(int8, monkeypatch):
     import threading
 
     both_running = threading.Barrier(2, timeout=10)  # broken unless two runs overlap
     real = int8.session
+    calls = []
 
     class Overlapping:
-        calls = 0
-
         def run(self, *args):
-            Overlapping.calls += 1
-            if Overlapping.calls <= 2:
+            calls.append(args)  # list.append is atomic: no update is lost between threads
+            if len(calls) <= 2:
                 both_running.wait()
             return real.run(*args)
 
     monkeypatch.setattr(int8, "session", Overlapping())
     vectors = int8.encode(SENTENCES + MORE, tokens_per_run=12)
-    assert Overlapping.calls >= 4 and vectors.shape == (len(SENTENCES + MORE), m.DIM)
+    assert len(calls) >= 4 and vectors.shape == (len(SENTENCES + MORE), m.DIM)
 
 
-def test_a_text_gets_the_same_vector_on_one_thread_as_on_two(int8, int8_path, model_dir):
+def test_a_run_that_fails_on_its_thread_fails_the_encode(int8, monkeypatch):
+    class Failing:
+        def run(self, *args):
+            raise RuntimeError("the model failed")
+
+    monkeypatch.setattr(int8, "session", Failing())
+    with pytest.raises(RuntimeError, match="the model failed"):
+        int8.encode(SENTENCES + MORE, tokens_per_run=12)
+
+
+def test_a_text_gets_the_same_vector_whether_its_runs_went_in_turn_or_at_once(
+        int8, int8_path, model_dir):
     # Dedup compares a new text's vector with stored ones at a fixed threshold: a vector
     # must not depend on the thread its run happened to take.
     one = m.MiniLMEncoder(int8_path, model_dir / "tokenizer.json", threads=1)

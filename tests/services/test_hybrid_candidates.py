@@ -5,11 +5,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memories.services.remembering import NewMemory, SESSION_LINK_STRENGTH, remember_many
-from memories.services import remembering
 from memories.models import Memory, MemoryLink
 from memories.providers.embeddings import get_provider
 from memories.selectors import RecallFilters, hybrid_candidates
+from memories.services import remembering
+from memories.services.remembering import (
+    SESSION_LINK_STRENGTH,
+    NewMemory,
+    remember_many,
+)
 
 
 def candidates(owner, query, **kwargs):
@@ -174,8 +178,10 @@ def test_the_query_vector_is_written_with_seven_significant_digits():
 
 def test_the_candidate_query_is_short_enough_for_psycopg_to_remember_its_conversion(
         store, monkeypatch):
-    # Above this length psycopg converts the placeholders again on every recall.
+    # Above this length psycopg converts the placeholders again on every recall (an
+    # owner reading only their own memories; a project member's query is longer).
     import psycopg._queries
+
     from memories import selectors
 
     sent = []

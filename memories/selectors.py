@@ -865,8 +865,8 @@ def _compact(sql: str) -> str:
     converted on every recall. Compacted, an owner's recall over their own memories
     (about 3,800) is converted once and the server reads less: p50 2.25 to 2.03 ms, p95
     2.66 to 2.31 ms a round trip at 10,000 memories (docs/BENCHMARKS.md). A project
-    member's, with its wider condition, can still pass the line and is converted each
-    time, as before.
+    member's with the hooks' project filter (4,136) still passes the line and is
+    converted each time, as before.
     """
     if "--" in sql:  # a line comment would swallow everything after it on one line
         raise ValueError("SQL with a -- comment cannot be compacted.")

@@ -54,6 +54,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(is|are)\s+off\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 disabled"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
+           # "the single `prod` namespace" leaves room for no other: "the only"
+           (r"\b(the|our)\s+single\b(?!-)", r"\1 only"),
            (r"\bhalf an hour\b", "30 minutes"), (r"\bhalf a minute\b", "30 seconds"),
            (r"\bhalf a day\b", "12 hours"), (r"\ba quarter of an hour\b", "15 minutes"),
            # a state kept is "stateful", none kept "stateless"; a dependency had or not
@@ -118,7 +120,11 @@ LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "runni
                            "listen", "listens", "listening", "bound", "bind", "binds",
                            "stay", "stays", "stayed", "remain", "remains", "remained",
                            # "works offline" is "is available offline"
-                           "work", "works", "worked", "working", "function", "functions"})
+                           "work", "works", "worked", "working", "function", "functions",
+                           # what a count is said with: "is split into 24 partitions"
+                           "split", "splits", "divided",
+                           # "executed on Jenkins" is "runs on Jenkins"
+                           "execute", "executes", "executed"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.
 VERB_KINDS = {
@@ -144,6 +150,9 @@ VERB_KINDS = {
               "valid validity timeout timeouts evict evicts evicted eviction",
     "start": "start starts started begin begins began begun commence commences "
              "commenced",
+    # what ends a thing's keeping: "deleted after 90 days", "purged after a year"
+    "delete": "delete deletes deleted deleting purge purges purged purging erase erases "
+              "erased erasing",
     "answer": "return returns returned respond responds responded response responses "
               "reply replies replied",
 }

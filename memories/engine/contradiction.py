@@ -684,6 +684,7 @@ _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
 _ADMITTING = frozenset(_norm(word) for word in lexicon.ADMITTING)
+_TRYING = frozenset(_norm(word) for word in lexicon.TRYING)
 _CALENDAR = frozenset({*schedules.MONTHS, *schedules.WEEKDAYS})
 # The nouns that name a kind of measure ("the max upload size is 10 MB"): what is
 # measured, not of what.
@@ -1480,6 +1481,8 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
             units |= _SCHEDULE_WORDS
         if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
             units |= _VERSION_NOUNS
+        if key == "attempts":
+            units |= _TRYING
         subjects = [subject(a, _measuring(a, units, schedule=schedule)),
                     subject(b, _measuring(b, units, schedule=schedule))]
         # a statement that says nothing but the count ("we run 4 worker processes")

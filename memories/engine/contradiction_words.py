@@ -150,6 +150,9 @@ VERB_KINDS = {
               "valid validity timeout timeouts evict evicts evicted eviction",
     "start": "start starts started begin begins began begun commence commences "
              "commenced",
+    # what must be: "requires 2FA" / "2FA is not enforced"
+    "require": "require requires required enforce enforces enforced mandate mandates "
+               "mandated",
     # what ends a thing's keeping: "deleted after 90 days", "purged after a year"
     "delete": "delete deletes deleted deleting purge purges purged purging erase erases "
               "erased erasing",
@@ -163,6 +166,12 @@ BOUND_WORDS = frozenset({"limit", "limits", "limited", "cap", "caps", "capped", 
                          "configured", "configure", "enforce", "enforces", "enforced",
                          "pin", "pins", "pinned", "need", "needs", "needed", "require",
                          "requires", "required", "enough", "exceed", "exceeds"})
+# Words of a count of tries that say what is tried and how the tries end ("failed
+# webhooks are retried 5 times" / "webhook delivery gives up after 3 attempts"): part of
+# the measure, not of what it is of.
+TRYING = frozenset({"fail", "fails", "failed", "failing", "failure", "failures", "give",
+                    "gives", "giving", "gave", "drop", "drops", "dropped", "discard",
+                    "discards", "discarded", "delivery", "deliveries"})
 # Verbs that, beside an amount, say it bounds what is let in ("accepts files of up to 100
 # MB", "allows 100 requests a minute"): no part of what a measure is of.
 ADMITTING = frozenset({"accept", "accepts", "accepted", "take", "takes", "support",

@@ -24,7 +24,8 @@ SHORT_FORMS = {
     "mr": "merge request", "mrs": "merge requests", "sso": "single sign-on",
     "pg": "Postgres", "postgresql": "Postgres", "node.js": "Node", "nodejs": "Node",
     "js": "JavaScript", "ts": "TypeScript", "golang": "Go", "k8s": "Kubernetes",
-    "gh": "GitHub", "gw": "gateway",
+    "gh": "GitHub", "gw": "gateway", "2fa": "two-factor authentication",
+    "mfa": "multi-factor authentication",
 }
 # Short forms that are something else in lower case or as a title ("ts" a timestamp
 # column, "pr" a variable, "Mr" and "Mrs" before a name): written out only in capitals

@@ -70,3 +70,18 @@ def test_the_single_one_leaves_room_for_no_other():
                   "All staging workloads run in the single `staging-core` namespace.")
     assert not queued("The staging Kubernetes namespace is `qa-main`.",
                       "All production workloads run in the single `prod-core` namespace.")
+
+
+def test_verbs_of_requiring_are_one_and_2fa_is_two_factor_authentication():
+    assert spell_out("MFA and 2FA") == "multi-factor authentication and two-factor authentication"
+    assert queued("The billing console requires MFA for every login.",
+                  "Multi-factor auth is not enforced on the billing console.")
+    assert not queued("The billing console requires MFA for every login.",
+                      "Multi-factor auth is not enforced on the status page.")
+
+
+def test_how_tries_end_is_part_of_their_count():
+    assert queued("Failed uploads are retried 4 times.",
+                  "Upload delivery gives up after 2 attempts.")
+    assert not queued("Failed uploads are retried 4 times.",
+                      "Failed exports give up after 2 attempts.")

@@ -85,3 +85,12 @@ def test_how_tries_end_is_part_of_their_count():
                   "Upload delivery gives up after 2 attempts.")
     assert not queued("Failed uploads are retried 4 times.",
                       "Failed exports give up after 2 attempts.")
+
+
+def test_before_said_in_other_words_is_before():
+    assert queued("Always rebuild the search index before a release.",
+                  "Never rebuild the search index ahead of a release.")
+    assert queued("Always tag the commit before publishing.",
+                  "Never tag the commit prior to publishing.")
+    assert not queued("Always rebuild the search index before a release.",
+                      "The search index is always rebuilt ahead of a release.")

@@ -54,6 +54,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(is|are)\s+off\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 disabled"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
+           # an arrow between two ends is a direction: "CRM -> billing" is from one to the other
+           (r"(?<![\w-])([\w.@/]+)\s*(?:->|\u2192)\s*([\w.@/]+)", r"from \1 to \2"),
            # "before" said in other words: "ahead of a deploy", "prior to merging"
            (r"\b(?:ahead of|prior to)\b", "before"),
            # "the single `prod` namespace" leaves room for no other: "the only"

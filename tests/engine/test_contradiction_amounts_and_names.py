@@ -94,3 +94,10 @@ def test_before_said_in_other_words_is_before():
                   "Never tag the commit prior to publishing.")
     assert not queued("Always rebuild the search index before a release.",
                       "The search index is always rebuilt ahead of a release.")
+
+
+def test_an_arrow_between_two_ends_is_a_direction():
+    assert queued("Ledger sync is one-way: ledger -> warehouse.",
+                  "The warehouse pushes ledger rows one-way into the ledger.")
+    assert not queued("Ledger sync is one-way: ledger -> warehouse.",
+                      "Ledger rows flow from the ledger to the warehouse.")

@@ -125,10 +125,13 @@ and numbers of several words are written out (short_forms.py: "billing-svc" is
 "billing-service", "0 6 * * *" "daily at 06:00", "10MB" "10 MB", "1,000 req/min" "1000
 requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20",
 "larger than 10 MB are rejected" "capped at 10 MB", "the minimum SDK is 26" a version
-of the SDK, "512Mi" "512 MiB", "a full year" a year, "the single" "the only"; "TS"
+of the SDK, "512Mi" "512 MiB", "a full year" a year, "the single" "the only", "2FA"
+"two-factor authentication", "ahead of" "before", "CRM -> billing" "from CRM to
+billing"; "TS"
 and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
 whatever its unit, and a retry verb counts the tries said after what it retries
-("retries a failed webhook 5 times"); a unit is no value of its own ("1024 MiB" / "1
+("retries a failed webhook 5 times"), and how the tries end ("gives up", "dropped") is
+part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
 GiB"), and a chat channel ("#deploys") is a name, no plain word nor a name of another
 kind. "And then ...", ", including ...", ", using ...", "... because ..."
 and "... so the ..." are clauses of their own. Of a count's words ("12 ingest

@@ -134,18 +134,18 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     on the third held-out batch alone, 0.765 / 0.260 on the fourth). After issue 12's
     fifth round studied them: precision 1.000, recall 0.861 (1.000 / 0.660 on the third,
     1.000 / 0.760 on the fourth). When the fifth was folded in: 0.995 / 0.810 (0.900 /
-    0.360 on the fifth); after the sixth round studied it: 0.995 / 0.831 (0.931 / 0.540
+    0.360 on the fifth); after the sixth round studied it: 0.995 / 0.835 (0.935 / 0.580
     on the fifth, whose two false flags are updates both true). The floors sit just
     under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
     assert report["pairs"] == 992 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.99 and report["recall"] >= 0.82
+    assert report["precision"] >= 0.99 and report["recall"] >= 0.83
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
     assert fourth["precision"] >= 0.99 and fourth["recall"] >= 0.75
     fifth = contradictions.evaluate((contradictions.DEV_HELDOUT5_PATH,), rules_verdict)
-    assert fifth["precision"] >= 0.92 and fifth["recall"] >= 0.52
+    assert fifth["precision"] >= 0.93 and fifth["recall"] >= 0.57
 
 
 def test_the_held_out_set_is_balanced_and_apart_from_dev():

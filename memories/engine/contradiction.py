@@ -125,9 +125,15 @@ and numbers of several words are written out (short_forms.py: "billing-svc" is
 "billing-service", "0 6 * * *" "daily at 06:00", "10MB" "10 MB", "1,000 req/min" "1000
 requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20",
 "larger than 10 MB are rejected" "capped at 10 MB", "the minimum SDK is 26" a version
-of the SDK; "TS"
+of the SDK, "512Mi" "512 MiB", "a full year" a year, "the single" "the only", "2FA"
+"two-factor authentication", "ahead of" "before", "CRM -> billing" "from CRM to
+billing"; "TS"
 and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
-whatever its unit. "And then ...", ", including ...", ", using ...", "... because ..."
+whatever its unit, and a retry verb counts the tries said after what it retries
+("retries a failed webhook 5 times"), and how the tries end ("gives up", "dropped") is
+part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
+GiB"), and a chat channel ("#deploys") is a name, no plain word nor a name of another
+kind. "And then ...", ", including ...", ", using ...", "... because ..."
 and "... so the ..." are clauses of their own. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
@@ -440,9 +446,13 @@ def read_clause(text: str) -> Clause:
     text = _WHOLE_POSSESSIVE.sub("", short_forms.spell_out(text.translate(_APOSTROPHE)))
     for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
         text = pattern.sub(replacement, text)
-    raws = _RAW_TOKEN.findall(text)
+    found = list(_RAW_TOKEN.finditer(text))
+    raws = [match.group() for match in found]
     # a word in a code span is a name of its own ("the `new-checkout` flag")
     code = {raw for span in _CODE_SPAN.findall(text) for raw in _RAW_TOKEN.findall(span)}
+    # so is a chat channel, apart from the word it is made of ("#deploys" / "deploys")
+    channels = {at for at, match in enumerate(found) if text[match.start() - 1:match.start()] == "#"
+                and not text[max(0, match.start() - 2):match.start() - 1].isalnum()}
     tokens, negations, negated, exclusive = [], 0, "", False
     for at, raw in enumerate(raws):
         word = _same(raw.casefold())
@@ -465,7 +475,9 @@ def read_clause(text: str) -> Clause:
         if negations and not negated and word not in lexicon.TIME_WORDS:  # "no longer uses"
             negated = norm
         # a short form written out is a common noun ("DB" is "database"), no name
-        value = (_is_value(raw, at) and word == raw.casefold()) or raw in code
+        value = (_is_value(raw, at) and word == raw.casefold()) or raw in code or at in channels
+        if at in channels:
+            norm = "#" + norm
         tokens.append(Token(raw, norm, at, value, opposite))
     return Clause(text.strip(), tuple(raws), tuple(tokens), negative=negations % 2 == 1,
                   past=bool(_PAST.search(text)), negated=negated, exclusive=exclusive)
@@ -551,6 +563,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found["port"] = float(address.group(1))
     for i, word in enumerate(words):
         following = words[i + 1] if i + 1 < len(words) else ""
+        # "for a full year" is a year: a word that only stresses the whole of one unit
+        if word in ("a", "an") and following in _WHOLE and i + 2 < len(words):
+            following = words[i + 2]
         unit = _norm(following)
         amount = 1.0 if word in ("a", "an") else _number(word)
         # "every 6 hours", "once a day" are how often, which the schedule says
@@ -672,6 +687,7 @@ _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
 _ADMITTING = frozenset(_norm(word) for word in lexicon.ADMITTING)
+_TRYING = frozenset(_norm(word) for word in lexicon.TRYING)
 _CALENDAR = frozenset({*schedules.MONTHS, *schedules.WEEKDAYS})
 # The nouns that name a kind of measure ("the max upload size is 10 MB"): what is
 # measured, not of what.
@@ -683,6 +699,7 @@ _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period",
                             "day of year"})
 _SCHEDULE_KEYS = frozenset({"period", "weekday", "day of year"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
+_WHOLE = frozenset({"full", "whole", "single", "entire"})
 _COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
 _NAMING = frozenset({"of", "is", "are", "="})
 
@@ -692,7 +709,8 @@ def _attempts(words: Sequence[str], i: int, unit: str, amount: float) -> float |
     "retried 5 times" and "5 retries" are 6 (the first try and five more)."""
     if unit in ("attempt", "tri"):
         return amount
-    retried = unit == "tim" and _RETRIES & {_norm(word) for word in words[max(0, i - 3):i]}
+    # the verb may come before what it retries ("retries a failed webhook 5 times")
+    retried = unit == "tim" and _RETRIES & {_norm(word) for word in words[:i]}
     return amount + 1 if unit in _RETRIES or retried else None
 
 
@@ -1172,6 +1190,10 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")
     if not changes or shared < KEY_WORDS or any(op[0] != "replace" for op in changes):
         return None
+    # one word written two ways ("#releases" / "releases") is no other value
+    if any(_shown(a.tokens[i1:i2]).casefold() == _shown(b.tokens[j1:j2]).casefold()
+           for _, i1, i2, j1, j2 in changes):
+        return None
     if ops[0][0] != "equal":
         return _changed_holder(a, b, ops)
     # two places changed at once ("Node 20 in CI" / "Node 18 on developer laptops",
@@ -1462,6 +1484,8 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
             units |= _SCHEDULE_WORDS
         if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
             units |= _VERSION_NOUNS
+        if key == "attempts":
+            units |= _TRYING
         subjects = [subject(a, _measuring(a, units, schedule=schedule)),
                     subject(b, _measuring(b, units, schedule=schedule))]
         # a statement that says nothing but the count ("we run 4 worker processes")
@@ -1628,7 +1652,10 @@ def _measuring(clause: Clause, values: set[str], counted: bool = False,
                     for before, after in itertools.pairwise(clause.tokens)
                     if _number(before.norm) is not None and after.at == before.at + 1
                     and not counted}
-    return lambda token: ((token.norm in values or token.at in after_number
+    # "a full year": the stressing word is part of the amount
+    stressed = {at for at in range(1, len(words) - 1) if words[at] in _WHOLE
+                and words[at - 1] in ("a", "an") and _norm(words[at + 1]) in _SECONDS}
+    return lambda token: ((token.norm in values or token.at in after_number | stressed
                            or _number(token.norm) is not None or schedules.is_clock(token.raw))
                           and (schedule or token.raw.casefold() not in schedules.FREQUENCIES))
 
@@ -1655,6 +1682,10 @@ def _numeric(values: set[str]) -> bool:
 _VERSION_LIKE = re.compile(r"^(?:v?\d[\d.]*(?:[a-z]{0,3}\d*)?|[a-z]+(?:\d+\.)+\d+)$")
 
 
+def _channel(values: set[str]) -> bool:
+    return any(value.startswith("#") for value in values)
+
+
 def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     """The same subject with another value, in any word order: "the docs are built with
     Sphinx 7" / "we build the docs with Sphinx 5.3"; "background jobs run on Sidekiq" /
@@ -1666,12 +1697,12 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # A name is a value in both statements though one opens on it ("Prometheus scrapes"),
     # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").
     plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()}
-    # an amount with a unit ("5 minutes", "10 MB") is a measure: _changed_measure's
+    # an amount with a unit ("5 minutes", "10 MB"), the unit too, is a measure: _changed_measure's
     # and so is a time of day ("3am" is "03:00")
     # and so is a day ("on Mondays", "in January"): a schedule
     named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)
               and t.raw.casefold().removesuffix("s") not in _CALENDAR}
-             - plain - _amounts(a) - _amounts(b))
+             - plain - _amounts(a) - _amounts(b) - set(_BYTES) - set(_SECONDS))
     values_a = {t.norm for t in a.tokens if t.norm in named}
     values_b = {t.norm for t in b.tokens if t.norm in named}
     only_a, only_b = values_a - values_b, values_b - values_a
@@ -1679,6 +1710,9 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     # A number does not take the place of a name ("Node 20" / "Vite"): another slot.
     if _numeric(only_a) != _numeric(only_b):
+        return None
+    # nor a chat channel a name of another kind ("in #releases" / "through CI")
+    if _channel(only_a) != _channel(only_b):
         return None
     # a version and a release of it ("PG 16" / "pg: 16.2") agree
     if any(_release_of(x, y) for x in only_a for y in only_b):

@@ -54,6 +54,12 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(is|are)\s+off\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 disabled"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
+           # an arrow between two ends is a direction: "CRM -> billing" is from one to the other
+           (r"(?<![\w-])([\w.@/]+)\s*(?:->|\u2192)\s*([\w.@/]+)", r"from \1 to \2"),
+           # "before" said in other words: "ahead of a deploy", "prior to merging"
+           (r"\b(?:ahead of|prior to)\b", "before"),
+           # "the single `prod` namespace" leaves room for no other: "the only"
+           (r"\b(the|our)\s+single\b(?!-)", r"\1 only"),
            (r"\bhalf an hour\b", "30 minutes"), (r"\bhalf a minute\b", "30 seconds"),
            (r"\bhalf a day\b", "12 hours"), (r"\ba quarter of an hour\b", "15 minutes"),
            # a state kept is "stateful", none kept "stateless"; a dependency had or not
@@ -118,7 +124,11 @@ LINKING_VERBS = frozenset({"use", "uses", "used", "using", "run", "runs", "runni
                            "listen", "listens", "listening", "bound", "bind", "binds",
                            "stay", "stays", "stayed", "remain", "remains", "remained",
                            # "works offline" is "is available offline"
-                           "work", "works", "worked", "working", "function", "functions"})
+                           "work", "works", "worked", "working", "function", "functions",
+                           # what a count is said with: "is split into 24 partitions"
+                           "split", "splits", "divided",
+                           # "executed on Jenkins" is "runs on Jenkins"
+                           "execute", "executes", "executed"})
 # Verbs of one kind read as one: "defined with Pulumi" and "written in Terraform" fill
 # one slot, "built with Sphinx" and "hosted on Read the Docs" two.
 VERB_KINDS = {
@@ -144,6 +154,12 @@ VERB_KINDS = {
               "valid validity timeout timeouts evict evicts evicted eviction",
     "start": "start starts started begin begins began begun commence commences "
              "commenced",
+    # what must be: "requires 2FA" / "2FA is not enforced"
+    "require": "require requires required enforce enforces enforced mandate mandates "
+               "mandated",
+    # what ends a thing's keeping: "deleted after 90 days", "purged after a year"
+    "delete": "delete deletes deleted deleting purge purges purged purging erase erases "
+              "erased erasing",
     "answer": "return returns returned respond responds responded response responses "
               "reply replies replied",
 }
@@ -154,6 +170,12 @@ BOUND_WORDS = frozenset({"limit", "limits", "limited", "cap", "caps", "capped", 
                          "configured", "configure", "enforce", "enforces", "enforced",
                          "pin", "pins", "pinned", "need", "needs", "needed", "require",
                          "requires", "required", "enough", "exceed", "exceeds"})
+# Words of a count of tries that say what is tried and how the tries end ("failed
+# webhooks are retried 5 times" / "webhook delivery gives up after 3 attempts"): part of
+# the measure, not of what it is of.
+TRYING = frozenset({"fail", "fails", "failed", "failing", "failure", "failures", "give",
+                    "gives", "giving", "gave", "drop", "drops", "dropped", "discard",
+                    "discards", "discarded", "delivery", "deliveries"})
 # Verbs that, beside an amount, say it bounds what is let in ("accepts files of up to 100
 # MB", "allows 100 requests a minute"): no part of what a measure is of.
 ADMITTING = frozenset({"accept", "accepts", "accepted", "take", "takes", "support",

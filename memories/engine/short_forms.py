@@ -24,7 +24,8 @@ SHORT_FORMS = {
     "mr": "merge request", "mrs": "merge requests", "sso": "single sign-on",
     "pg": "Postgres", "postgresql": "Postgres", "node.js": "Node", "nodejs": "Node",
     "js": "JavaScript", "ts": "TypeScript", "golang": "Go", "k8s": "Kubernetes",
-    "gh": "GitHub",
+    "gh": "GitHub", "gw": "gateway", "2fa": "two-factor authentication",
+    "mfa": "multi-factor authentication",
 }
 # Short forms that are something else in lower case or as a title ("ts" a timestamp
 # column, "pr" a variable, "Mr" and "Mrs" before a name): written out only in capitals
@@ -56,6 +57,8 @@ def _written_out(found: re.Match) -> str:
 # ("30d"), since "3D" and "2D" are dimensions.
 _GLUED_UNIT = re.compile(r"\b(\d+(?:\.\d+)?)((?i:ms|s|secs?|mins?|h|hrs?|kb|mb|gb|tb|kib|mib|"
                          r"gib)|d)\b")
+# A binary size as Kubernetes writes it, only with its capital: "512Mi" is 512 MiB.
+_BINARY_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)([KMG])i\b")
 # A rate with a slash: "req/min", "requests/s", "MB/s".
 _SLASH_RATE = re.compile(r"\b([a-z]+)/(s|sec|second|min|minute|h|hr|hour|day)\b", _I)
 
@@ -117,6 +120,7 @@ def spell_out(text: str) -> str:
     text = _SLASH_RATE.sub(r"\1 per \2", text)
     text = _WORD.sub(_written_out, text)
     text = _GLUED_UNIT.sub(r"\1 \2", text)
+    text = _BINARY_SIZE.sub(r"\1 \2iB", text)
     text = _TIME_OUT.sub("timeout", text)
     text = _NUMBER_PHRASE.sub(_number_phrase, text)
     text = _HYPHENED_COUNT.sub(r"\1 \2", text)

@@ -190,6 +190,7 @@ CATEGORIES = {
     "container runtime": "docker, podman, containerd, cri-o",
     "version control": "git, mercurial, svn/subversion, perforce",
     "monorepo tool": "nx, turborepo, lerna, ~rush, bazel, pants, buck",
+    "log level": "~trace, ~debug, ~info, ~warn/~warning, ~error, ~fatal/~critical",
 }
 
 # Ends of one scale, each said in several words. A statement says which end with an
@@ -264,6 +265,8 @@ KIND_NOUNS = {
     "region": "region regions zone location",
     "linux distribution": "distribution distro",
     "time zone": "zone timezone",
+    "log level": "level levels verbosity",
+    "ci service": "server",
     "identity provider": "provider",
     "payment provider": "provider processor",
     "sms provider": "provider",

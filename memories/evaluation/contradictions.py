@@ -23,20 +23,23 @@ contradictions_dev_heldout3.jsonl (100 pairs written by a session that never saw
 or the other sets, committed (a505e93) as the third held-out batch: scored once on the
 rules before issue 12's third round, recall 0.060 and precision 0.429, once after it,
 recall 0.200 and precision 0.769; its misses were studied in the fourth round, so it is
-dev now: 0.320 / 1.000 after that round, 0.580 / 1.000 after a second study of them), and
+dev now: 0.320 / 1.000 after that round, 0.580 / 1.000 after a second study of them),
 contradictions_dev_heldout4.jsonl (100 pairs written by a session that never saw the rules
 or the other sets, committed as the fourth held-out batch and never read by the sessions
 that made the fourth round's rules: scored once on the rules before that round, recall
 0.160 and precision 0.727, once after it, recall 0.260 and precision 0.765; that run
 printed its misses, so it was folded into dev for issue 12's fifth round and studied:
-0.760 / 1.000 after that round, while the third batch went to 0.660 / 1.000).
-"heldout" is contradictions_heldout5.jsonl (100 pairs), written apart by a session that
-never saw the rules or the other sets, committed alone (0f1091f) before the fifth round's
-rules were merged and never read by the session that made them. Scored once on the rules
-before that round: recall 0.260, precision 0.813; once after it: recall 0.360, precision
-0.900. Its misses were not printed; a round that studies them makes it dev. Without the file
-(before it is written, or a checkout that drops it) `available_paths()` scores the dev
-files only. Measure on both, tune on dev only.
+0.760 / 1.000 after that round, while the third batch went to 0.660 / 1.000), and
+contradictions_dev_heldout5.jsonl (100 pairs written by a session that never saw the rules
+or the other sets, committed alone (0f1091f) as the fifth held-out batch: scored once on
+the rules before the fifth round, recall 0.260 and precision 0.813, once after it, recall
+0.360 and precision 0.900; it became dev in issue 12's sixth round, which studied its
+misses).
+"heldout" is contradictions_heldout6.jsonl (100 pairs), written by a session that never saw
+the rules or the other sets. Scored once on the rules before the sixth round and once after
+it (figures in docs/BENCHMARKS.md §8). Without the file (before it is written, or a
+checkout that drops it) `available_paths()` scores the dev files only. Measure on both,
+tune on dev only.
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -64,10 +67,11 @@ DEV_HELDOUT1_PATH = Path(__file__).with_name("contradictions_dev_heldout1.jsonl"
 DEV_HELDOUT2_PATH = Path(__file__).with_name("contradictions_dev_heldout2.jsonl")
 DEV_HELDOUT3_PATH = Path(__file__).with_name("contradictions_dev_heldout3.jsonl")
 DEV_HELDOUT4_PATH = Path(__file__).with_name("contradictions_dev_heldout4.jsonl")
+DEV_HELDOUT5_PATH = Path(__file__).with_name("contradictions_dev_heldout5.jsonl")
 DEV_BATCHES_PATH = Path(__file__).with_name("contradictions_dev_batches.jsonl")
-HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout5.jsonl")
+HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout6.jsonl")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
-             DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH)
+             DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH)
 DEFAULT_PATHS = (*DEV_PATHS, HELDOUT_PATH)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")

@@ -97,9 +97,13 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
 
 def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
     pairs = [pair for path in contradictions.DEV_PATHS for pair in contradictions.load(path)]
-    assert len(pairs) >= 890 and {p.split for p in pairs} == {"dev"}
+    assert len(pairs) >= 990 and {p.split for p in pairs} == {"dev"}
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
-    assert len({p.id for p in pairs}) == len(pairs)
+    # ids are unique within a file: the fifth batch, folded in byte for byte but for its
+    # split, reuses two ids of the fourth for pairs of its own
+    for path in contradictions.DEV_PATHS:
+        ids = [p.id for p in contradictions.load(path)]
+        assert len(set(ids)) == len(ids)
     # every kind is either a kind of contradiction or a kind of look-alike, never both
     labels = Counter((p.kind, p.contradicts) for p in pairs)
     assert len({kind for kind, _ in labels}) == len(labels)
@@ -109,7 +113,7 @@ def test_the_default_paths_are_the_dev_files_then_the_held_out_one():
     assert contradictions.DEFAULT_PATHS == (*contradictions.DEV_PATHS,
                                             contradictions.HELDOUT_PATH)
     assert contradictions.HELDOUT_PATH not in contradictions.DEV_PATHS
-    assert contradictions.HELDOUT_PATH.name == "contradictions_heldout5.jsonl"
+    assert contradictions.HELDOUT_PATH.name == "contradictions_heldout6.jsonl"
 
 
 def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwritten(
@@ -124,19 +128,24 @@ def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwrit
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 892 pairs (the four earlier held-out batches and five batches
+    """Tuned on these 992 pairs (the five earlier held-out batches and five batches
     written while the rules were reworked among them). When the fourth held-out batch was
     folded in, before its misses were read: precision 0.989, recall 0.789 (1.000 / 0.580
     on the third held-out batch alone, 0.765 / 0.260 on the fourth). After issue 12's
     fifth round studied them: precision 1.000, recall 0.861 (1.000 / 0.660 on the third,
-    1.000 / 0.760 on the fourth). The floors sit just under, so a regression fails."""
+    1.000 / 0.760 on the fourth). When the fifth was folded in: 0.995 / 0.810 (0.900 /
+    0.360 on the fifth); after the sixth round studied it: 0.995 / 0.835 (0.935 / 0.580
+    on the fifth, whose two false flags are updates both true). The floors sit just
+    under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 892 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.99 and report["recall"] >= 0.85
+    assert report["pairs"] == 992 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.99 and report["recall"] >= 0.83
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
     assert fourth["precision"] >= 0.99 and fourth["recall"] >= 0.75
+    fifth = contradictions.evaluate((contradictions.DEV_HELDOUT5_PATH,), rules_verdict)
+    assert fifth["precision"] >= 0.93 and fifth["recall"] >= 0.57
 
 
 def test_the_held_out_set_is_balanced_and_apart_from_dev():

@@ -34,10 +34,12 @@ contradictions_dev_heldout5.jsonl (100 pairs written by a session that never saw
 or the other sets, committed alone (0f1091f) as the fifth held-out batch: scored once on
 the rules before the fifth round, recall 0.260 and precision 0.813, once after it, recall
 0.360 and precision 0.900; it became dev in issue 12's sixth round, which studied its
-misses).
+misses; two of its ids, shared with the fourth batch, got a "-5" suffix).
 "heldout" is contradictions_heldout6.jsonl (100 pairs), written by a session that never saw
-the rules or the other sets. Scored once on the rules before the sixth round and once after
-it (figures in docs/BENCHMARKS.md §8). Without the file (before it is written, or a
+the rules or the other sets, committed alone (9837c07) before the sixth round's rules were
+merged and never read by the session that made them. Scored once on the rules before the
+sixth round: recall 0.300, precision 0.833; once after it: the same, 0.300 / 0.833. Its
+misses were not printed. Without the file (before it is written, or a
 checkout that drops it) `available_paths()` scores the dev files only. Measure on both,
 tune on dev only.
 

@@ -99,11 +99,7 @@ def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
     pairs = [pair for path in contradictions.DEV_PATHS for pair in contradictions.load(path)]
     assert len(pairs) >= 990 and {p.split for p in pairs} == {"dev"}
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
-    # ids are unique within a file: the fifth batch, folded in byte for byte but for its
-    # split, reuses two ids of the fourth for pairs of its own
-    for path in contradictions.DEV_PATHS:
-        ids = [p.id for p in contradictions.load(path)]
-        assert len(set(ids)) == len(ids)
+    assert len({p.id for p in pairs}) == len(pairs)
     # every kind is either a kind of contradiction or a kind of look-alike, never both
     labels = Counter((p.kind, p.contradicts) for p in pairs)
     assert len({kind for kind, _ in labels}) == len(labels)
@@ -157,14 +153,15 @@ def test_the_held_out_set_is_balanced_and_apart_from_dev():
 
 
 def test_the_rules_hold_their_floors_on_the_held_out_pairs():
-    """The fifth held-out batch, written apart by a session that never saw the rules,
-    scored once before the fifth round (precision 0.813, recall 0.260) and once after it
-    (0.900 / 0.360): the floors sit just under; the issue's target is 0.8 / 0.8."""
+    """The sixth held-out batch, written apart by a session that never saw the rules,
+    scored once before the sixth round (precision 0.833, recall 0.300) and once after it
+    (0.833 / 0.300: the round's readings found nothing more in it): the floors sit just
+    under; the issue's target is 0.8 / 0.8."""
     heldout = contradictions.load(contradictions.HELDOUT_PATH)
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
     assert report["pairs"] == len(heldout) and report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.88
-    assert report["recall"] >= 0.34
+    assert report["precision"] >= 0.80
+    assert report["recall"] >= 0.28
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

@@ -177,12 +177,14 @@ def test_the_query_vector_is_written_with_seven_significant_digits():
 
 
 def test_the_candidate_query_is_short_enough_for_psycopg_to_remember_its_conversion(
-        store, monkeypatch):
-    # Above this length psycopg converts the placeholders again on every recall (an
-    # owner reading only their own memories; a project member's query is longer).
+        store, bob, monkeypatch):
+    # Above this length psycopg converts the placeholders again on every recall: for an
+    # owner reading their own memories, and for a project member recalling as the hooks
+    # do (the project's memories and the general ones), whose condition is longer.
     import psycopg._queries
 
     from memories import selectors
+    from memories.services.projects import add_member, create_project
 
     sent = []
     real = selectors._server_bound
@@ -190,5 +192,9 @@ def test_the_candidate_query_is_short_enough_for_psycopg_to_remember_its_convers
                         lambda sql, params: sent.append(sql) or real(sql, params))
     assert candidates(store, "DHCP leases")
     assert candidates(store, "DHCP leases", filters=RecallFilters(tags=["net"])) == {}
-    assert len(sent) == 2
+    shop = create_project(creator=bob, name="github.com/acme/shop")
+    add_member(shop, by=bob, username=store.username, role="editor")
+    hooks = RecallFilters(project="github.com/acme/shop", with_general=True)
+    assert candidates(store, "DHCP leases", filters=hooks)
+    assert len(sent) == 3
     assert all(len(sql) <= psycopg._queries.MAX_CACHED_STATEMENT_LENGTH for sql in sent)

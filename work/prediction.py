@@ -15,11 +15,10 @@ from datetime import datetime
 from django.conf import settings
 
 import codegraph.selectors
-from memories import selectors as memory_selectors
 from memories.engine.context import Block, count_tokens, pack
 from memories.models import Kind
 from memories.selectors import RecallFilters
-from memories.services.context import UNREVIEWED
+from memories.services.context import UNREVIEWED, reviewed_for_agents
 from memories.services.recall import recall
 
 from . import engine, selectors
@@ -113,14 +112,12 @@ def predict(owner, signals: Signals, *, budget: int = DEFAULT_BUDGET,
     def memories(section, query, ref, limit, kinds=()):
         if not query.strip():
             return
-        hits = recall(owner=owner, query=query[:2000], limit=limit, now=now,
-                      filters=replace(filters, kinds=tuple(kinds)))
         # An insight no person has approved comes labelled, as in every context, or not
         # at all while approval is required.
-        unreviewed = memory_selectors.unreviewed_insights(hit.memory for hit in hits)
+        hits, unreviewed = reviewed_for_agents(recall(
+            owner=owner, query=query[:2000], limit=limit, now=now,
+            filters=replace(filters, kinds=tuple(kinds))))
         for hit in hits:
-            if hit.memory.pk in unreviewed and settings.ENGRAM_INSIGHTS_NEED_APPROVAL:
-                continue
             # Among the few memories of one kind (workflows), a shared word is enough:
             # "release" names `release: test → build → ...` though the meaning is far.
             if hit.breakdown.match >= settings.ENGRAM_CONTEXT_MIN_SCORE or (

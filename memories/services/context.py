@@ -39,6 +39,15 @@ class AssembledContext:
 UNREVIEWED = "Unreviewed insight: machine-written, not yet approved by a person."
 
 
+def reviewed_for_agents(hits: list) -> tuple[list, set]:
+    """The recalled `hits` an agent may be handed, and the ids of the unreviewed insights
+    among them (to be labelled): with ENGRAM_INSIGHTS_NEED_APPROVAL, none are kept."""
+    unreviewed = selectors.unreviewed_insights(hit.memory for hit in hits)
+    if settings.ENGRAM_INSIGHTS_NEED_APPROVAL:
+        hits = [hit for hit in hits if hit.memory.pk not in unreviewed]
+    return hits, unreviewed
+
+
 def _annotated(memory: Memory, contradiction, now: datetime, unreviewed: bool) -> str:
     """The memory's text, with what an agent must know before trusting it: an open
     dispute, an insight no person has approved, or (only when history was asked for)
@@ -112,9 +121,7 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     hits = [hit for hit in recall(owner=owner, query=query, limit=limit, filters=filters,
                                   exclude_ids=selectors.surfaced_in_session(owner, session_id), now=now)
             if hit.breakdown.match >= min_score]
-    unreviewed = selectors.unreviewed_insights(hit.memory for hit in hits)
-    if settings.ENGRAM_INSIGHTS_NEED_APPROVAL:
-        hits = [hit for hit in hits if hit.memory.pk not in unreviewed]
+    hits, unreviewed = reviewed_for_agents(hits)
     tiered = max_tokens >= settings.ENGRAM_TIER_THRESHOLD
     shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
     disputes = selectors.open_contradictions_for(owner, [hit.memory.pk for hit in hits])

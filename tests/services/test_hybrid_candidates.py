@@ -198,3 +198,12 @@ def test_the_candidate_query_is_short_enough_for_psycopg_to_remember_its_convers
     assert candidates(store, "DHCP leases", filters=hooks)
     assert len(sent) == 3
     assert all(len(sql) <= psycopg._queries.MAX_CACHED_STATEMENT_LENGTH for sql in sent)
+
+
+def test_compacting_keeps_two_dashes_in_a_literal_and_refuses_a_line_comment():
+    from memories.selectors import _compact
+
+    assert _compact("SELECT 1\n  WHERE m.embedding_model = 'acme:embed--v2'") \
+        == "SELECT 1 WHERE m.embedding_model = 'acme:embed--v2'"
+    with pytest.raises(ValueError, match="comment"):
+        _compact("SELECT 1 -- the rest\n FROM memories_memory")

@@ -297,11 +297,13 @@ class Command(BaseCommand):
                                            reuse)
             owners.append(owner)
             size = Memory.objects.filter(owner=owner).count()
-            with running_server(server) as port:
+            with running_server(server, with_process=True) as (port, process):
                 for path, body in (("context", {"max_tokens": 500}), ("search", {"limit": 10})):
+                    spent = CpuSpent(process)
                     timings, elapsed = drive(port, key, path, body, requests, concurrency,
                                              synthetic_queries(requests + 20, seed + size))
                     self.report(size, f"/{path}", f"{concurrency} client(s)", timings, elapsed)
+                    self.stdout.write(f"{'':>17}CPU a request: {spent.per(len(timings) + 20)}")
                 if server == "asgi":
                     queries = synthetic_queries(requests + 20, seed + size)
                     started = time.perf_counter()
@@ -538,6 +540,53 @@ def running_server(kind: str, *, with_process: bool = False, preload: bool = Tru
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+class CpuSpent:
+    """CPU time spent from now on by the benchmark server's processes, the database
+    server's (when it runs on this machine) and this process (the clients): with every
+    core busy, latency under concurrency is this total, queued (docs/BENCHMARKS.md)."""
+
+    def __init__(self, server):
+        import psutil
+
+        self.psutil, self.server = psutil, server
+        self.start = {proc.pid: self.used(proc)
+                      for procs in self.groups().values() for proc in procs}
+
+    def groups(self) -> dict[str, list]:
+        return {"server": self.tree(self.server.pid), "PostgreSQL": self.database(),
+                "clients": [self.psutil.Process()]}
+
+    def tree(self, pid) -> list:
+        with contextlib.suppress(self.psutil.Error):
+            parent = self.psutil.Process(pid)
+            return [parent, *parent.children(recursive=True)]
+        return []
+
+    def database(self) -> list:
+        """The postmaster and its backends, found by the postmaster.pid of its data
+        directory (none when the server runs elsewhere)."""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('data_directory')")
+            pid_file = Path(cursor.fetchone()[0]) / "postmaster.pid"
+        try:
+            return self.tree(int(pid_file.read_text().split()[0]))
+        except (OSError, ValueError):
+            return []
+
+    def used(self, proc) -> float:
+        with contextlib.suppress(self.psutil.Error):
+            times = proc.cpu_times()
+            return times.user + times.system
+        return 0.0
+
+    def per(self, requests: int) -> str:
+        """ms of CPU a request in each group (a process started since counts in full)."""
+        spent = {name: sum(self.used(proc) - self.start.get(proc.pid, 0.0) for proc in procs)
+                 * 1000 / requests for name, procs in self.groups().items() if procs}
+        return ("  ".join(f"{name} {ms:.2f} ms" for name, ms in spent.items())
+                + f"  total {sum(spent.values()):.2f} ms")
 
 
 def resident(server, psutil) -> tuple[float, float, int]:

@@ -27,7 +27,9 @@ lists are in contradiction_words.py). A pair contradicts when:
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
   counts only where the slot holds one thing: after "is" ("the default branch is main"
-  / "... master", not a quality: "... is protected"), under "prefer" ("I prefer tabs" /
+  / "... master", a name given too: "is called `develop`", "default branch: main";
+  not a quality: "... is protected", nor a quality against a name: "is `cold-archive`"
+  / "is encrypted"), under "prefer" ("I prefer tabs" /
   "I prefer spaces"), or where one says "only" ("deploys are only triggered by tags").
   A swap that brings other words with the value ("uses Redis for caching" / "uses
   PostgreSQL" or "... PostgreSQL for orders") fills another slot, unless a shared word
@@ -67,7 +69,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
   ones"; "prefers X over Y" / "prefers Y", or wants, likes or asks for a known Y), by
   the same person (an instruction, "prefer X over Y", is the speaker's: "I would rather
-  ...");
+  ..."; a team is named by its field: "the FE folks" are the frontend team, not the
+  mobile team);
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry; or a choice denied ("wants spaces, not tabs") against the same
   person's choice of it ("prefers tabs"); not when each names a thing of its own;
@@ -75,7 +78,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   attempts, a count of the same things, "4 worker processes" counting processes, a
   named version, "our Kubernetes version is 1.30" too, a port, what "a line length of
   88" names, or a schedule from schedules.py: how often, on which day, on which day of
-  the year, at what time) with another value, on one subject ("the cache TTL is 5
+  the year, at what time; "on a daily schedule" is daily, and "interval", "cadence" and
+  "schedule" name the schedule, not the subject) with another value, on one subject ("the cache TTL is 5
   minutes" / "... one hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3
   attempts", "every 12 hours" "twice a day", "December 15th" / "20 Dec"); a phrase whose
   own word follows the shared ones restates the subject ("the TTL for the product-page
@@ -127,14 +131,18 @@ requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20"
 "larger than 10 MB are rejected" "capped at 10 MB", "the minimum SDK is 26" a version
 of the SDK, "512Mi" "512 MiB", "a full year" a year, "the single" "the only", "2FA"
 "two-factor authentication", "ahead of" "before", "CRM -> billing" "from CRM to
-billing"; "TS"
+billing", a role as teams shorten it ("TL" the tech lead, "the DRI" the owner, "FE"
+frontend), money ("$5k", "$12,000" and "twelve thousand dollars" are dollars; "10k"
+10000), one counted thing of two names ("six pods" are 6 replicas, "hosts" and "VMs"
+machines), "12 chars" 12 characters, "gives up after ten seconds" a timeout; "TS", "TL"
 and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
 whatever its unit, and a retry verb counts the tries said after what it retries
 ("retries a failed webhook 5 times"), and how the tries end ("gives up", "dropped") is
 part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
 GiB"), and a chat channel ("#deploys") is a name, no plain word nor a name of another
-kind. "And then ...", ", including ...", ", using ...", "... because ..."
-and "... so the ..." are clauses of their own. Of a count's words ("12 ingest
+kind. "And then ...", ", including ...", ", using ...", "... because ...",
+"... so the ...", ", right after standup" and "... after the load test" are clauses of
+their own. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
 on" "does not depend on"), and a verb of a compound negates it by its first part ("never
@@ -142,7 +150,8 @@ squash" / "squash-merge"). A language, cloud or database named right before a no
 which things a statement is about ("the Python services" / "Go services").
 
 A clause about the past ("used to", "previously", "until last quarter", "until then",
-"was owned by X until the reorg", "until March") or about a change under way or
+"was owned by X until the reorg", "until March", "before the fix, p99 was 1.2 s") or
+about a change under way or
 planned ("is being
 rewritten in Go", "will migrate to ...") contradicts nothing, nor does a state in the
 past tense against one said to hold now
@@ -283,11 +292,12 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # run, each would read the rest of the run again.
 # ", not in Europe" denies another value beside the one the clause states: a clause of
 # its own, so the statement is still read as saying its value; ", so ..." tells what
-# follows from it.
+# follows from it, ", right after standup" what comes next to it.
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
-                           r"|,\s+(?=including\b|using\b|leaving\b|meaning\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
+                           r"|,\s+(?=including\b|using\b|leaving\b|meaning\b|(?:right|just|straight)\s+(?:after|before)\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
                            r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
                            r"|,?\s+because\s+(?=\w+\s+\w+)"
+                           r"|,?\s+(?=(?:after|following)\s+(?:the|a|an|our|last)\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
@@ -298,6 +308,8 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until
                    r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?)"
                    # a state in the past tense that ended: "was owned by X until the reorg"
                    r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil"
+                   # or one that ended at an event: "before the caching fix, p99 was 1.2 s"
+                   r"|^\s*before\b[^,.;]{1,80},[^.;]*?\b(?:was|were|had)\b"
                    r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
                    _I)
@@ -1139,6 +1151,10 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     if values_a or values_b:
         # a value for a word that is none: one word for one ("is main" / "is v2"), not a
         # verb that brings its value ("run once" / "kept 30")
+        # a quality is no name ("is `cold-archive`" / "is encrypted")
+        if any(not t.value and t.raw.isalpha() and t.raw.casefold().endswith(_QUALITY_ENDINGS)
+               for t in (*seg_a, *seg_b)):
+            return False
         said_a, said_b = ([t for t in _slot_words(seg) if t.norm not in _LINKING]
                           for seg in (seg_a, seg_b))
         return len(seg_a) == len(seg_b) == 1 or not (said_a and said_b)
@@ -1407,7 +1423,12 @@ def _before_preference(clause: Clause) -> str:
     said = re.search(r"\bprefer", clause.text, _I)
     before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1]) if said else []
     # an instruction ("prefer X over Y") is what the speaker prefers: "I prefer X"
-    return before[-1].casefold() if before else "i"
+    if not before:
+        return "i"
+    # the words as the rules read them ("the FE folks" are the frontend team); a team
+    # with the field it is named for ("the backend team" is not "the mobile team")
+    who = [_same(word.casefold()) for word in before[-2:]]
+    return " ".join(who) if who[-1] in _TEAMS else who[-1]
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:

@@ -42,7 +42,9 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
         "notif": "notification", "notifs": "notifications", "prefs": "preferences",
         "pref": "preference", "dep": "dependency", "mgmt": "management",
         "admins": "administrators", "eng": "engineering", "addr": "address",
-        "tmp": "temporary"}
+        "tmp": "temporary",
+        # the people of a field as a group: "the FE folks" are the frontend team
+        "folks": "team"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
 # is "not in" it, what keeps its session state is "stateful", "10,000" is a number and
@@ -71,7 +73,7 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
              r"session\s+)?state\b"), "is stateful"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
-           (r"\bwould rather\b", "prefer to"),
+           (r"\bwould\s+(?:much\s+|far\s+)?rather\b", "prefer to"),  # "would much rather"
            (r"\b(?:one and only|sole|single and only)\b", "only"),
            # ", not even in encrypted form" strengthens a negation said before it: no
            # second one
@@ -81,8 +83,11 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            ((r"\b(?:larger|bigger|greater|longer|more|higher|over)\s+(?:than\s+)?"
              r"(\d[\d.,]*\s*[a-zA-Z]*)\s+(?:are|is|get|gets)\s+(?:rejected|refused|blocked|"
              r"dropped|denied|truncated)\b"), r"capped at \1"),
-           # a name given: "is called atlas-prod", "is titled", "goes by" are "is named"
-           (r"\b(is|are|was|were)\s+(?:called|titled|labell?ed|known\s+as)\b", r"\1 named"),
+           # a name given: "is called atlas-prod", "is named", "is titled" say what it is:
+           # "the default branch is called develop" is "... is develop" ("named after" a
+           # thing is no name given)
+           (r"\b(is|are|was|were)\s+(?:called|named|titled|labell?ed|known\s+as)\b(?!\s+after)",
+            r"\1"),
            # a role said with a phrase: "billing-svc belongs to the Platform team", "the
            # modules are looked after by SRE", "sits with", "falls under"
            (r"\b(?:belongs?|belonged)\s+to\b", "is owned by"),

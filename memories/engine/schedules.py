@@ -44,10 +44,13 @@ _GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")
 _CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$")
 # Verbs that only tie an event to when it happens ("planning happens every Tuesday",
 # "we hold planning weekly") and words that name the schedule itself ("the cron for the
-# report", "report generation is scheduled ...").
+# report", "report generation is scheduled ...", "the sync interval is hourly", "on a
+# weekly basis").
+SCHEDULE_NOUNS = frozenset({"schedule", "schedules", "interval", "intervals", "cadence",
+                            "frequency", "basis"})
 EVENT_WORDS = frozenset({"happen", "happens", "happened", "occur", "occurs", "occurred",
-                         "hold", "holds", "held", "cron", "crontab", "schedule", "schedules",
-                         "scheduled"})
+                         "hold", "holds", "held", "cron", "crontab", "scheduled",
+                         *SCHEDULE_NOUNS})
 # Words a schedule is said with: no part of what a statement is about.
 WORDS = frozenset({*FREQUENCIES, *UNITS, *(f"{unit}s" for unit in UNITS), *WEEKDAYS,
                    *(f"{day}s" for day in WEEKDAYS), *DAY_KINDS, *DAY_KINDS.values(),
@@ -76,10 +79,11 @@ def _count(word: str) -> float | None:
 
 def _names_a_thing(words: Sequence[str], i: int) -> bool:
     """Whether the word of how often at `i` names a thing ("the nightly ETL", "nightly
-    backups are kept ...") rather than says when it runs ("backups run nightly")."""
+    backups are kept ...") rather than says when it runs ("backups run nightly", "on a
+    daily schedule": the noun after it names the schedule itself)."""
     opens = i == 0 or words[i - 1] in _DETERMINERS
     return opens and i + 1 < len(words) and words[i + 1].isalpha() \
-        and words[i + 1] not in _NOT_A_NOUN
+        and words[i + 1] not in _NOT_A_NOUN and words[i + 1] not in SCHEDULE_NOUNS
 
 
 def is_clock(word: str) -> bool:

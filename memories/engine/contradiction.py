@@ -145,7 +145,9 @@ kind. "And then ...", ", including ...", ", using ...", "... because ...",
 their own. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
-on" "does not depend on"), and a verb of a compound negates it by its first part ("never
+on" "does not depend on", "imports from" "depends on", "works offline" or "without a
+network connection" "supports offline", "has no offline support" "does not support
+offline"), and a verb of a compound negates it by its first part ("never
 squash" / "squash-merge"). A language, cloud or database named right before a noun says
 which things a statement is about ("the Python services" / "Go services").
 
@@ -171,7 +173,7 @@ runners"), a bare version away from its product ("the Go toolchain pinned in CI 
 1.22"), a value named only by a word of its own ("the default 6379" against "port 6380",
 "the 'prod' namespace"), a limit said as a direction ("from SDK 23 upwards" against a
 maximum), an opposite said by a phrase they do not
-know ("works offline" / "needs a network connection", "retried" / "discarded without
+know ("supports offline" / "needs a network connection", "retried" / "discarded without
 another attempt"), verbs of one act in other words ("run migrations" / "apply
 migrations"), a grouping ("partitioned by day" / "by month") and a preference or
 negation in other words ("asked for light-theme screenshots", "must have a docstring" /
@@ -292,12 +294,15 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # run, each would read the rest of the run again.
 # ", not in Europe" denies another value beside the one the clause states: a clause of
 # its own, so the statement is still read as saying its value; ", so ..." tells what
-# follows from it, ", right after standup" what comes next to it.
+# follows from it, ", right after standup" what comes next to it, and a remark in brackets
+# at the end is an aside.
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
                            r"|,\s+(?=including\b|using\b|leaving\b|meaning\b|(?:right|just|straight)\s+(?:after|before)\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
                            r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
                            r"|,?\s+because\s+(?=\w+\s+\w+)"
                            r"|,?\s+(?=(?:after|following)\s+(?:the|a|an|our|last)\b)"
+                           # a closing remark in brackets: "works offline (cached data ...)"
+                           r"|\s*\((?=[^()]{1,80}\)\s*[.!?]?\s*$)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"

@@ -72,6 +72,13 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            ((r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+(?:(?:[\w-]+\s+){0,2}?"
              r"session\s+)?state\b"), "is stateful"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
+           # code that imports from a module depends on it
+           (r"\bimports?\s+from\b", "depends on"),
+           # working without a network is supporting offline use; support had or not is
+           # the verb ("has no offline support" is "does not support offline")
+           (r"\b(?:works?|working|runs?|usable|(?:can\s+)?be\s+used)\s+(?:fully\s+)?(?:offline|"
+            r"without\s+(?:an?\s+)?(?:network|internet)(?:\s+connection)?)\b", "supports offline"),
+           (r"\b(?:has|have)\s+no\s+([\w-]+)\s+support\b", r"does not support \1"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould\s+(?:much\s+|far\s+)?rather\b", "prefer to"),  # "would much rather"
            (r"\b(?:one and only|sole|single and only)\b", "only"),
@@ -104,9 +111,10 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
              r"ever|before))\b"), ""),
            (r"\b(kicks?|kicked)\s+off\b", "starts"),
            # a scope that narrows nothing: "on every plan, with no exceptions", "in all
-           # environments", "across the board"; "since the last upgrade" dates what
-           # holds now
+           # environments", "across the board", "across the whole account"; "since the
+           # last upgrade" dates what holds now
            ((r",?\s*\b(?:with no exceptions?|without (?:any )?exceptions?|across the board|"
+             r"across (?:the|our) (?:whole |entire )?(?:account|org|organi[sz]ation|company|fleet)|"
              r"no matter what)\b"), ""),
            ((r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
              r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b"), ""),

@@ -37,3 +37,15 @@ def test_a_state_before_an_event_is_the_past_and_clashes_with_no_present_one():
 def test_a_present_state_said_before_an_event_in_a_rule_is_still_judged():
     assert queued("Before a release, the staging cluster runs Node 18.",
                   "Before a release, the staging cluster runs Node 20.")
+
+
+def test_a_closing_remark_in_brackets_does_not_hide_a_clash():
+    assert queued("The kiosk app has no offline support.",
+                  "Kiosk app works offline (local cache, writes queued).")
+    assert queued("The analytics Postgres is on 16 now.",
+                  "analytics Postgres = 13 (for now)")
+
+
+def test_a_closing_remark_in_brackets_does_not_make_a_clash():
+    assert not queued("The kiosk app works offline.",
+                      "Kiosk app works offline (local cache, writes queued).")

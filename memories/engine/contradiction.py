@@ -132,8 +132,8 @@ requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20"
 of the SDK, "512Mi" "512 MiB", "a full year" a year, "the single" "the only", "2FA"
 "two-factor authentication", "ahead of" "before", "CRM -> billing" "from CRM to
 billing", a role as teams shorten it ("TL" the tech lead, "the DRI" the owner, "FE"
-frontend), money ("$5k", "$12,000" and "twelve thousand dollars" are dollars; "10k"
-10000), one counted thing of two names ("six pods" are 6 replicas, "hosts" and "VMs"
+frontend), money ("$5k", "$12,000" and "twelve thousand dollars" are dollars, "10k"
+10000, a spending limit a budget), one counted thing of two names ("six pods" are 6 replicas, "hosts" and "VMs"
 machines), "12 chars" 12 characters, "gives up after ten seconds" a timeout; "TS", "TL"
 and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
 whatever its unit, and a retry verb counts the tries said after what it retries
@@ -141,8 +141,9 @@ whatever its unit, and a retry verb counts the tries said after what it retries
 part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
 GiB"), and a chat channel ("#deploys") is a name, no plain word nor a name of another
 kind. "And then ...", ", including ...", ", using ...", "... because ...",
-"... so the ...", ", right after standup" and "... after the load test" are clauses of
-their own. Of a count's words ("12 ingest
+"... so the ...", ", right after standup", "... after the load test", a remark on a thing
+of its own (", migration still not done") and a closing remark in brackets are clauses
+of their own. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
 on" "does not depend on", "imports from" "depends on", "works offline" or "without a
@@ -301,6 +302,8 @@ _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=
                            r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
                            r"|,?\s+because\s+(?=\w+\s+\w+)"
                            r"|,?\s+(?=(?:after|following)\s+(?:the|a|an|our|last)\b)"
+                           # a remark on a thing of its own: "React 17, migration still not done"
+                           r"|,\s+(?=[\w-]+\s+(?:still\s+|(?:is|are)\s+)?(?:not|pending)\b)"
                            # a closing remark in brackets: "works offline (cached data ...)"
                            r"|\s*\((?=[^()]{1,80}\)\s*[.!?]?\s*$)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"

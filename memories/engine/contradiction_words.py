@@ -74,6 +74,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
            # code that imports from a module depends on it
            (r"\bimports?\s+from\b", "depends on"),
+           # a limit on spending is a budget ("the AWS spending limit" / "AWS budget cap")
+           (r"\bspend(?:ing)?\s+(?:limit|cap|ceiling)\b", "budget"),
            # working without a network is supporting offline use; support had or not is
            # the verb ("has no offline support" is "does not support offline")
            (r"\b(?:works?|working|runs?|usable|(?:can\s+)?be\s+used)\s+(?:fully\s+)?(?:offline|"

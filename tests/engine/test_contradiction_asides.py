@@ -49,3 +49,13 @@ def test_a_closing_remark_in_brackets_does_not_hide_a_clash():
 def test_a_closing_remark_in_brackets_does_not_make_a_clash():
     assert not queued("The kiosk app works offline.",
                       "Kiosk app works offline (local cache, writes queued).")
+
+
+def test_a_remark_on_a_thing_of_its_own_after_a_comma_is_read_apart():
+    assert queued("The admin portal is on Angular 17.",
+                  "admin portal: Angular 14, upgrade still pending")
+
+
+def test_the_same_version_with_a_remark_after_it_does_not_clash():
+    assert not queued("The admin portal is on Angular 14.",
+                      "admin portal: Angular 14, upgrade still pending")

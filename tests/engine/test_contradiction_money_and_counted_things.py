@@ -1,7 +1,7 @@
-"""Money written with "$" and "k" or "thousand" is a number of dollars, "10k" alone is
-10000, and one counted thing said with two nouns ("pods" / "replicas", "hosts" / "VMs" /
-"machines") is counted as one. Pure, no database. Sentences written for these tests,
-not taken from the labelled sets."""
+"""Money written with "$" and "k" or "thousand" is a number of dollars (a spending limit
+is a budget), "10k" alone is 10000, and one counted thing said with two nouns ("pods" /
+"replicas", "hosts" / "VMs" / "machines") is counted as one. Pure, no database. Sentences
+written for these tests, not taken from the labelled sets."""
 
 from memories.engine.short_forms import spell_out
 from tests.helpers import queued
@@ -41,3 +41,10 @@ def test_the_same_number_of_pods_and_replicas_does_not_contradict():
 
 def test_a_pod_not_counted_keeps_its_name():
     assert spell_out("the pod restarts") == "the pod restarts"
+
+
+def test_a_spending_limit_is_a_budget():
+    assert queued("Our AWS spending ceiling is eight thousand dollars a month.",
+                  "Our AWS budget is $3k a month.")
+    assert not queued("Our AWS spending ceiling is three thousand dollars a month.",
+                      "Our AWS budget is $3k a month.")

@@ -34,7 +34,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   A swap that brings other words with the value ("uses Redis for caching" / "uses
   PostgreSQL" or "... PostgreSQL for orders") fills another slot, unless a shared word
   after it pins the slot ("a real PostgreSQL database" / "an in-memory SQLite
-  database"); two known things of two kinds ("Postgres" / "Redis") are two subjects; a
+  database"); two known things of two kinds ("Postgres" / "Redis") are two subjects, and
+  a number does not replace a name without a digit ("after 30" / "Unix epoch"); a
   word added anywhere makes a different statement, and so do two places changed at once
   ("Node 20 in CI" / "Node 18 on developer laptops");
 - a changed member of a closed category (value_categories.py: data formats, databases,
@@ -78,8 +79,9 @@ lists are in contradiction_words.py). A pair contradicts when:
   attempts, a count of the same things, "4 worker processes" counting processes, a
   named version, "our Kubernetes version is 1.30" too, a port, what "a line length of
   88" names, or a schedule from schedules.py: how often, on which day, on which day of
-  the year, at what time; "on a daily schedule" is daily, and "interval", "cadence" and
-  "schedule" name the schedule, not the subject) with another value, on one subject ("the cache TTL is 5
+  the year, at what time; "on a daily schedule" is daily, "interval", "cadence" and
+  "schedule" name the schedule, not the subject, and "Monday through Thursday" names no
+  one day) with another value, on one subject ("the cache TTL is 5
   minutes" / "... one hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3
   attempts", "every 12 hours" "twice a day", "December 15th" / "20 Dec"); a phrase whose
   own word follows the shared ones restates the subject ("the TTL for the product-page
@@ -141,9 +143,10 @@ whatever its unit, and a retry verb counts the tries said after what it retries
 part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
 GiB"), and a chat channel ("#deploys") is a name, no plain word nor a name of another
 kind. "And then ...", ", including ...", ", using ...", "... because ...",
-"... so the ...", ", right after standup", "... after the load test", a remark on a thing
-of its own (", migration still not done") and a closing remark in brackets are clauses
-of their own. Of a count's words ("12 ingest
+"... so the ...", ", right after standup" and a remark on a thing of its own (",
+migration still not done") are clauses of their own; the event after which a statement
+holds ("... after the load test") and a closing remark in brackets ("works offline
+(cached data ...)") are left out. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
 on" "does not depend on", "imports from" "depends on", "works offline" or "without a
@@ -191,7 +194,7 @@ import itertools
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -295,17 +298,13 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # run, each would read the rest of the run again.
 # ", not in Europe" denies another value beside the one the clause states: a clause of
 # its own, so the statement is still read as saying its value; ", so ..." tells what
-# follows from it, ", right after standup" what comes next to it, and a remark in brackets
-# at the end is an aside.
+# follows from it, ", right after standup" what comes next to it.
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
                            r"|,\s+(?=including\b|using\b|leaving\b|meaning\b|(?:right|just|straight)\s+(?:after|before)\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
                            r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
                            r"|,?\s+because\s+(?=\w+\s+\w+)"
-                           r"|,?\s+(?=(?:after|following)\s+(?:the|a|an|our|last)\b)"
                            # a remark on a thing of its own: "React 17, migration still not done"
                            r"|,\s+(?=[\w-]+\s+(?:still\s+|(?:is|are)\s+)?(?:not|pending)\b)"
-                           # a closing remark in brackets: "works offline (cached data ...)"
-                           r"|\s*\((?=[^()]{1,80}\)\s*[.!?]?\s*$)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
@@ -1145,6 +1144,10 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     values_a = [t for t in seg_a if t.value]
     values_b = [t for t in seg_b if t.value]
     if values_a and values_b:
+        # a number does not replace a name without one ("after 30" / "Unix epoch";
+        # "python3.11" / "Python 3.12" are versions)
+        if _with_digits(values_a) != _with_digits(values_b):
+            return False
         # two known things of two kinds ("Postgres" / "Redis") name two subjects
         if _known_apart(a, {t.norm for t in values_a}, b, {t.norm for t in values_b}):
             return False
@@ -1181,9 +1184,13 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     # protected", "is internal") is one more thing said, unless of one scale or category
     if _of_one_category(a, seg_a, b, seg_b):
         return True
-    return (a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+    return (_after_a_copula(a, seg_a[0]) and _after_a_copula(b, seg_b[0])
             and not any(token.raw.casefold().endswith(_QUALITY_ENDINGS)
                         for token in (*seg_a, *seg_b)))
+
+
+def _with_digits(values: Sequence[Token]) -> bool:
+    return any(char.isdigit() for token in values for char in token.norm)
 
 
 # Endings of words that say a quality rather than name a value ("protected", "internal").
@@ -1206,9 +1213,29 @@ def _changes(a: Clause, b: Clause):
     return [op for op in _opcodes(a, b) if op[0] != "equal"]
 
 
+_NAMED = _norm("named")
+
+
+def _after_a_copula(clause: Clause, token: Token) -> bool:
+    """Whether a word follows "is", or "is named" ("is called" is read so)."""
+    before = clause.word_before(token)
+    return before in _COPULAS or (before == "named" and token.at > 1
+                                  and clause.raws[token.at - 2].casefold() in _COPULAS)
+
+
+def _name_given_as_is(clause: Clause) -> Clause:
+    """`clause` with the "named" of "is named X" left out, so a name given says what the
+    thing is, as "is X" and a note "thing: X" do ("the default branch is called
+    `develop`" / "default branch: main")."""
+    tokens = tuple(token for token in clause.tokens
+                   if not (token.norm == _NAMED and _after_a_copula(clause, token)))
+    return replace(clause, tokens=tokens)
+
+
 def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS or _adds(a) or _adds(b):
         return None
+    a, b = _name_given_as_is(a), _name_given_as_is(b)
     ops = _opcodes(a, b)
     changes = [op for op in ops if op[0] != "equal"]
     shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")

@@ -92,11 +92,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            ((r"\b(?:larger|bigger|greater|longer|more|higher|over)\s+(?:than\s+)?"
              r"(\d[\d.,]*\s*[a-zA-Z]*)\s+(?:are|is|get|gets)\s+(?:rejected|refused|blocked|"
              r"dropped|denied|truncated)\b"), r"capped at \1"),
-           # a name given: "is called atlas-prod", "is named", "is titled" say what it is:
-           # "the default branch is called develop" is "... is develop" ("named after" a
-           # thing is no name given)
-           (r"\b(is|are|was|were)\s+(?:called|named|titled|labell?ed|known\s+as)\b(?!\s+after)",
-            r"\1"),
+           # a name given: "is called atlas-prod", "is titled", "goes by" are "is named"
+           (r"\b(is|are|was|were)\s+(?:called|titled|labell?ed|known\s+as)\b", r"\1 named"),
            # a role said with a phrase: "billing-svc belongs to the Platform team", "the
            # modules are looked after by SRE", "sits with", "falls under"
            (r"\b(?:belongs?|belonged)\s+to\b", "is owned by"),
@@ -112,11 +109,16 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            ((r",?\s*\b(?:(?:the\s+)?same as (?:always|ever|usual|before)|as (?:always|usual|"
              r"ever|before))\b"), ""),
            (r"\b(kicks?|kicked)\s+off\b", "starts"),
+           # asides: the event after which a statement holds ("six pods after the load
+           # test"; "after a week" or "after the first month" is a duration, kept) and a
+           # closing remark in brackets ("works offline (cached data, queued writes)")
+           ((r",?\s+(?:after|following)\s+(?:the|our)\s+(?![^,;.()]*\b(?:seconds?|minutes?|"
+             r"hours?|days?|weeks?|months?|years?)\b)[^,;.()]+"), ""),
+           (r"\s*\([^()]{1,80}\)(?=\s*[.!?]?\s*$)", ""),
            # a scope that narrows nothing: "on every plan, with no exceptions", "in all
-           # environments", "across the board", "across the whole account"; "since the
-           # last upgrade" dates what holds now
+           # environments", "across the board"; "since the last upgrade" dates what
+           # holds now
            ((r",?\s*\b(?:with no exceptions?|without (?:any )?exceptions?|across the board|"
-             r"across (?:the|our) (?:whole |entire )?(?:account|org|organi[sz]ation|company|fleet)|"
              r"no matter what)\b"), ""),
            ((r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
              r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b"), ""),

@@ -86,6 +86,17 @@ def _names_a_thing(words: Sequence[str], i: int) -> bool:
         and words[i + 1] not in _NOT_A_NOUN and words[i + 1] not in SCHEDULE_NOUNS
 
 
+_RANGE = frozenset({"through", "thru", "to", "until", "till", "-"})
+
+
+def _in_a_range(words: Sequence[str], i: int) -> bool:
+    """Whether the weekday at `i` opens or closes a range ("Monday through Thursday")."""
+    before = [_singular(w) for w in words[max(0, i - 2):i]]
+    after = [_singular(w) for w in words[i + 1:i + 3]]
+    return (len(before) == 2 and before[1] in _RANGE and before[0] in WEEKDAYS) or (
+        len(after) == 2 and after[0] in _RANGE and after[1] in WEEKDAYS)
+
+
 def is_clock(word: str) -> bool:
     """Whether a word says a time of day by itself ("1am", "02:00")."""
     return _clock([word.casefold()], 0) is not None
@@ -142,7 +153,9 @@ def schedule(words: Sequence[str]) -> dict:
         if word == "month" and before in ("the", "each", "every") and i >= 2 \
                 and words[i - 2] == "of":  # "the first day of the month"
             found.setdefault("period", UNITS["month"])
-        if single in WEEKDAYS:
+        if single in WEEKDAYS and _in_a_range(words, i):
+            found.setdefault("period", WEEK)  # "Monday through Thursday" names no one day
+        elif single in WEEKDAYS:
             found["weekday"] = single
             if word != single or before in ("every", "each"):  # "on Tuesdays"
                 found.setdefault("period", WEEK)

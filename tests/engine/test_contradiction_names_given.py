@@ -18,3 +18,13 @@ def test_the_same_name_given_and_noted_does_not():
 def test_a_name_given_is_no_quality_of_the_thing():
     assert not queued("The archive bucket is named `cold-archive`.",
                       "The archive bucket is encrypted.")
+
+
+def test_a_name_given_to_one_thing_says_nothing_of_a_count_of_another():
+    assert not queued("Staging runs 3 worker replicas.",
+                      "The staging queue is named `jobs-staging`.")
+
+
+def test_a_number_does_not_replace_a_name_in_one_slot():
+    assert not queued("Search requests time out after 8 seconds.",
+                      "Search results list dates as Unix epoch seconds.")

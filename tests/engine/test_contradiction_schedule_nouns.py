@@ -29,3 +29,14 @@ def test_the_same_schedule_said_two_ways_does_not():
 def test_schedules_of_two_things_do_not_contradict():
     assert not queued("The staging database is refreshed on a nightly schedule.",
                       "The search index rebuild cadence is weekly.")
+
+
+def test_a_range_of_weekdays_names_no_one_day():
+    assert "weekday" not in measures("releases go out monday through thursday".split())
+    assert not queued("Releases go out on Wednesdays after the code freeze.",
+                      "Releases now go out Monday through Thursday only.")
+
+
+def test_one_day_against_another_still_clashes():
+    assert queued("Releases go out on Wednesdays after the code freeze.",
+                  "Releases go out on Fridays.")

@@ -300,7 +300,8 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # its own, so the statement is still read as saying its value; ", so ..." tells what
 # follows from it, ", right after standup" what comes next to it.
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
-                           r"|,\s+(?=including\b|using\b|leaving\b|meaning\b|(?:right|just|straight)\s+(?:after|before)\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
+                           r"|,\s+(?=including\b|using\b|leaving\b|meaning\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
+                           r"|,\s+(?=(?:right|just|straight)\s+(?:after|before)\b)"
                            r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
                            r"|,?\s+because\s+(?=\w+\s+\w+)"
                            # a remark on a thing of its own: "React 17, migration still not done"
@@ -1160,12 +1161,12 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     if len(seg_a) > SHORT_SLOT or len(seg_b) > SHORT_SLOT:
         return False
     if values_a or values_b:
-        # a value for a word that is none: one word for one ("is main" / "is v2"), not a
-        # verb that brings its value ("run once" / "kept 30")
         # a quality is no name ("is `cold-archive`" / "is encrypted")
         if any(not t.value and t.raw.isalpha() and t.raw.casefold().endswith(_QUALITY_ENDINGS)
                for t in (*seg_a, *seg_b)):
             return False
+        # a value for a word that is none: one word for one ("is main" / "is v2"), not a
+        # verb that brings its value ("run once" / "kept 30")
         said_a, said_b = ([t for t in _slot_words(seg) if t.norm not in _LINKING]
                           for seg in (seg_a, seg_b))
         return len(seg_a) == len(seg_b) == 1 or not (said_a and said_b)

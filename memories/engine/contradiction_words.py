@@ -78,8 +78,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\bspend(?:ing)?\s+(?:limit|cap|ceiling)\b", "budget"),
            # working without a network is supporting offline use; support had or not is
            # the verb ("has no offline support" is "does not support offline")
-           (r"\b(?:works?|working|runs?|usable|(?:can\s+)?be\s+used)\s+(?:fully\s+)?(?:offline|"
-            r"without\s+(?:an?\s+)?(?:network|internet)(?:\s+connection)?)\b", "supports offline"),
+           ((r"\b(?:works?|working|runs?|usable|(?:can\s+)?be\s+used)\s+(?:fully\s+)?(?:offline|"
+             r"without\s+(?:an?\s+)?(?:network|internet)(?:\s+connection)?)\b"), "supports offline"),
            (r"\b(?:has|have)\s+no\s+([\w-]+)\s+support\b", r"does not support \1"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
            (r"\bwould\s+(?:much\s+|far\s+)?rather\b", "prefer to"),  # "would much rather"

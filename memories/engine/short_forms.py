@@ -1,5 +1,7 @@
 """Other spellings of one thing, written out before the contradiction rules read a
-statement: short forms of the field ("svc", "PRs", "PG", "req/min"), cron expressions
+statement: short forms of the field ("svc", "PRs", "PG", "req/min") and of roles ("TL",
+"DRI"), money ("$5k" is 5000 dollars), one counted thing of two names ("pods" are
+replicas), giving up after a while as a timeout, cron expressions
 ("0 6 * * *" is "daily at 06:00", schedules.py), units glued to their number ("10MB",
 "5s"), rates with a slash ("req/min" is "requests per minute"), numbers in words of more
 than one word ("twenty-five", "two hundred"), and a change of state

@@ -27,12 +27,15 @@ lists are in contradiction_words.py). A pair contradicts when:
   in the place of another (ports, versions, names, hosts, durations: "the API port is
   8080" / "... 9090", "X uses MySQL" / "X uses PostgreSQL"); a word that is not a value
   counts only where the slot holds one thing: after "is" ("the default branch is main"
-  / "... master", not a quality: "... is protected"), under "prefer" ("I prefer tabs" /
+  / "... master", a name given too: "is called `develop`", "default branch: main";
+  not a quality: "... is protected", nor a quality against a name: "is `cold-archive`"
+  / "is encrypted"), under "prefer" ("I prefer tabs" /
   "I prefer spaces"), or where one says "only" ("deploys are only triggered by tags").
   A swap that brings other words with the value ("uses Redis for caching" / "uses
   PostgreSQL" or "... PostgreSQL for orders") fills another slot, unless a shared word
   after it pins the slot ("a real PostgreSQL database" / "an in-memory SQLite
-  database"); two known things of two kinds ("Postgres" / "Redis") are two subjects; a
+  database"); two known things of two kinds ("Postgres" / "Redis") are two subjects, and
+  a number does not replace a name without a digit ("after 30" / "Unix epoch"); a
   word added anywhere makes a different statement, and so do two places changed at once
   ("Node 20 in CI" / "Node 18 on developer laptops");
 - a changed member of a closed category (value_categories.py: data formats, databases,
@@ -67,7 +70,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   pytest"; "explicit imports over wildcard imports" / "wildcard imports to explicit
   ones"; "prefers X over Y" / "prefers Y", or wants, likes or asks for a known Y), by
   the same person (an instruction, "prefer X over Y", is the speaker's: "I would rather
-  ...");
+  ..."; a team is named by its field: "the FE folks" are the frontend team, not the
+  mobile team);
 - a denied value: "with pip-tools, not Poetry" against a statement, on the same subject,
   that uses Poetry; or a choice denied ("wants spaces, not tabs") against the same
   person's choice of it ("prefers tabs"); not when each names a thing of its own;
@@ -75,7 +79,9 @@ lists are in contradiction_words.py). A pair contradicts when:
   attempts, a count of the same things, "4 worker processes" counting processes, a
   named version, "our Kubernetes version is 1.30" too, a port, what "a line length of
   88" names, or a schedule from schedules.py: how often, on which day, on which day of
-  the year, at what time) with another value, on one subject ("the cache TTL is 5
+  the year, at what time; "on a daily schedule" is daily, "interval", "cadence" and
+  "schedule" name the schedule, not the subject, and "Monday through Thursday" names no
+  one day) with another value, on one subject ("the cache TTL is 5
   minutes" / "... one hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3
   attempts", "every 12 hours" "twice a day", "December 15th" / "20 Dec"); a phrase whose
   own word follows the shared ones restates the subject ("the TTL for the product-page
@@ -127,22 +133,31 @@ requests per min", "twenty-five" "25", "2-space" "2 space", "Node v20" "Node 20"
 "larger than 10 MB are rejected" "capped at 10 MB", "the minimum SDK is 26" a version
 of the SDK, "512Mi" "512 MiB", "a full year" a year, "the single" "the only", "2FA"
 "two-factor authentication", "ahead of" "before", "CRM -> billing" "from CRM to
-billing"; "TS"
+billing", a role as teams shorten it ("TL" the tech lead, "the DRI" the owner, "FE"
+frontend), money ("$5k", "$12,000" and "twelve thousand dollars" are dollars, "10k"
+10000, a spending limit a budget), one counted thing of two names ("six pods" are 6 replicas, "hosts" and "VMs"
+machines), "12 chars" 12 characters, "gives up after ten seconds" a timeout; "TS", "TL"
 and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per hour
 whatever its unit, and a retry verb counts the tries said after what it retries
 ("retries a failed webhook 5 times"), and how the tries end ("gives up", "dropped") is
 part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
 GiB"), and a chat channel ("#deploys") is a name, no plain word nor a name of another
-kind. "And then ...", ", including ...", ", using ...", "... because ..."
-and "... so the ..." are clauses of their own. Of a count's words ("12 ingest
+kind. "And then ...", ", including ...", ", using ...", "... because ...",
+"... so the ...", ", right after standup" and a remark on a thing of its own (",
+migration still not done") are clauses of their own; the event after which a statement
+holds ("... after the load test") and a closing remark in brackets ("works offline
+(cached data ...)") are left out. Of a count's words ("12 ingest
 worker replicas") the last is what it counts, the others say which ones. An opposite said
 by a phrase is read as its word ("keeps session state" is "stateful", "has no dependency
-on" "does not depend on"), and a verb of a compound negates it by its first part ("never
+on" "does not depend on", "imports from" "depends on", "works offline" or "without a
+network connection" "supports offline", "has no offline support" "does not support
+offline"), and a verb of a compound negates it by its first part ("never
 squash" / "squash-merge"). A language, cloud or database named right before a noun says
 which things a statement is about ("the Python services" / "Go services").
 
 A clause about the past ("used to", "previously", "until last quarter", "until then",
-"was owned by X until the reorg", "until March") or about a change under way or
+"was owned by X until the reorg", "until March", "before the fix, p99 was 1.2 s") or
+about a change under way or
 planned ("is being
 rewritten in Go", "will migrate to ...") contradicts nothing, nor does a state in the
 past tense against one said to hold now
@@ -162,7 +177,7 @@ runners"), a bare version away from its product ("the Go toolchain pinned in CI 
 1.22"), a value named only by a word of its own ("the default 6379" against "port 6380",
 "the 'prod' namespace"), a limit said as a direction ("from SDK 23 upwards" against a
 maximum), an opposite said by a phrase they do not
-know ("works offline" / "needs a network connection", "retried" / "discarded without
+know ("supports offline" / "needs a network connection", "retried" / "discarded without
 another attempt"), verbs of one act in other words ("run migrations" / "apply
 migrations"), a grouping ("partitioned by day" / "by month") and a preference or
 negation in other words ("asked for light-theme screenshots", "must have a docstring" /
@@ -179,7 +194,7 @@ import itertools
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -283,11 +298,14 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]|%", re.UNICODE)
 # run, each would read the rest of the run again.
 # ", not in Europe" denies another value beside the one the clause states: a clause of
 # its own, so the statement is still read as saying its value; ", so ..." tells what
-# follows from it.
+# follows from it, ", right after standup" what comes next to it.
 _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=not\b)|,\s+(?=so\b)"
                            r"|,\s+(?=including\b|using\b|leaving\b|meaning\b)|(?:,|(?<![\s,]))\s+and\s+then\s+"
+                           r"|,\s+(?=(?:right|just|straight)\s+(?:after|before)\b)"
                            r"|(?<![\s,])\s+so\s+(?=(?:that|the|we|it|they|our|a|an|i)\b)"
                            r"|,?\s+because\s+(?=\w+\s+\w+)"
+                           # a remark on a thing of its own: "React 17, migration still not done"
+                           r"|,\s+(?=[\w-]+\s+(?:still\s+|(?:is|are)\s+)?(?:not|pending)\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
@@ -298,6 +316,8 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until
                    r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?)"
                    # a state in the past tense that ended: "was owned by X until the reorg"
                    r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil"
+                   # or one that ended at an event: "before the caching fix, p99 was 1.2 s"
+                   r"|^\s*before\b[^,.;]{1,80},[^.;]*?\b(?:was|were|had)\b"
                    r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
                    _I)
@@ -1125,6 +1145,10 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     values_a = [t for t in seg_a if t.value]
     values_b = [t for t in seg_b if t.value]
     if values_a and values_b:
+        # a number does not replace a name without one ("after 30" / "Unix epoch";
+        # "python3.11" / "Python 3.12" are versions)
+        if _with_digits(values_a) != _with_digits(values_b):
+            return False
         # two known things of two kinds ("Postgres" / "Redis") name two subjects
         if _known_apart(a, {t.norm for t in values_a}, b, {t.norm for t in values_b}):
             return False
@@ -1137,6 +1161,10 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     if len(seg_a) > SHORT_SLOT or len(seg_b) > SHORT_SLOT:
         return False
     if values_a or values_b:
+        # a quality is no name ("is `cold-archive`" / "is encrypted")
+        if any(not t.value and t.raw.isalpha() and t.raw.casefold().endswith(_QUALITY_ENDINGS)
+               for t in (*seg_a, *seg_b)):
+            return False
         # a value for a word that is none: one word for one ("is main" / "is v2"), not a
         # verb that brings its value ("run once" / "kept 30")
         said_a, said_b = ([t for t in _slot_words(seg) if t.norm not in _LINKING]
@@ -1157,9 +1185,13 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     # protected", "is internal") is one more thing said, unless of one scale or category
     if _of_one_category(a, seg_a, b, seg_b):
         return True
-    return (a.word_before(seg_a[0]) in _COPULAS and b.word_before(seg_b[0]) in _COPULAS
+    return (_after_a_copula(a, seg_a[0]) and _after_a_copula(b, seg_b[0])
             and not any(token.raw.casefold().endswith(_QUALITY_ENDINGS)
                         for token in (*seg_a, *seg_b)))
+
+
+def _with_digits(values: Sequence[Token]) -> bool:
+    return any(char.isdigit() for token in values for char in token.norm)
 
 
 # Endings of words that say a quality rather than name a value ("protected", "internal").
@@ -1182,9 +1214,29 @@ def _changes(a: Clause, b: Clause):
     return [op for op in _opcodes(a, b) if op[0] != "equal"]
 
 
+_NAMED = _norm("named")
+
+
+def _after_a_copula(clause: Clause, token: Token) -> bool:
+    """Whether a word follows "is", or "is named" ("is called" is read so)."""
+    before = clause.word_before(token)
+    return before in _COPULAS or (before == "named" and token.at > 1
+                                  and clause.raws[token.at - 2].casefold() in _COPULAS)
+
+
+def _name_given_as_is(clause: Clause) -> Clause:
+    """`clause` with the "named" of "is named X" left out, so a name given says what the
+    thing is, as "is X" and a note "thing: X" do ("the default branch is called
+    `develop`" / "default branch: main")."""
+    tokens = tuple(token for token in clause.tokens
+                   if not (token.norm == _NAMED and _after_a_copula(clause, token)))
+    return replace(clause, tokens=tokens)
+
+
 def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS or _adds(a) or _adds(b):
         return None
+    a, b = _name_given_as_is(a), _name_given_as_is(b)
     ops = _opcodes(a, b)
     changes = [op for op in ops if op[0] != "equal"]
     shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")
@@ -1407,7 +1459,12 @@ def _before_preference(clause: Clause) -> str:
     said = re.search(r"\bprefer", clause.text, _I)
     before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1]) if said else []
     # an instruction ("prefer X over Y") is what the speaker prefers: "I prefer X"
-    return before[-1].casefold() if before else "i"
+    if not before:
+        return "i"
+    # the words as the rules read them ("the FE folks" are the frontend team); a team
+    # with the field it is named for ("the backend team" is not "the mobile team")
+    who = [_same(word.casefold()) for word in before[-2:]]
+    return " ".join(who) if who[-1] in _TEAMS else who[-1]
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:

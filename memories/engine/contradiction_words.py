@@ -42,7 +42,9 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
         "notif": "notification", "notifs": "notifications", "prefs": "preferences",
         "pref": "preference", "dep": "dependency", "mgmt": "management",
         "admins": "administrators", "eng": "engineering", "addr": "address",
-        "tmp": "temporary"}
+        "tmp": "temporary",
+        # the people of a field as a group: "the FE folks" are the frontend team
+        "folks": "team"}
 # Phrases read as another wording before the words are taken apart: a time zone other
 # than UTC is "not UTC", a switch turned off is "disabled", what is kept out of a place
 # is "not in" it, what keeps its session state is "stateful", "10,000" is a number and
@@ -70,8 +72,17 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            ((r"\b(?:holds?|keeps?|stores?|maintains?|retains?)\s+(?:(?:[\w-]+\s+){0,2}?"
              r"session\s+)?state\b"), "is stateful"),
            (r"\b(?:has|have)\s+no\s+dependenc(?:y|ies)\s+on\b", "does not depend on"),
+           # code that imports from a module depends on it
+           (r"\bimports?\s+from\b", "depends on"),
+           # a limit on spending is a budget ("the AWS spending limit" / "AWS budget cap")
+           (r"\bspend(?:ing)?\s+(?:limit|cap|ceiling)\b", "budget"),
+           # working without a network is supporting offline use; support had or not is
+           # the verb ("has no offline support" is "does not support offline")
+           ((r"\b(?:works?|working|runs?|usable|(?:can\s+)?be\s+used)\s+(?:fully\s+)?(?:offline|"
+             r"without\s+(?:an?\s+)?(?:network|internet)(?:\s+connection)?)\b"), "supports offline"),
+           (r"\b(?:has|have)\s+no\s+([\w-]+)\s+support\b", r"does not support \1"),
            (r"\b(?:has|have)\s+an?\s+dependency\s+on\b", "depends on"),
-           (r"\bwould rather\b", "prefer to"),
+           (r"\bwould\s+(?:much\s+|far\s+)?rather\b", "prefer to"),  # "would much rather"
            (r"\b(?:one and only|sole|single and only)\b", "only"),
            # ", not even in encrypted form" strengthens a negation said before it: no
            # second one
@@ -98,6 +109,12 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            ((r",?\s*\b(?:(?:the\s+)?same as (?:always|ever|usual|before)|as (?:always|usual|"
              r"ever|before))\b"), ""),
            (r"\b(kicks?|kicked)\s+off\b", "starts"),
+           # asides: the event after which a statement holds ("six pods after the load
+           # test"; "after a week" or "after the first month" is a duration, kept) and a
+           # closing remark in brackets ("works offline (cached data, queued writes)")
+           ((r",?\s+(?:after|following)\s+(?:the|our)\s+(?![^,;.()]*\b(?:seconds?|minutes?|"
+             r"hours?|days?|weeks?|months?|years?)\b)[^,;.()]+"), ""),
+           (r"\s*\([^()]{1,80}\)(?=\s*[.!?]?\s*$)", ""),
            # a scope that narrows nothing: "on every plan, with no exceptions", "in all
            # environments", "across the board"; "since the last upgrade" dates what
            # holds now

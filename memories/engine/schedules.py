@@ -44,10 +44,13 @@ _GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")
 _CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$")
 # Verbs that only tie an event to when it happens ("planning happens every Tuesday",
 # "we hold planning weekly") and words that name the schedule itself ("the cron for the
-# report", "report generation is scheduled ...").
+# report", "report generation is scheduled ...", "the sync interval is hourly", "on a
+# weekly basis").
+SCHEDULE_NOUNS = frozenset({"schedule", "schedules", "interval", "intervals", "cadence",
+                            "frequency", "basis"})
 EVENT_WORDS = frozenset({"happen", "happens", "happened", "occur", "occurs", "occurred",
-                         "hold", "holds", "held", "cron", "crontab", "schedule", "schedules",
-                         "scheduled"})
+                         "hold", "holds", "held", "cron", "crontab", "scheduled",
+                         *SCHEDULE_NOUNS})
 # Words a schedule is said with: no part of what a statement is about.
 WORDS = frozenset({*FREQUENCIES, *UNITS, *(f"{unit}s" for unit in UNITS), *WEEKDAYS,
                    *(f"{day}s" for day in WEEKDAYS), *DAY_KINDS, *DAY_KINDS.values(),
@@ -76,10 +79,22 @@ def _count(word: str) -> float | None:
 
 def _names_a_thing(words: Sequence[str], i: int) -> bool:
     """Whether the word of how often at `i` names a thing ("the nightly ETL", "nightly
-    backups are kept ...") rather than says when it runs ("backups run nightly")."""
+    backups are kept ...") rather than says when it runs ("backups run nightly", "on a
+    daily schedule": the noun after it names the schedule itself)."""
     opens = i == 0 or words[i - 1] in _DETERMINERS
     return opens and i + 1 < len(words) and words[i + 1].isalpha() \
-        and words[i + 1] not in _NOT_A_NOUN
+        and words[i + 1] not in _NOT_A_NOUN and words[i + 1] not in SCHEDULE_NOUNS
+
+
+_RANGE = frozenset({"through", "thru", "to", "until", "till", "-"})
+
+
+def _in_a_range(words: Sequence[str], i: int) -> bool:
+    """Whether the weekday at `i` opens or closes a range ("Monday through Thursday")."""
+    before = [_singular(w) for w in words[max(0, i - 2):i]]
+    after = [_singular(w) for w in words[i + 1:i + 3]]
+    return (len(before) == 2 and before[1] in _RANGE and before[0] in WEEKDAYS) or (
+        len(after) == 2 and after[0] in _RANGE and after[1] in WEEKDAYS)
 
 
 def is_clock(word: str) -> bool:
@@ -138,7 +153,9 @@ def schedule(words: Sequence[str]) -> dict:
         if word == "month" and before in ("the", "each", "every") and i >= 2 \
                 and words[i - 2] == "of":  # "the first day of the month"
             found.setdefault("period", UNITS["month"])
-        if single in WEEKDAYS:
+        if single in WEEKDAYS and _in_a_range(words, i):
+            found.setdefault("period", WEEK)  # "Monday through Thursday" names no one day
+        elif single in WEEKDAYS:
             found["weekday"] = single
             if word != single or before in ("every", "each"):  # "on Tuesdays"
                 found.setdefault("period", WEEK)

@@ -1,5 +1,7 @@
 """Other spellings of one thing, written out before the contradiction rules read a
-statement: short forms of the field ("svc", "PRs", "PG", "req/min"), cron expressions
+statement: short forms of the field ("svc", "PRs", "PG", "req/min") and of roles ("TL",
+"DRI"), money ("$5k" is 5000 dollars), one counted thing of two names ("pods" are
+replicas), giving up after a while as a timeout, cron expressions
 ("0 6 * * *" is "daily at 06:00", schedules.py), units glued to their number ("10MB",
 "5s"), rates with a slash ("req/min" is "requests per minute"), numbers in words of more
 than one word ("twenty-five", "two hundred"), and a change of state
@@ -26,11 +28,14 @@ SHORT_FORMS = {
     "js": "JavaScript", "ts": "TypeScript", "golang": "Go", "k8s": "Kubernetes",
     "gh": "GitHub", "gw": "gateway", "2fa": "two-factor authentication",
     "mfa": "multi-factor authentication",
+    # roles as teams write them: "TL" is the tech lead, "the DRI" the one owner of a thing
+    "tl": "tech lead", "em": "engineering manager", "dri": "the owner", "fe": "frontend",
+    "be": "backend", "chars": "characters",
 }
 # Short forms that are something else in lower case or as a title ("ts" a timestamp
-# column, "pr" a variable, "Mr" and "Mrs" before a name): written out only in capitals
-# ("TS", "PRs", "MR").
-CAPITALS_ONLY = frozenset({"ts", "pr", "prs", "mr", "mrs"})
+# column, "pr" a variable, "Mr" and "Mrs" before a name, "be" and "em" words): written out
+# only in capitals ("TS", "PRs", "MR", "BE").
+CAPITALS_ONLY = frozenset({"ts", "pr", "prs", "mr", "mrs", "tl", "em", "dri", "fe", "be"})
 # A word as the rules read it; one with a dot, colon, slash or "@" in it is an address or
 # a name of its own ("pg-stage-2.internal"), unless it is a short form whole ("node.js").
 _WORD = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]")
@@ -77,6 +82,10 @@ _NUMBER_PHRASE = re.compile(rf"\b(?:{_NUMBER_WORD})(?:(?:\s+and\s+|[\s-]+)(?:{_N
 
 # The verb and the noun of one limit: "requests time out after 5 s", "the timeout is 5 s".
 _TIME_OUT = re.compile(r"\btimes?\s+out\b|\btimed\s+out\b", _I)
+# Giving up after a while is timing out ("calls give up after ten seconds"); after a
+# number of tries it is a count of attempts, read as such.
+_GIVES_UP_AFTER_A_WHILE = re.compile(r"\bg(?:ive|ives|ave)\s+up\s+after(?=\s+[\w.]+\s*(?:ms|milliseconds?|"
+                                     r"s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b)", _I)
 
 # A change told as one: what stopped is no longer so; what was left behind is not said
 # to be so now ("migrated from MySQL to Postgres" says Postgres).
@@ -97,6 +106,29 @@ _MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|febr
           r"april|june|july|august|september|october|november|december)")
 _ORDINAL_DAY = re.compile(rf"\b(?:({_MONTH}\.?\s+)(\d{{1,2}})(?:st|nd|rd|th)|(\d{{1,2}})(?:st|nd|rd|th)"
                           rf"(\s+(?:of\s+)?{_MONTH}))\b", _I)
+
+
+# An amount of money: "$5k", "$12,000", "$1.5M" are dollars; "5k" alone is 5000 of
+# whatever follows ("5k rows"). "m" after a bare number is minutes, so only after "$".
+_DOLLARS = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s?([kKmM]\b|thousand\b|million\b))?")
+_THOUSANDS = re.compile(r"\b(\d+(?:\.\d+)?)[kK]\b")
+_SCALE_OF = {"k": 1000, "thousand": 1000, "m": 1_000_000, "million": 1_000_000}
+
+# One counted thing under two names, written as one after a number: the pods of a
+# deployment are its replicas ("six pods" / "3 replicas"), hosts and VMs of a pool its
+# machines.
+_COUNTED_AS = {"pod": "replica", "host": "machine", "vm": "machine"}
+_COUNTED_THING = re.compile(rf"\b(\d+|{'|'.join((*_UNITS, *_TENS))})(\s+|-)(pod|host|vm)(s?)\b", _I)
+
+
+def _amount(number: str, scale: str | None) -> str:
+    value = float(number.replace(",", "")) * _SCALE_OF.get((scale or "").casefold(), 1)
+    return f"{value:.0f}" if value.is_integer() else f"{value}"
+
+
+def _counted_as(found: re.Match) -> str:
+    number, gap, thing, plural = found.groups()
+    return f"{number}{gap}{_COUNTED_AS[thing.casefold()]}{plural}"
 
 
 def _number_phrase(found: re.Match) -> str:
@@ -121,8 +153,12 @@ def spell_out(text: str) -> str:
     text = _WORD.sub(_written_out, text)
     text = _GLUED_UNIT.sub(r"\1 \2", text)
     text = _BINARY_SIZE.sub(r"\1 \2iB", text)
+    text = _GIVES_UP_AFTER_A_WHILE.sub("time out after", text)
     text = _TIME_OUT.sub("timeout", text)
     text = _NUMBER_PHRASE.sub(_number_phrase, text)
+    text = _DOLLARS.sub(lambda m: f"{_amount(*m.groups())} dollars", text)
+    text = _THOUSANDS.sub(lambda m: _amount(m.group(1), "k"), text)
+    text = _COUNTED_THING.sub(_counted_as, text)
     text = _HYPHENED_COUNT.sub(r"\1 \2", text)
     text = _NAMED_V.sub(r"\1 \2", text)
     text = _ORDINAL_DAY.sub(lambda m: (m.group(1) or "") + (m.group(2) or m.group(3))

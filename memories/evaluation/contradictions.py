@@ -29,17 +29,22 @@ or the other sets, committed as the fourth held-out batch and never read by the 
 that made the fourth round's rules: scored once on the rules before that round, recall
 0.160 and precision 0.727, once after it, recall 0.260 and precision 0.765; that run
 printed its misses, so it was folded into dev for issue 12's fifth round and studied:
-0.760 / 1.000 after that round, while the third batch went to 0.660 / 1.000), and
+0.760 / 1.000 after that round, while the third batch went to 0.660 / 1.000),
 contradictions_dev_heldout5.jsonl (100 pairs written by a session that never saw the rules
 or the other sets, committed alone (0f1091f) as the fifth held-out batch: scored once on
 the rules before the fifth round, recall 0.260 and precision 0.813, once after it, recall
 0.360 and precision 0.900; it became dev in issue 12's sixth round, which studied its
-misses; two of its ids, shared with the fourth batch, got a "-5" suffix).
-"heldout" is contradictions_heldout6.jsonl (100 pairs), written by a session that never saw
-the rules or the other sets, committed alone (9837c07) before the sixth round's rules were
+misses; two of its ids, shared with the fourth batch, got a "-5" suffix), and
+contradictions_dev_heldout6.jsonl (100 pairs written the same way, committed alone
+(9837c07) as the sixth held-out batch: scored once before the sixth round, recall 0.300
+and precision 0.833, once after it, the same; it became dev in the seventh round, which
+studied its misses: 0.540 / 0.931 after it; six ids shared with earlier batches got a
+"-6" suffix).
+"heldout" is contradictions_heldout7.jsonl (100 pairs), written by a session that read
+nothing of the repository, committed alone (cda5434) before the seventh round's rules were
 merged and never read by the session that made them. Scored once on the rules before the
-sixth round: recall 0.300, precision 0.833; once after it: the same, 0.300 / 0.833. Its
-misses were not printed. Without the file (before it is written, or a
+seventh round: recall 0.220, precision 0.917; once after it: recall 0.240, precision
+0.923. Its misses were not printed. Without the file (before it is written, or a
 checkout that drops it) `available_paths()` scores the dev files only. Measure on both,
 tune on dev only.
 
@@ -70,10 +75,12 @@ DEV_HELDOUT2_PATH = Path(__file__).with_name("contradictions_dev_heldout2.jsonl"
 DEV_HELDOUT3_PATH = Path(__file__).with_name("contradictions_dev_heldout3.jsonl")
 DEV_HELDOUT4_PATH = Path(__file__).with_name("contradictions_dev_heldout4.jsonl")
 DEV_HELDOUT5_PATH = Path(__file__).with_name("contradictions_dev_heldout5.jsonl")
+DEV_HELDOUT6_PATH = Path(__file__).with_name("contradictions_dev_heldout6.jsonl")
 DEV_BATCHES_PATH = Path(__file__).with_name("contradictions_dev_batches.jsonl")
-HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout6.jsonl")
+HELDOUT_PATH = Path(__file__).with_name("contradictions_heldout7.jsonl")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
-             DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH)
+             DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH,
+             DEV_HELDOUT6_PATH)
 DEFAULT_PATHS = (*DEV_PATHS, HELDOUT_PATH)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")

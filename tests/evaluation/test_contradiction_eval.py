@@ -97,7 +97,7 @@ def test_recorded_replies_are_replayed_through_the_strict_parser_in_either_order
 
 def test_the_shipped_dev_set_has_enough_pairs_half_of_them_contradictory():
     pairs = [pair for path in contradictions.DEV_PATHS for pair in contradictions.load(path)]
-    assert len(pairs) >= 990 and {p.split for p in pairs} == {"dev"}
+    assert len(pairs) >= 1090 and {p.split for p in pairs} == {"dev"}
     assert sum(p.contradicts for p in pairs) == len(pairs) / 2
     assert len({p.id for p in pairs}) == len(pairs)
     # every kind is either a kind of contradiction or a kind of look-alike, never both
@@ -109,7 +109,7 @@ def test_the_default_paths_are_the_dev_files_then_the_held_out_one():
     assert contradictions.DEFAULT_PATHS == (*contradictions.DEV_PATHS,
                                             contradictions.HELDOUT_PATH)
     assert contradictions.HELDOUT_PATH not in contradictions.DEV_PATHS
-    assert contradictions.HELDOUT_PATH.name == "contradictions_heldout6.jsonl"
+    assert contradictions.HELDOUT_PATH.name == "contradictions_heldout7.jsonl"
 
 
 def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwritten(
@@ -124,25 +124,28 @@ def test_the_available_paths_leave_out_the_held_out_file_only_while_it_is_unwrit
 
 
 def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
-    """Tuned on these 992 pairs (the five earlier held-out batches and five batches
+    """Tuned on these 1,092 pairs (the six earlier held-out batches and five batches
     written while the rules were reworked among them). When the fourth held-out batch was
     folded in, before its misses were read: precision 0.989, recall 0.789 (1.000 / 0.580
     on the third held-out batch alone, 0.765 / 0.260 on the fourth). After issue 12's
     fifth round studied them: precision 1.000, recall 0.861 (1.000 / 0.660 on the third,
     1.000 / 0.760 on the fourth). When the fifth was folded in: 0.995 / 0.810 (0.900 /
     0.360 on the fifth); after the sixth round studied it: 0.995 / 0.835 (0.935 / 0.580
-    on the fifth, whose two false flags are updates both true); after the seventh round
-    studied the sixth batch: 0.995 / 0.837. The floors sit just under, so a regression
+    on the fifth, whose two false flags are updates both true). The seventh round studied
+    the sixth batch (0.833 / 0.300 before): 0.995 / 0.837 on the other 992, 0.931 / 0.540
+    on the sixth, 0.991 / 0.810 on all 1,092. The floors sit just under, so a regression
     fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 992 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.99 and report["recall"] >= 0.835
+    assert report["pairs"] == 1092 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.99 and report["recall"] >= 0.805
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
     assert fourth["precision"] >= 0.99 and fourth["recall"] >= 0.75
     fifth = contradictions.evaluate((contradictions.DEV_HELDOUT5_PATH,), rules_verdict)
     assert fifth["precision"] >= 0.93 and fifth["recall"] >= 0.57
+    sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
+    assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
 
 
 def test_the_held_out_set_is_balanced_and_apart_from_dev():
@@ -154,16 +157,15 @@ def test_the_held_out_set_is_balanced_and_apart_from_dev():
 
 
 def test_the_rules_hold_their_floors_on_the_held_out_pairs():
-    """The sixth held-out batch, written apart by a session that never saw the rules,
-    scored once before the sixth round (precision 0.833, recall 0.300) and once after it
-    (0.833 / 0.300: the round's readings found nothing more in it); the seventh round
-    studied its misses: 0.931 / 0.540. The floors sit just under; the issue's target is
+    """The seventh held-out batch, written apart by a session that read nothing of the
+    repository, scored once before the seventh round (precision 0.917, recall 0.220) and
+    once after it (0.923 / 0.240): the floors sit just under; the issue's target is
     0.8 / 0.8."""
     heldout = contradictions.load(contradictions.HELDOUT_PATH)
     report = contradictions.evaluate(contradictions.HELDOUT_PATH, rules_verdict)
     assert report["pairs"] == len(heldout) and report["per_split"].keys() == {"heldout"}
-    assert report["precision"] >= 0.92
-    assert report["recall"] >= 0.52
+    assert report["precision"] >= 0.90
+    assert report["recall"] >= 0.22
 
 
 def test_the_recorded_fixture_answers_every_shipped_pair_and_says_it_is_hand_written():

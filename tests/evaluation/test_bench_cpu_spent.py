@@ -8,7 +8,7 @@ import sys
 import pytest
 from django.db import connection
 
-from memories.management.commands.engram_bench import CpuSpent
+from memories.management.commands.engram_bench import CpuSpent, process_tree
 
 BURN = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n" \
        "time.sleep(30)"
@@ -29,7 +29,7 @@ def spent_ms(line: str) -> dict[str, float]:
 @pytest.mark.django_db
 def test_the_server_s_cpu_is_shared_out_over_the_requests(busy_server):
     spent = CpuSpent(busy_server)
-    while busy_server.poll() is None and spent.used(spent.tree(busy_server.pid)[0]) < 0.3:
+    while busy_server.poll() is None and spent.used(process_tree(busy_server.pid)[0]) < 0.3:
         pass
     line = spent.per(10)
     # the server burnt 0.3 s of CPU (part of it before the count began) over 10 requests
@@ -43,3 +43,17 @@ def test_the_database_server_s_work_is_counted_when_it_runs_here(busy_server):
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM generate_series(1, 3000000)")
     assert spent_ms(spent.per(1))["PostgreSQL"] > 50
+
+
+@pytest.mark.django_db
+def test_a_role_that_may_not_see_the_data_directory_leaves_the_database_out(busy_server):
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE ROLE bench_reader")
+        cursor.execute("SET ROLE bench_reader")
+    try:
+        spent = CpuSpent(busy_server)
+        assert spent.database() == []
+        assert "PostgreSQL" not in spent_ms(spent.per(1)) and "server" in spent_ms(spent.per(1))
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET ROLE")

@@ -18,7 +18,7 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tqdm import tqdm
@@ -303,6 +303,7 @@ class Command(BaseCommand):
                     timings, elapsed = drive(port, key, path, body, requests, concurrency,
                                              synthetic_queries(requests + 20, seed + size))
                     self.report(size, f"/{path}", f"{concurrency} client(s)", timings, elapsed)
+                    # drive's 20 warm-up requests ran on this CPU too
                     self.stdout.write(f"{'':>17}CPU a request: {spent.per(len(timings) + 20)}")
                 if server == "asgi":
                     queries = synthetic_queries(requests + 20, seed + size)
@@ -542,6 +543,16 @@ def running_server(kind: str, *, with_process: bool = False, preload: bool = Tru
         server.wait(timeout=30)
 
 
+def process_tree(pid: int) -> list:
+    """The process `pid` and all its descendants (none when it is gone)."""
+    import psutil
+
+    with contextlib.suppress(psutil.Error):
+        parent = psutil.Process(pid)
+        return [parent, *parent.children(recursive=True)]
+    return []
+
+
 class CpuSpent:
     """CPU time spent from now on by the benchmark server's processes, the database
     server's (when it runs on this machine) and this process (the clients): with every
@@ -555,24 +566,19 @@ class CpuSpent:
                       for procs in self.groups().values() for proc in procs}
 
     def groups(self) -> dict[str, list]:
-        return {"server": self.tree(self.server.pid), "PostgreSQL": self.database(),
+        return {"server": process_tree(self.server.pid), "PostgreSQL": self.database(),
                 "clients": [self.psutil.Process()]}
-
-    def tree(self, pid) -> list:
-        with contextlib.suppress(self.psutil.Error):
-            parent = self.psutil.Process(pid)
-            return [parent, *parent.children(recursive=True)]
-        return []
 
     def database(self) -> list:
         """The postmaster and its backends, found by the postmaster.pid of its data
-        directory (none when the server runs elsewhere)."""
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('data_directory')")
-            pid_file = Path(cursor.fetchone()[0]) / "postmaster.pid"
+        directory: none when the server runs elsewhere, or when the role may not read
+        where its data lives (only superusers and pg_read_all_settings may)."""
         try:
-            return self.tree(int(pid_file.read_text().split()[0]))
-        except (OSError, ValueError):
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SELECT current_setting('data_directory')")
+                pid_file = Path(cursor.fetchone()[0]) / "postmaster.pid"
+            return process_tree(int(pid_file.read_text().split()[0]))
+        except (DatabaseError, OSError, ValueError):
             return []
 
     def used(self, proc) -> float:
@@ -591,7 +597,7 @@ class CpuSpent:
 
 def resident(server, psutil) -> tuple[float, float, int]:
     """(RSS, PSS, processes) of the server and its children, in MiB."""
-    processes = [psutil.Process(server.pid), *psutil.Process(server.pid).children(True)]
+    processes = process_tree(server.pid)
     rss = pss = 0
     for process in processes:
         with contextlib.suppress(psutil.NoSuchProcess):
@@ -666,9 +672,8 @@ def drive_load(port, key, concurrency, seconds, rate, seed, process, psutil, say
                     timings.setdefault(kind, []).append(ms)
 
     def rss_mib() -> float:
-        parent = psutil.Process(process.pid)
         total = 0
-        for proc in [parent, *parent.children(recursive=True)]:
+        for proc in process_tree(process.pid):
             with contextlib.suppress(psutil.NoSuchProcess):
                 total += proc.memory_info().rss
         return total / 2**20

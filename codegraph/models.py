@@ -33,7 +33,7 @@ class EdgeKind(models.TextChoices):
 
 class CodeFile(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     project = models.CharField(max_length=200)
     path = models.CharField(max_length=1000)  # relative to the project root, with "/"
     language = models.CharField(max_length=16)
@@ -54,7 +54,7 @@ class CodeSymbol(models.Model):
     interface) or an import statement."""
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     project = models.CharField(max_length=200)
     file = models.ForeignKey(CodeFile, related_name="symbols", **GRAPH_LINK)
     kind = models.CharField(max_length=16, choices=SymbolKind.choices)
@@ -77,7 +77,7 @@ class CodeEdge(models.Model):
     """A link made in `file`: from the file itself (source empty) or one of its symbols,
     to a file or a symbol when it could be resolved, else only to `target_text`."""
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     project = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=EdgeKind.choices)
     file = models.ForeignKey(CodeFile, related_name="edges", **GRAPH_LINK)

@@ -76,7 +76,7 @@ class Project(models.Model):
     name = models.CharField(max_length=MAX_PROJECT_NAME)
     # A project outlives its creator's account: its memories are its members' too.
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
-                                related_name="created_projects")
+                                related_name="created_projects", db_index=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -105,7 +105,8 @@ class Membership(models.Model):
     """A user's place in a project. Leaving keeps the row (left_at): who was a member,
     and so who may have written its memories, stays known."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships",
+                                db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                              related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
@@ -401,7 +402,8 @@ class LinkRelation(models.TextChoices):
 
 class MemoryLink(OwnedThroughParent):
     owner_from = "from_memory"
-    from_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_out")
+    from_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_out",
+                                    db_index=False)
     to_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_in")
     relation = models.CharField(max_length=20, choices=LinkRelation.choices)
     strength = models.FloatField(default=1.0)
@@ -433,7 +435,8 @@ class MemoryVersion(OwnedThroughParent):
     """
 
     owner_from = "memory"
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions")
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions",
+                               db_index=False)
     change = models.CharField(max_length=16, choices=VersionChange.choices)
     changed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -459,8 +462,9 @@ class UsageKind(models.TextChoices):
 class UsageEvent(models.Model):
     """What happened to a memory after it was stored: the usage tracker's raw log."""
 
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="usage")
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="usage",
+                               db_index=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     kind = models.CharField(max_length=16, choices=UsageKind.choices)
     agent_id = models.CharField(max_length=200, blank=True, default="")
     session_id = models.CharField(max_length=200, blank=True, default="")
@@ -585,7 +589,8 @@ class Observation(models.Model):
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="observations"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="observations",
+        db_index=False
     )
     project = models.CharField(max_length=200, blank=True, default="")
     # The project its memories are shared with (personal ones aside), chosen when it
@@ -626,7 +631,7 @@ class ChunkStatus(models.TextChoices):
 class ObservationChunk(OwnedThroughParent):
     owner_from = "observation"
     observation = models.ForeignKey(Observation, on_delete=models.CASCADE,
-                                    related_name="chunks")
+                                    related_name="chunks", db_index=False)
     position = models.IntegerField()
     text = models.TextField()
     tokens = models.IntegerField()
@@ -664,7 +669,7 @@ class EntityType(models.TextChoices):
 class Entity(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="entities"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="entities", db_index=False
     )
     entity_type = models.CharField(max_length=16, choices=EntityType.choices,
                                    default=EntityType.CONCEPT)
@@ -693,7 +698,7 @@ class Entity(models.Model):
 
 class MemoryEntity(OwnedThroughParent):
     owner_from = "memory"
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, db_index=False)
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE)
 
     class Meta:
@@ -705,7 +710,8 @@ class MemoryEntity(OwnedThroughParent):
 class Relationship(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    source = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_out")
+    source = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_out",
+                               db_index=False)
     target = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_in")
     relationship_type = models.CharField(max_length=50)
     strength = models.FloatField(default=0.8)
@@ -730,7 +736,7 @@ class ModelCall(models.Model):
     """Every call to a language model, with tokens and estimated cost: the cost meter."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                              on_delete=models.SET_NULL)
+                              on_delete=models.SET_NULL, db_index=False)
     project = models.CharField(max_length=200, blank=True, default="")
     provider = models.CharField(max_length=30)
     model = models.CharField(max_length=100, blank=True, default="")
@@ -787,8 +793,9 @@ class Contradiction(models.Model):
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                              related_name="contradictions")
-    memory_a = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
+                              related_name="contradictions", db_index=False)
+    memory_a = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+",
+                                 db_index=False)
     memory_b = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
     # Between two memories of one project: the project's queue, which its owners and
     # editors work through; otherwise the owner's own.
@@ -829,7 +836,7 @@ class Contradiction(models.Model):
 class JudgedPair(models.Model):
     """The judge's verdict on a pair of texts, cached so no pair is paid for twice."""
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     pair_key = models.CharField(max_length=64)
     contradicts = models.BooleanField()
     reason = models.TextField(blank=True, default="")
@@ -866,7 +873,7 @@ class Job(models.Model):
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                              on_delete=models.CASCADE, related_name="jobs")
+                              on_delete=models.CASCADE, related_name="jobs", db_index=False)
     kind = models.CharField(max_length=20, choices=JobKind.choices)
     dry_run = models.BooleanField(default=False)
     params = models.JSONField(default=dict, blank=True)  # e.g. a consolidation's strategy
@@ -900,7 +907,7 @@ class PendingCheck(models.Model):
     memory = models.OneToOneField(Memory, primary_key=True, on_delete=models.CASCADE,
                                   related_name="+")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                              related_name="+")
+                              related_name="+", db_index=False)
     interactive = models.BooleanField(default=False)
     queued_at = models.DateTimeField(default=timezone.now)
 

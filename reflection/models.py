@@ -53,7 +53,7 @@ class Insight(models.Model):
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                              related_name="insights")
+                              related_name="insights", db_index=False)
     memory = models.OneToOneField(Memory, on_delete=models.CASCADE, related_name="insight")
     question = models.TextField()
     topic = models.CharField(max_length=200, blank=True, default="")  # see _supersede_older

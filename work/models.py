@@ -81,7 +81,7 @@ class Task(Scoped):
 class ToolExecution(Scoped):
     session_id = models.CharField(max_length=200, blank=True, default="")
     task = models.ForeignKey(Task, null=True, blank=True, on_delete=models.SET_NULL,
-                             related_name="tool_executions")
+                             related_name="tool_executions", db_index=False)
     observation = models.ForeignKey(Observation, null=True, blank=True,
                                     on_delete=models.SET_NULL, related_name="+")
     tool_name = models.CharField(max_length=200)
@@ -150,7 +150,8 @@ class LearnedPattern(Scoped):
 class EpisodeArtifact(Scoped):
     """What a task left behind (seed 001 `episode_artifacts`)."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="artifacts")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="artifacts",
+                             db_index=False)
     kind = models.CharField(max_length=16, choices=ArtifactKind.choices)
     reference = models.CharField(max_length=400)
     created_at = models.DateTimeField(default=timezone.now)

@@ -1,0 +1,27 @@
+"""Foreign keys whose column another index of the table leads with lose their own
+index (engram_site/db/foreign_key_indexes.py)."""
+
+import django.db.models.deletion
+from django.conf import settings
+from django.db import migrations, models
+
+from engram_site.db.foreign_key_indexes import drop_own_index
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('reflection', '0001_initial'),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = [
+        drop_own_index(
+            migrations.AlterField(
+                model_name='insight',
+                name='owner',
+                field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='insights', to=settings.AUTH_USER_MODEL),
+            ),
+            table='reflection_insight', column='owner_id',
+            index='reflection_insight_owner_id_c3d864d0'),
+    ]

@@ -1,0 +1,220 @@
+"""Variants of the learned ranker scored on the dev splits only (docs/BENCHMARKS.md, §13
+round seven). Not part of the product: a record of how those figures were made.
+
+Step 1 dumps what recall's candidate path gives the ranker for every dev question of
+LoCoMo (a store `engram_eval locomo PATH --reuse FILE` left) and for every dev query of
+the paraphrase set; step 2 fits and scores the variants from the dump, without Django:
+
+    .venv/bin/python manage.py shell -c "import runpy, sys; \
+        sys.argv = ['x', 'dump', 'LOCOMO.json', 'REUSE.json', 'OUT.pkl']; \
+        runpy.run_path('docs/bench/ranker_variants.py', run_name='__main__')"
+    .venv/bin/python docs/bench/ranker_variants.py score OUT.pkl
+
+LoCoMo variants are scored leaving one dev conversation out at a time (the paraphrase
+dev queries always in the fit); the paraphrase figure leaves out a third of its queries
+at a time. Held-out questions are never dumped.
+"""
+
+import pickle
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the engine, from a checkout
+
+DEPTH = 20  # recall's top 20, as engram_eval asks: 3 x 20 dense and keyword candidates
+
+
+def dump(locomo_path: str, reuse: str, out: str) -> None:
+    from memories.evaluation import locomo, paraphrases
+    from memories.evaluation.runner import fresh_owner, load_or_reuse
+    from memories.models import Memory
+    from memories.services.recall import candidate_features
+    from memories.services.remembering import NewMemory, remember_many
+
+    rows = []
+    for conversation in locomo.load(Path(locomo_path)):
+        if conversation.split != "dev":
+            continue
+        loaded = load_or_reuse(conversation, username=f"locomo-{conversation.sample_id}",
+                               reuse=Path(reuse))
+        sessions = dict(Memory.objects.filter(owner=loaded.owner)
+                        .values_list("pk", "session_id"))
+        for question in conversation.questions:
+            if question.category not in (1, 2, 3, 4) or not question.evidence:
+                continue
+            ids, features = candidate_features(owner=loaded.owner, query=question.question,
+                                               limit=DEPTH)
+            rows.append({"set": "locomo", "group": conversation.sample_id,
+                         "category": question.category, "ids": ids, "x": features,
+                         "evidence": [loaded.dia_map[d] for d in question.evidence],
+                         "sessions": [sessions.get(i, "") for i in ids]})
+    pairs, distractors = paraphrases.load(paraphrases.DEFAULT_PATH)
+    owner = fresh_owner("ranker-variants")
+    stored = remember_many(owner=owner, items=[
+        NewMemory(content=text, memory_type="semantic", kind="fact")
+        for text in [pair.memory for pair in pairs] + list(distractors)])
+    for number, (pair, result) in enumerate(zip(pairs, stored)):
+        if pair.split != "dev":
+            continue
+        ids, features = candidate_features(owner=owner, query=pair.query, limit=DEPTH)
+        rows.append({"set": "paraphrase", "group": number % 3, "category": 0, "ids": ids,
+                     "x": features, "evidence": [result.memory.pk], "sessions": [""] * len(ids)})
+    Path(out).write_bytes(pickle.dumps(rows))
+
+
+def labels(row) -> np.ndarray:
+    evidence = set(row["evidence"])
+    return np.array([1.0 if i in evidence else 0.0 for i in row["ids"]])
+
+
+def fit_pointwise(sets, shares, l2=1.0, iterations=50) -> np.ndarray:
+    """ranker.fit's model: weighted logistic regression, an intercept per set, every
+    question of a set weighing the same and each set its share."""
+    xs, ys, ws, gs = [], [], [], []
+    for number, (rows, share) in enumerate(zip(sets, shares)):
+        for row in rows:
+            y = labels(row)
+            xs.append(row["x"])
+            ys.append(y)
+            ws.append(np.full(len(y), share / (len(y) * len(rows))))
+            gs.append(np.full(len(y), number))
+    y, w, groups = np.concatenate(ys), np.concatenate(ws), np.concatenate(gs)
+    w *= len(y) / w.sum()
+    x = np.hstack([np.eye(len(sets))[groups], np.vstack(xs)])
+    beta = np.zeros(x.shape[1])
+    penalty = np.eye(x.shape[1]) * l2
+    penalty[:len(sets), :len(sets)] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
+        step = np.linalg.solve((x * (w * p * (1 - p))[:, None]).T @ x + penalty,
+                               x.T @ (w * (p - y)) + penalty @ beta)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return beta[len(sets):]
+
+
+def fit_listwise(sets, shares, l2=1.0, iterations=100) -> np.ndarray:
+    """A softmax over each question's candidates (the evidence sharing the target), by
+    Newton's method with step halving; no intercept (it cancels within a question)."""
+    questions = []
+    scale = sum(len(rows) for rows in sets) / len(sets)  # the L2 penalty's weight per question
+    for rows, share in zip(sets, shares):
+        for row in rows:
+            y = labels(row)
+            if y.sum():
+                questions.append((row["x"], y / y.sum(), scale * share / len(rows)))
+
+    def loss(w):
+        total = 0.5 * l2 * w @ w
+        for x, target, weight in questions:
+            z = x @ w
+            top = z.max()
+            total += weight * (top + np.log(np.exp(z - top).sum()) - target @ z)
+        return total
+
+    w = np.zeros(questions[0][0].shape[1])
+    current = loss(w)
+    for _ in range(iterations):
+        gradient, hessian = l2 * w, l2 * np.eye(len(w))
+        for x, target, weight in questions:
+            z = x @ w
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            gradient += weight * (x.T @ (p - target))
+            mean = x.T @ p
+            hessian += weight * ((x.T * p) @ x - np.outer(mean, mean))
+        step, size = np.linalg.solve(hessian, gradient), 1.0
+        while loss(w - size * step) > current and size > 1e-6:
+            size /= 2
+        w = w - size * step
+        previous, current = current, loss(w)
+        if previous - current < 1e-9:
+            break
+    return w
+
+
+def with_coverage(rows, columns):
+    """Each row with `columns` (indexes into the features) times the query's keyword
+    coverage (its best candidate's keyword share) appended."""
+    from memories.engine.ranker import FEATURES
+    keyword = FEATURES.index("keyword")
+    return [{**row, "x": np.column_stack([row["x"]] + [row["x"][:, c] * row["x"][:, keyword].max()
+                                                       for c in columns])} for row in rows]
+
+
+def order(row, w, cap=None) -> list:
+    """Candidate ids best first; with `cap`, at most that many from one session until the
+    rest are taken in order."""
+    ranked = list(np.argsort(-(row["x"] @ w), kind="stable"))
+    if cap is not None:
+        count, first, later = {}, [], []
+        for i in ranked:
+            session = row["sessions"][i]
+            if session and count.get(session, 0) >= cap:
+                later.append(i)
+            else:
+                first.append(i)
+                count[session] = count.get(session, 0) + 1
+        ranked = first + later
+    return [row["ids"][i] for i in ranked]
+
+
+def recall_at_10(row, w, cap=None) -> float:
+    top = set(order(row, w, cap)[:10])
+    return sum(e in top for e in row["evidence"]) / len(row["evidence"])
+
+
+def hit_at_1(row, w) -> float:
+    return float(order(row, w)[0] in set(row["evidence"]))
+
+
+def out_of_fold(dialogue, para, fit, shares):
+    """LoCoMo R@10 leaving one conversation out, paraphrase hit@1 leaving a third out."""
+    recalls = []
+    for group in sorted({row["group"] for row in dialogue}):
+        w = fit([[r for r in dialogue if r["group"] != group], para], shares)
+        recalls += [recall_at_10(r, w) for r in dialogue if r["group"] == group]
+    hits = []
+    for group in range(3):
+        w = fit([dialogue, [r for r in para if r["group"] != group]], shares)
+        hits += [hit_at_1(r, w) for r in para if r["group"] == group]
+    return np.mean(recalls), np.mean(hits)
+
+
+def score(path: str) -> None:
+    from memories.engine import ranker
+    from memories.engine.ranker import FEATURES
+
+    rows = pickle.loads(Path(path).read_bytes())
+    dialogue = [r for r in rows if r["set"] == "locomo"]
+    para = [r for r in rows if r["set"] == "paraphrase"]
+    committed = np.asarray(ranker.load().weights)
+    print(f"committed (in-sample): R@10 {np.mean([recall_at_10(r, committed) for r in dialogue]):.4f}"
+          f"  hit@1 {np.mean([hit_at_1(r, committed) for r in para]):.3f}")
+    for shares in ((1, 1), (2, 1), (4, 1), (8, 1), (1, 0.001)):
+        r, h = out_of_fold(dialogue, para, fit_pointwise, shares)
+        print(f"pointwise, LoCoMo:paraphrase {shares}: R@10 {r:.4f}  hit@1 {h:.3f}")
+    w = fit_listwise([dialogue, para], (1, 1))
+    r, _ = out_of_fold(dialogue, para, fit_listwise, (1, 1))
+    print(f"listwise: R@10 {r:.4f}  hit@1 (in-sample) {np.mean([hit_at_1(p, w) for p in para]):.3f}")
+    names = {"keyword_rank": "KR", "dense_rank": "DR", "keyword": "K", "cosine": "C"}
+    for chosen in (["keyword_rank", "dense_rank"], ["keyword_rank", "dense_rank", "keyword",
+                                                    "cosine"], ["cosine", "keyword"]):
+        columns = [FEATURES.index(name) for name in chosen]
+        r, h = out_of_fold(with_coverage(dialogue, columns), with_coverage(para, columns),
+                           fit_pointwise, (1, 1))
+        print(f"pointwise + {'/'.join(names[n] for n in chosen)} x coverage: "
+              f"R@10 {r:.4f}  hit@1 {h:.3f}")
+    for cap in (2, 3, 5):
+        r = np.mean([recall_at_10(row, committed, cap) for row in dialogue])
+        print(f"committed, at most {cap} a session in the top ten: R@10 {r:.4f}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "dump":
+        dump(*sys.argv[2:5])
+    else:
+        score(sys.argv[2])

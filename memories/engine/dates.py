@@ -179,9 +179,14 @@ def _may_be_relative(text: str) -> bool:
 
 
 def names_a_date(text: str) -> bool:
-    """Whether a text names a date, month, year or a time relative to now (cheap: recall
-    asks it of every query before looking at any memory's dates)."""
-    return any(pattern.search(text) for pattern in (*_ABSOLUTE, _RELATIVE))
+    """Whether a text names a date, month, year or a time relative to now. Recall asks it
+    of every query, and of every candidate when a query asks "when": only the patterns
+    that can match are run, as in periods_named (45 to 7 µs a LoCoMo turn)."""
+    if _ANY_MONTH.search(text) and any(p.search(text) for p in _ABSOLUTE[:_NAMING_A_MONTH]):
+        return True
+    if ("19" in text or "20" in text) and _ABSOLUTE[-1].search(text):
+        return True
+    return _may_be_relative(text) and _RELATIVE.search(text) is not None
 
 
 def _specificity(period: Period) -> float:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import dates
 from .ranking import Ranked, Weights, min_max
 
 COEFFICIENTS_PATH = Path(__file__).with_name("ranker.json")
@@ -41,6 +42,7 @@ FEATURES = (
     "neighbour",    # best fusion relevance (min-max) among the candidates linked to it
     "session",      # best fusion relevance (min-max) among the other candidates of its session
     "speaker",      # 1 when the memory opens with a speaker ("Name: ...") the query names
+    "answer",       # 1 when the query asks for a time, count or place and the memory has one
 )
 
 # "Go get 'em, Jon!" rarely answers anything: below this many words a memory says less.
@@ -57,6 +59,22 @@ _TAIL = 300  # where a closing question mark and its notes are looked for
 # before a colon, after any bracketed note (a date); one or two capitalised words.
 _SPEAKER = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([A-Z][^\W\d_]*(?: [A-Z][^\W\d_]*)?):\s")
 _WORD = re.compile(r"[^\W\d_]+")
+# What a question asks for, by its opening words, and what in a memory can answer it: a
+# time (engine/dates.py's dates, months, years and relative times), a count (a number, in
+# digits or a word), a place (a capitalised name after a word of place). Plain English
+# question words, none from an evaluation set; the weight is fitted on the dev splits.
+_ASKS_WHEN = re.compile(r"\s*(?:when|what (?:year|month|day|date|time)|how long ago)\b",
+                        re.IGNORECASE)
+_ASKS_COUNT = re.compile(r"\s*how (?:many|much|often|long)\b", re.IGNORECASE)
+_ASKS_WHERE = re.compile(r"\s*(?:where|(?:which|what) (?:city|cities|country|countries|"
+                         r"place|places|state|town))\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_COUNT_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|once|"
+                         r"several|few|dozens?)\b")  # searched in lowercased text
+_PLACE = re.compile(r"\b(?:in|at|to|from|near|visit(?:ed|ing)?)\s+(?:the\s+)?[A-Z][^\W\d_]+")
+# A transcript line's own date and speaker ("[8 May 2023] Caroline: ") say nothing of
+# what the line answers: the date would match every "when".
+_LABELS = re.compile(r"\s*(?:\[[^\]]*\]\s*)?(?:[A-Z][^\W\d_]*(?: [A-Z][^\W\d_]*)?:\s)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +121,30 @@ def speaks(text: str, query_words: set[str]) -> float:
     said = _SPEAKER.match(text)
     return 1.0 if said and any(part.lower() in query_words
                                for part in said.group(1).split()) else 0.0
+
+
+def asked_for(query: str):
+    """What, in a memory, can answer `query` (a function of the memory's text), or None
+    for a query that asks for no time, count or place."""
+    if _ASKS_WHEN.match(query):
+        return dates.names_a_date
+    if _ASKS_COUNT.match(query):
+        return _holds_a_count
+    if _ASKS_WHERE.match(query):
+        return lambda text: _PLACE.search(text) is not None
+    return None
+
+
+def _holds_a_count(text: str) -> bool:
+    # A digit, else a number word; lowercasing the text first is quicker than a case-blind
+    # search (4.6 against 12.8 µs a LoCoMo turn).
+    return _DIGIT.search(text) is not None or _COUNT_WORD.search(text.lower()) is not None
+
+
+def answers(holds, text: str) -> float:
+    """1 when `text`, past its own date and speaker labels, holds what `holds` (from
+    asked_for) looks for."""
+    return 1.0 if holds is not None and holds(text[_LABELS.match(text).end():]) else 0.0
 
 
 def _neighbours(ranked: Sequence[Ranked]) -> list[set[int]]:
@@ -159,6 +201,7 @@ def describe(ranked: Sequence[Ranked], *, cos_floor: float, keyword_scale: float
     relevance = [b.relevance for b in breakdowns]
     near = _neighbours(ranked)
     query_words = {w.lower() for w in _WORD.findall(query)}
+    holds = asked_for(query)
     column = {
         "cosine": cosine, "keyword": keyword, "match": match, "relevance": relevance,
         "inherited": np.maximum(0.0, match - np.maximum(cosine, keyword)),
@@ -171,6 +214,7 @@ def describe(ranked: Sequence[Ranked], *, cos_floor: float, keyword_scale: float
         "neighbour": [max((relevance[j] for j in others), default=0.0) for others in near],
         "session": np.zeros(n) if sessions is None else _best_of_session(ranked, sessions),
         "speaker": [speaks(text, query_words) for text in texts],
+        "answer": np.zeros(n) if holds is None else [answers(holds, text) for text in texts],
     }
     return np.column_stack([np.asarray(column[name], dtype=np.float64) for name in FEATURES])
 

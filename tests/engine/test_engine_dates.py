@@ -76,7 +76,7 @@ def _periods_pattern_by_pattern(text, reference=None):
     return found
 
 
-def test_skipping_patterns_that_cannot_match_finds_what_running_every_one_finds():
+def _texts_with_and_without_dates():
     from pathlib import Path
 
     from memories.evaluation import locomo
@@ -94,10 +94,24 @@ def test_skipping_patterns_that_cannot_match_finds_what_running_every_one_finds(
               "Two Weeks AGO, LAST Monday, Yesterday, this Morning, nExt year, a Few days ago",
               "the laſt week of ſeptember, paſt month", "during 1999 and since 2001",
               "Café opened last month, since 2020, this weekend, 3 days ago"]
+    return texts
+
+
+def test_skipping_patterns_that_cannot_match_finds_what_running_every_one_finds():
     dated = 0
-    for text in texts:
+    for text in _texts_with_and_without_dates():
         for reference in (None, SAID_ON):
             expected = _periods_pattern_by_pattern(text, reference)
             assert periods_named(text, reference) == expected, text
             dated += bool(expected)
     assert dated > 100  # the texts name dates, so the comparison says something
+
+
+def test_whether_a_text_names_a_date_is_what_running_every_pattern_says():
+    from memories.engine import dates
+
+    answers = [(names_a_date(text), any(pattern.search(text) for pattern in
+                                        (*dates._ABSOLUTE, dates._RELATIVE)))
+               for text in _texts_with_and_without_dates()]
+    assert all(quick == every for quick, every in answers)
+    assert 30 < sum(every for _, every in answers) < len(answers)  # both kinds are there

@@ -80,6 +80,43 @@ def test_a_memory_by_the_speaker_the_query_names_is_told_apart():
     assert ranker.speaks("Caroline painted a sunrise: orange and red.", asked) == 0.0
 
 
+def answer(query, text):
+    return ranker.answers(ranker.asked_for(query), text)
+
+
+def test_a_memory_holding_the_time_a_question_asks_for_is_told_apart():
+    asked = "When did Caroline go to the support group?"
+    assert answer(asked, "[8 May 2023] Caroline: I went to the support group yesterday.") == 1.0
+    assert answer(asked, "The migration ran on 3 March 2026.") == 1.0
+    # its own date label says when it was said, not when it happened
+    assert answer(asked, "[8 May 2023] Caroline: I went to the support group.") == 0.0
+
+
+def test_a_memory_holding_a_count_or_a_place_answers_how_many_or_where():
+    assert answer("How many retries does the client make?", "The client retries 3 times.") == 1.0
+    assert answer("How many retries does the client make?", "The client retries.") == 0.0
+    assert answer("Where is the staging database?", "Staging runs in Frankfurt.") == 1.0
+    assert answer("Which cities has John been to?", "John: I was in Chicago last week!") == 1.0
+    assert answer("Where is the staging database?", "Staging runs on a small VM.") == 0.0
+
+
+def test_a_question_that_asks_for_no_time_count_or_place_gives_every_memory_nothing():
+    assert ranker.asked_for("What database do we use for orders?") is None
+    assert answer("What database do we use for orders?", "Orders moved to Postgres in 2024.") == 0.0
+    ranked = rank([Candidate(id=name, similarity=similarity, importance=5.0,
+                             last_accessed_at=NOW)
+                   for name, similarity in (("dated", 0.9), ("undated", 0.3))],
+                  now=NOW, weights=Weights(0, 0, 1))
+    assert [r.id for r in ranked] == ["dated", "undated"]
+    texts = ["The release shipped on 4 June 2025.", "The release shipped."]
+    features = ranker.describe(ranked, cos_floor=0.0, keyword_scale=None, texts=texts,
+                               query="When was the release?")
+    assert _column(features, "answer") == [1.0, 0.0]
+    features = ranker.describe(ranked, cos_floor=0.0, keyword_scale=None, texts=texts,
+                               query="Who shipped the release?")
+    assert _column(features, "answer") == [0.0, 0.0]
+
+
 def _column(features, name):
     return list(features[:, ranker.FEATURES.index(name)])
 

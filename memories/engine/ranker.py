@@ -15,7 +15,7 @@ next) and a fit would learn to ignore what people's feedback says.
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -123,7 +123,7 @@ def speaks(text: str, query_words: set[str]) -> float:
                                for part in said.group(1).split()) else 0.0
 
 
-def asked_for(query: str):
+def asked_for(query: str) -> Callable[[str], bool] | None:
     """What, in a memory, can answer `query` (a function of the memory's text), or None
     for a query that asks for no time, count or place."""
     if _ASKS_WHEN.match(query):

@@ -8,7 +8,7 @@ import sys
 import pytest
 from django.db import connection
 
-from memories.management.commands.engram_bench import CpuSpent, process_tree
+from memories.management.commands.engram_bench import CpuSpent
 
 # Started, it says so and waits for a line; then it burns 0.3 s of CPU, says so and
 # sleeps. The count begins after its start-up, whose CPU (more than 5 ms on a slow

@@ -69,9 +69,11 @@ def labels(row) -> np.ndarray:
     return np.array([1.0 if i in evidence else 0.0 for i in row["ids"]])
 
 
-def fit_pointwise(sets, shares, l2=1.0, iterations=50) -> np.ndarray:
-    """ranker.fit's model: weighted logistic regression, an intercept per set, every
-    question of a set weighing the same and each set its share."""
+def fit_pointwise(sets, shares, l2=1.0) -> np.ndarray:
+    """ranker.fit's model (an intercept per set), every question of a set weighing the
+    same and each set its share; the weights only."""
+    from memories.engine import ranker
+
     xs, ys, ws, gs = [], [], [], []
     for number, (rows, share) in enumerate(zip(sets, shares)):
         for row in rows:
@@ -80,20 +82,9 @@ def fit_pointwise(sets, shares, l2=1.0, iterations=50) -> np.ndarray:
             ys.append(y)
             ws.append(np.full(len(y), share / (len(y) * len(rows))))
             gs.append(np.full(len(y), number))
-    y, w, groups = np.concatenate(ys), np.concatenate(ws), np.concatenate(gs)
+    y, w = np.concatenate(ys), np.concatenate(ws)
     w *= len(y) / w.sum()
-    x = np.hstack([np.eye(len(sets))[groups], np.vstack(xs)])
-    beta = np.zeros(x.shape[1])
-    penalty = np.eye(x.shape[1]) * l2
-    penalty[:len(sets), :len(sets)] = 0.0
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
-        step = np.linalg.solve((x * (w * p * (1 - p))[:, None]).T @ x + penalty,
-                               x.T @ (w * (p - y)) + penalty @ beta)
-        beta -= step
-        if np.max(np.abs(step)) < 1e-8:
-            break
-    return beta[len(sets):]
+    return ranker.fit_weights(np.vstack(xs), y, w, l2=l2, groups=np.concatenate(gs))[1]
 
 
 def fit_listwise(sets, shares, l2=1.0, iterations=100) -> np.ndarray:

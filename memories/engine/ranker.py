@@ -57,7 +57,9 @@ _ENDS_ASKING = re.compile(r"\?\s*(?:\[[^\]]*\]\s*)*$")
 _TAIL = 300  # where a closing question mark and its notes are looked for
 # "[8 May 2023] Caroline: ..." or "Jon Smith: ...": a transcript line names who speaks
 # before a colon, after any bracketed note (a date); one or two capitalised words.
-_SPEAKER = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([A-Z][^\W\d_]*(?: [A-Z][^\W\d_]*)?):\s")
+_NOTE = r"\s*(?:\[[^\]]*\]\s*)?"
+_NAME = r"[A-Z][^\W\d_]*(?: [A-Z][^\W\d_]*)?"
+_SPEAKER = re.compile(rf"^{_NOTE}({_NAME}):\s")
 _WORD = re.compile(r"[^\W\d_]+")
 # What a question asks for, by its opening words, and what in a memory can answer it: a
 # time (engine/dates.py's dates, months, years and relative times), a count (a number, in
@@ -74,7 +76,7 @@ _COUNT_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten
 _PLACE = re.compile(r"\b(?:in|at|to|from|near|visit(?:ed|ing)?)\s+(?:the\s+)?[A-Z][^\W\d_]+")
 # A transcript line's own date and speaker ("[8 May 2023] Caroline: ") say nothing of
 # what the line answers: the date would match every "when".
-_LABELS = re.compile(r"\s*(?:\[[^\]]*\]\s*)?(?:[A-Z][^\W\d_]*(?: [A-Z][^\W\d_]*)?:\s)?")
+_LABELS = re.compile(rf"{_NOTE}(?:{_NAME}:\s)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +244,19 @@ def rerank(ranked: Sequence[Ranked], features: np.ndarray, coefficients: Coeffic
 def fit(features: np.ndarray, labels: np.ndarray, sample_weights: np.ndarray | None = None,
         *, l2: float = 1.0, iterations: int = 50,
         groups: np.ndarray | None = None) -> Coefficients:
-    """Weighted logistic regression by Newton's method, L2 on the weights only.
+    """The ranker's coefficients, fitted by fit_weights over rows of FEATURES."""
+    intercept, weights = fit_weights(features, labels, sample_weights, l2=l2,
+                                     iterations=iterations, groups=groups)
+    return Coefficients(intercept, tuple(float(v) for v in weights))
+
+
+def fit_weights(features: np.ndarray, labels: np.ndarray,
+                sample_weights: np.ndarray | None = None, *, l2: float = 1.0,
+                iterations: int = 50, groups: np.ndarray | None = None,
+                ) -> tuple[float, np.ndarray]:
+    """(intercept, a weight per column): weighted logistic regression by Newton's method,
+    L2 on the weights only, over columns of any number (docs/bench/ranker_variants.py
+    tries features the ranker does not have).
 
     `groups` (an integer per row, 0 first) gives each group of rows an intercept of its
     own: where one evaluation set's candidates are likelier relevant than another's, a
@@ -265,4 +279,4 @@ def fit(features: np.ndarray, labels: np.ndarray, sample_weights: np.ndarray | N
         beta -= step
         if np.max(np.abs(step)) < 1e-8:
             break
-    return Coefficients(float(beta[0]), tuple(float(v) for v in beta[intercepts:]))
+    return float(beta[0]), beta[intercepts:]

@@ -5,7 +5,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from engram_site.db.foreign_key_indexes import drop_own_index
+from engram_site.db.foreign_key_indexes import DropOwnIndex
 
 
 class Migration(migrations.Migration):
@@ -16,28 +16,22 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        drop_own_index(
-            migrations.AlterField(
-                model_name='codeedge',
-                name='owner',
-                field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL),
-            ),
-            table='codegraph_codeedge', column='owner_id',
-            index='codegraph_codeedge_owner_id_e6a2ac29'),
-        drop_own_index(
-            migrations.AlterField(
-                model_name='codefile',
-                name='owner',
-                field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL),
-            ),
-            table='codegraph_codefile', column='owner_id',
-            index='codegraph_codefile_owner_id_df0f5154'),
-        drop_own_index(
-            migrations.AlterField(
-                model_name='codesymbol',
-                name='owner',
-                field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL),
-            ),
-            table='codegraph_codesymbol', column='owner_id',
-            index='codegraph_codesymbol_owner_id_bb6baae0'),
+        DropOwnIndex(
+            model_name='codeedge',
+            name='owner',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL),
+            index='codegraph_codeedge_owner_id_e6a2ac29',
+        ),
+        DropOwnIndex(
+            model_name='codefile',
+            name='owner',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL),
+            index='codegraph_codefile_owner_id_df0f5154',
+        ),
+        DropOwnIndex(
+            model_name='codesymbol',
+            name='owner',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL),
+            index='codegraph_codesymbol_owner_id_bb6baae0',
+        ),
     ]

@@ -11,12 +11,27 @@ re-checks every row of the table under a lock; this operation drops the index on
 from django.db import migrations
 
 
-def drop_own_index(alter: migrations.AlterField, *, table: str, column: str,
-                   index: str) -> migrations.SeparateDatabaseAndState:
-    """`alter` (setting db_index=False) in the migration state; in the database, only
-    `index` on `table` (`column`) dropped, and re-created when migrating back."""
-    return migrations.SeparateDatabaseAndState(
-        state_operations=[alter],
-        database_operations=[migrations.RunSQL(
-            f'DROP INDEX IF EXISTS "{index}"',
-            reverse_sql=f'CREATE INDEX IF NOT EXISTS "{index}" ON "{table}" ("{column}")')])
+class DropOwnIndex(migrations.AlterField):
+    """AlterField to `db_index=False` whose database side drops `index` only, and makes
+    it again when migrating back (on the table and column the model state names)."""
+
+    def __init__(self, model_name, name, field, index, preserve_default=True):
+        super().__init__(model_name, name, field, preserve_default)
+        self.index = index
+
+    def deconstruct(self):
+        name, args, kwargs = super().deconstruct()
+        return name, args, {**kwargs, "index": self.index}
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if self.allow_migrate_model(schema_editor.connection.alias,
+                                    to_state.apps.get_model(app_label, self.model_name)):
+            schema_editor.execute(f"DROP INDEX IF EXISTS {schema_editor.quote_name(self.index)}")
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        model = to_state.apps.get_model(app_label, self.model_name)
+        if self.allow_migrate_model(schema_editor.connection.alias, model):
+            quote = schema_editor.quote_name
+            column = model._meta.get_field(self.name).column
+            schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(self.index)} "
+                                  f"ON {quote(model._meta.db_table)} ({quote(column)})")

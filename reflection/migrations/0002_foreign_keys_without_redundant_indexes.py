@@ -5,7 +5,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from engram_site.db.foreign_key_indexes import drop_own_index
+from engram_site.db.foreign_key_indexes import DropOwnIndex
 
 
 class Migration(migrations.Migration):
@@ -16,12 +16,10 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        drop_own_index(
-            migrations.AlterField(
-                model_name='insight',
-                name='owner',
-                field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='insights', to=settings.AUTH_USER_MODEL),
-            ),
-            table='reflection_insight', column='owner_id',
-            index='reflection_insight_owner_id_c3d864d0'),
+        DropOwnIndex(
+            model_name='insight',
+            name='owner',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='insights', to=settings.AUTH_USER_MODEL),
+            index='reflection_insight_owner_id_c3d864d0',
+        ),
     ]

@@ -4,7 +4,7 @@ index (engram_site/db/foreign_key_indexes.py)."""
 import django.db.models.deletion
 from django.db import migrations, models
 
-from engram_site.db.foreign_key_indexes import drop_own_index
+from engram_site.db.foreign_key_indexes import DropOwnIndex
 
 
 class Migration(migrations.Migration):
@@ -14,20 +14,16 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        drop_own_index(
-            migrations.AlterField(
-                model_name='episodeartifact',
-                name='task',
-                field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='artifacts', to='work.task'),
-            ),
-            table='work_episodeartifact', column='task_id',
-            index='work_episodeartifact_task_id_a71ba5a7'),
-        drop_own_index(
-            migrations.AlterField(
-                model_name='toolexecution',
-                name='task',
-                field=models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='tool_executions', to='work.task'),
-            ),
-            table='work_toolexecution', column='task_id',
-            index='work_toolexecution_task_id_27e78b72'),
+        DropOwnIndex(
+            model_name='episodeartifact',
+            name='task',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='artifacts', to='work.task'),
+            index='work_episodeartifact_task_id_a71ba5a7',
+        ),
+        DropOwnIndex(
+            model_name='toolexecution',
+            name='task',
+            field=models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='tool_executions', to='work.task'),
+            index='work_toolexecution_task_id_27e78b72',
+        ),
     ]

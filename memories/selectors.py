@@ -782,11 +782,11 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                         FROM terms w CROSS JOIN LATERAL (
                             SELECT p.memory_id, p.impact FROM {MemoryTerm._meta.db_table} p
                             WHERE p.owner_id {posted_by} AND p.term = w.term
-                            ORDER BY p.impact DESC {bounded}) p
-                        GROUP BY p.memory_id ORDER BY score DESC {bounded}) top
+                            ORDER BY p.impact DESC, p.memory_id {bounded}) p
+                        GROUP BY p.memory_id ORDER BY score DESC, p.memory_id {bounded}) top
                   JOIN {table} m ON m.id = top.memory_id
                   WHERE {where}
-                  ORDER BY top.score DESC LIMIT %s) matched)""")
+                  ORDER BY top.score DESC, m.id LIMIT %s) matched)""")
         limits = [] if narrowed else [POSTINGS_PER_TERM]
         best = [] if narrowed else [keyword_k * 4]
         authors = list(reader.authors)

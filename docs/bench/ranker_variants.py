@@ -28,10 +28,9 @@ DEPTH = 20  # recall's top 20, as engram_eval asks: 3 x 20 dense and keyword can
 
 def dump(locomo_path: str, reuse: str, out: str) -> None:
     from memories.evaluation import locomo, paraphrases
-    from memories.evaluation.runner import fresh_owner, load_or_reuse
+    from memories.evaluation.runner import load_or_reuse, store_texts
     from memories.models import Memory
     from memories.services.recall import candidate_features
-    from memories.services.remembering import NewMemory, remember_many
 
     rows = []
     for conversation in locomo.load(Path(locomo_path)):
@@ -45,22 +44,20 @@ def dump(locomo_path: str, reuse: str, out: str) -> None:
             if question.category not in (1, 2, 3, 4) or not question.evidence:
                 continue
             ids, features = candidate_features(owner=loaded.owner, query=question.question,
-                                               limit=DEPTH)
+                                               limit=DEPTH, now=conversation.asked_at)
             rows.append({"set": "locomo", "group": conversation.sample_id,
                          "category": question.category, "ids": ids, "x": features,
                          "evidence": [loaded.dia_map[d] for d in question.evidence],
                          "sessions": [sessions.get(i, "") for i in ids]})
     pairs, distractors = paraphrases.load(paraphrases.DEFAULT_PATH)
-    owner = fresh_owner("ranker-variants")
-    stored = remember_many(owner=owner, items=[
-        NewMemory(content=text, memory_type="semantic", kind="fact")
-        for text in [pair.memory for pair in pairs] + list(distractors)])
-    for number, (pair, result) in enumerate(zip(pairs, stored)):
+    owner, stored = store_texts([pair.memory for pair in pairs] + list(distractors),
+                                username="ranker-variants", reuse=Path(reuse))
+    for number, (pair, memory_id) in enumerate(zip(pairs, stored)):
         if pair.split != "dev":
             continue
         ids, features = candidate_features(owner=owner, query=pair.query, limit=DEPTH)
         rows.append({"set": "paraphrase", "group": number % 3, "category": 0, "ids": ids,
-                     "x": features, "evidence": [result.memory.pk], "sessions": [""] * len(ids)})
+                     "x": features, "evidence": [memory_id], "sessions": [""] * len(ids)})
     Path(out).write_bytes(pickle.dumps(rows))
 
 

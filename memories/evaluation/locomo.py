@@ -65,6 +65,13 @@ class Conversation:
     def turns(self) -> list[Turn]:
         return [turn for number in sorted(self.sessions) for turn in self.sessions[number]]
 
+    @property
+    def asked_at(self) -> datetime | None:
+        """When its questions are asked, for fitting the ranker: as its last turn was said,
+        so that "last year" or "in May" in a question names the same period on every day
+        the fit is run (at the wall clock the fitted weights drift from day to day)."""
+        return max((turn.date for turn in self.turns if turn.date), default=None)
+
 
 def parse_session_date(text: str) -> datetime | None:
     """ "1:56 pm on 8 May, 2023" -> 2023-05-08 13:56 UTC; None when it does not parse."""

@@ -15,11 +15,10 @@ import numpy as np
 
 from memories.engine import ranker
 from memories.services.recall import candidate_features
-from memories.services.remembering import NewMemory, remember_many
 
 from .locomo import Conversation
 from .paraphrases import Pair
-from .runner import fresh_owner, load_or_reuse
+from .runner import load_or_reuse, store_texts
 
 TRAINING_SPLIT = "dev"
 DEPTH = 20  # the candidates recall weighs when `engram_eval` asks for its top 20
@@ -45,7 +44,7 @@ def locomo_rows(conversations: Sequence[Conversation], *, categories: Sequence[i
             if question.category not in categories or not question.evidence:
                 continue
             ids, features = candidate_features(owner=loaded.owner, query=question.question,
-                                               limit=DEPTH)
+                                               limit=DEPTH, now=conversation.asked_at)
             evidence = {loaded.dia_map[dia_id] for dia_id in question.evidence}
             questions.append(_rows(ids, features, evidence))
             asked += 1
@@ -54,19 +53,18 @@ def locomo_rows(conversations: Sequence[Conversation], *, categories: Sequence[i
 
 
 def paraphrase_rows(pairs: Sequence[Pair], distractors: Sequence[str], *,
-                    username: str = "paraphrase-train") -> list[tuple]:
+                    username: str = "paraphrase-train",
+                    reuse: Path | None = None) -> list[tuple]:
     """(features, labels) per dev query; every memory of the set is stored, as in the
     evaluation, so held-out answers still compete as distractors."""
-    owner = fresh_owner(username)
-    texts = [pair.memory for pair in pairs] + list(distractors)
-    results = remember_many(owner=owner, items=[
-        NewMemory(content=text, memory_type="semantic", kind="fact") for text in texts])
+    owner, stored = store_texts([pair.memory for pair in pairs] + list(distractors),
+                                username=username, reuse=reuse)
     questions = []
-    for pair, result in zip(pairs, results):
+    for pair, memory_id in zip(pairs, stored):
         if pair.split != TRAINING_SPLIT:
             continue
         ids, features = candidate_features(owner=owner, query=pair.query, limit=DEPTH)
-        questions.append(_rows(ids, features, {result.memory.pk}))
+        questions.append(_rows(ids, features, {memory_id}))
     return questions
 
 

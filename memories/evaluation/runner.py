@@ -136,35 +136,69 @@ def load_conversation(conversation: Conversation, *, username: str,
                               created, time.perf_counter() - started, merges)
 
 
-def _fingerprint(conversation: Conversation) -> str:
-    return hashlib.sha256("\n".join(f"{t.dia_id}\t{t.content}" for t in conversation.turns)
-                          .encode()).hexdigest()
+def _fingerprint(texts: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(texts).encode()).hexdigest()
+
+
+def _reused(reuse: Path, username: str, fingerprint: str):
+    """The owner and what `reuse` recorded of it, when it recorded this very set stored
+    under this owner (same texts, every memory still there); (None, None) otherwise."""
+    entry = (json.loads(reuse.read_text()) if reuse.exists() else {}).get(username)
+    if not entry or entry["fingerprint"] != fingerprint:
+        return None, None
+    owner = get_user_model().objects.filter(username=username).first()
+    ids = set(entry["ids"].values())
+    if owner is None or Memory.objects.for_owner(owner).count() != entry["created"] \
+            or Memory.objects.filter(owner=owner, pk__in=ids).count() != len(ids):
+        return None, None
+    return owner, entry
+
+
+def _record(reuse: Path, username: str, entry: dict) -> None:
+    known = json.loads(reuse.read_text()) if reuse.exists() else {}
+    known[username] = entry
+    reuse.write_text(json.dumps(known))
 
 
 def load_or_reuse(conversation: Conversation, *, username: str, batch_size: int = 128,
                   reuse: Path | None = None) -> LoadedConversation:
     """load_conversation, or, with a `reuse` file that recorded this very conversation
-    stored under this owner (same turns, every memory still there), the store as it is:
-    embedding 3,000 turns takes minutes, and tuning asks the same store many questions."""
+    stored under this owner, the store as it is: embedding 3,000 turns takes minutes,
+    and tuning asks the same store many questions."""
     if reuse is None:
         return load_conversation(conversation, username=username, batch_size=batch_size)
-    known = json.loads(reuse.read_text()) if reuse.exists() else {}
-    entry = known.get(username)
-    if entry and entry["fingerprint"] == _fingerprint(conversation):
-        owner = get_user_model().objects.filter(username=username).first()
-        ids = set(entry["dia_map"].values())
-        if owner is not None and Memory.objects.for_owner(owner).count() == entry["created"] \
-                and Memory.objects.filter(owner=owner, pk__in=ids).count() == len(ids):
-            dia_map = {dia: uuid.UUID(pk) for dia, pk in entry["dia_map"].items()}
-            return LoadedConversation(conversation.sample_id, owner, dia_map,
-                                      len(conversation.turns), entry["created"], 0.0,
-                                      [tuple(m) for m in entry["merges"]])
+    fingerprint = _fingerprint([f"{t.dia_id}\t{t.content}" for t in conversation.turns])
+    owner, entry = _reused(reuse, username, fingerprint)
+    if owner is not None:
+        dia_map = {dia: uuid.UUID(pk) for dia, pk in entry["ids"].items()}
+        return LoadedConversation(conversation.sample_id, owner, dia_map,
+                                  len(conversation.turns), entry["created"], 0.0,
+                                  [tuple(m) for m in entry["merges"]])
     loaded = load_conversation(conversation, username=username, batch_size=batch_size)
-    known[username] = {"fingerprint": _fingerprint(conversation), "created": loaded.created,
-                       "dia_map": {dia: str(pk) for dia, pk in loaded.dia_map.items()},
-                       "merges": loaded.merges}
-    reuse.write_text(json.dumps(known))
+    _record(reuse, username, {"fingerprint": fingerprint, "created": loaded.created,
+                              "ids": {dia: str(pk) for dia, pk in loaded.dia_map.items()},
+                              "merges": loaded.merges})
     return loaded
+
+
+def store_texts(texts: Sequence[str], *, username: str, reuse: Path | None = None):
+    """The owner and the id of the memory holding each text, every text stored as a
+    fact; with `reuse`, the store an earlier call recorded there. A fresh store gives its
+    memories new ids, and candidates that tie are told apart by id, so a fit on the same
+    texts is repeatable only on the same store."""
+    fingerprint = _fingerprint(texts)
+    owner, entry = _reused(reuse, username, fingerprint) if reuse else (None, None)
+    if owner is not None:
+        return owner, [uuid.UUID(entry["ids"][str(i)]) for i in range(len(texts))]
+    owner = fresh_owner(username)
+    results = remember_many(owner=owner, items=[
+        NewMemory(content=text, memory_type="semantic", kind="fact") for text in texts])
+    ids = [result.memory.pk for result in results]
+    if reuse:
+        _record(reuse, username, {"fingerprint": fingerprint,
+                                  "created": sum(result.created for result in results),
+                                  "ids": {str(i): str(pk) for i, pk in enumerate(ids)}})
+    return owner, ids
 
 
 def context_fit(owner, query: str, evidence: Sequence, budget: int = TOKEN_BUDGET) -> bool:

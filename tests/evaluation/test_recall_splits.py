@@ -92,6 +92,28 @@ def test_a_reused_store_is_asked_again_instead_of_stored_anew(db, tmp_path):
     assert [c["load_seconds"] for c in second["conversations"]] == [0.0, 0.0]
 
 
+def test_a_fit_on_a_reused_store_is_repeatable_and_stores_nothing_anew(db, tmp_path):
+    reuse = tmp_path / "stored.json"
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    _run("train-ranker", str(TINY), "--reuse", str(reuse), "--write", str(first))
+    ids = set(Memory.objects.values_list("id", flat=True))
+    assert Memory.objects.filter(owner__username="paraphrase-train").exists()
+    _run("train-ranker", str(TINY), "--reuse", str(reuse), "--write", str(second))
+    assert set(Memory.objects.values_list("id", flat=True)) == ids
+    assert second.read_text() == first.read_text()
+
+
+def test_a_conversations_questions_are_asked_as_its_last_turn_was_said(tmp_path):
+    conversation = locomo.load(TINY)[0]
+    said = [turn.date for turn in conversation.turns if turn.date]
+    assert said and conversation.asked_at == max(said) != min(said)
+    path = tmp_path / "undated.json"
+    undated = _samples(1)
+    del undated[0]["conversation"]["session_1_date_time"]
+    path.write_text(json.dumps(undated))
+    assert locomo.load(path)[0].asked_at is None
+
+
 def test_the_ranker_is_fitted_on_dev_conversations_and_written_where_asked(db, tmp_path):
     written = tmp_path / "ranker.json"
     out, err = _run("train-ranker", str(TINY), "--write", str(written))

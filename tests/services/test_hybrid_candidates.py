@@ -126,6 +126,28 @@ def test_keyword_only_when_there_is_no_query_vector(store):
     assert all(m.similarity is None for m in found)
 
 
+def test_memories_that_tie_on_keywords_are_cut_and_ranked_by_id(alice, monkeypatch):
+    # Same length, the query word once each: equal BM25 scores. Which of them make the
+    # cut must not depend on the order the server happens to read them in, or the same
+    # question on the same store would find other memories another time.
+    from memories import selectors
+
+    monkeypatch.setattr(selectors, "POSTINGS_PER_TERM", 4)  # a term's strongest, cut too
+    texts = [f"kestrel {a} {b}" for a, b in zip(
+        ["orbit", "copper", "lantern", "meadow", "saddle", "quartz", "violin", "harbour",
+         "pepper", "glacier", "thimble", "compass"],
+        ["walnut", "tundra", "ribbon", "falcon", "marble", "oyster", "canyon", "velvet",
+         "tablet", "bishop", "anchor", "lizard"], strict=True)]
+    stored = [r.memory.pk for r in remember_many(owner=alice, items=[
+        NewMemory(content=text) for text in texts])]
+    assert len(set(stored)) == len(texts)
+    found = hybrid_candidates(alice, query="kestrel", vector=None, model_id="unused",
+                              dimensions=384, keyword_k=4, graph_seeds=0)
+    by_rank = sorted((m for m in found if m.keyword_rank), key=lambda m: m.keyword_rank)
+    assert len({m.keyword_score for m in by_rank}) == 1
+    assert [m.pk for m in by_rank] == sorted(stored)[:4]
+
+
 def test_every_candidate_carries_its_own_cosine_whichever_list_brought_it(store):
     found = candidates(store, "DHCP leases", graph_seeds=1, dense_k=1, keyword_k=1)
     provider = get_provider()

@@ -105,9 +105,10 @@ class Command(BaseCommand):
                             help="LoCoMo conversations: dev (1-5, the ones to tune on), "
                                  "heldout (6-10) or all (default; reported per split too)")
         parser.add_argument("--reuse", type=Path, default=None, metavar="FILE",
-                            help="LoCoMo: record the stored conversations in FILE and, on "
-                                 "later runs, ask the same store again instead of storing "
-                                 "every turn anew")
+                            help="locomo, train-ranker: record the stored conversations "
+                                 "(and train-ranker's paraphrase set) in FILE and, on later "
+                                 "runs, ask the same store again instead of storing every "
+                                 "turn anew; a fit on the same store is repeatable")
         parser.add_argument("--write", type=Path, default=None, metavar="FILE",
                             help="train-ranker: write the fitted coefficients to FILE "
                                  f"(the product reads {ranker.COEFFICIENTS_PATH.name})")
@@ -289,7 +290,7 @@ class Command(BaseCommand):
         if not dialogue:
             raise CommandError(f"{path} has no dev conversation with questions to fit on "
                                "(held-out conversations are never used for fitting).")
-        sets = [dialogue, ranker_training.paraphrase_rows(pairs, distractors)]
+        sets = [dialogue, ranker_training.paraphrase_rows(pairs, distractors, reuse=reuse)]
         report = ranker_training.fit(sets)
         coefficients = report.pop("coefficients").to_json()
         report |= {"coefficients": coefficients, "split": ranker_training.TRAINING_SPLIT,

@@ -17,6 +17,7 @@ at a time. Held-out questions are never dumped.
 
 import pickle
 import sys
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -28,16 +29,18 @@ DEPTH = 20  # recall's top 20, as engram_eval asks: 3 x 20 dense and keyword can
 
 def dump(locomo_path: str, reuse: str, out: str) -> None:
     from memories.evaluation import locomo, paraphrases
-    from memories.evaluation.runner import load_or_reuse, store_texts
+    from memories.evaluation.runner import load_or_reuse, locomo_username, store_texts
     from memories.models import Memory
     from memories.services.recall import candidate_features
 
     rows = []
-    for conversation in locomo.load(Path(locomo_path)):
+    for conversation, turn_format in product(locomo.load(Path(locomo_path)),
+                                             locomo.TURN_FORMATS):
         if conversation.split != "dev":
             continue
-        loaded = load_or_reuse(conversation, username=f"locomo-{conversation.sample_id}",
-                               reuse=Path(reuse))
+        loaded = load_or_reuse(
+            conversation, username=locomo_username(conversation.sample_id, turn_format),
+            reuse=Path(reuse), turn_format=turn_format)
         sessions = dict(Memory.objects.filter(owner=loaded.owner)
                         .values_list("pk", "session_id"))
         for question in conversation.questions:
@@ -46,6 +49,7 @@ def dump(locomo_path: str, reuse: str, out: str) -> None:
             ids, features = candidate_features(owner=loaded.owner, query=question.question,
                                                limit=DEPTH, now=conversation.asked_at)
             rows.append({"set": "locomo", "group": conversation.sample_id,
+                         "format": turn_format,
                          "category": question.category, "ids": ids, "x": features,
                          "evidence": [loaded.dia_map[d] for d in question.evidence],
                          "sessions": [sessions.get(i, "") for i in ids]})
@@ -159,12 +163,14 @@ def hit_at_1(row, w) -> float:
     return float(order(row, w)[0] in set(row["evidence"]))
 
 
-def out_of_fold(dialogue, para, fit, shares):
-    """LoCoMo R@10 leaving one conversation out, paraphrase hit@1 leaving a third out."""
+def out_of_fold(dialogue, para, fit, shares, asked=None):
+    """LoCoMo R@10 leaving one conversation out (of `asked`, by default the rows fitted
+    on), paraphrase hit@1 leaving a third out."""
+    asked = dialogue if asked is None else asked
     recalls = []
     for group in sorted({row["group"] for row in dialogue}):
         w = fit([[r for r in dialogue if r["group"] != group], para], shares)
-        recalls += [recall_at_10(r, w) for r in dialogue if r["group"] == group]
+        recalls += [recall_at_10(r, w) for r in asked if r["group"] == group]
     hits = []
     for group in range(3):
         w = fit([dialogue, [r for r in para if r["group"] != group]], shares)
@@ -177,8 +183,15 @@ def score(path: str) -> None:
     from memories.engine.ranker import FEATURES
 
     rows = pickle.loads(Path(path).read_bytes())
-    dialogue = [r for r in rows if r["set"] == "locomo"]
+    both = [r for r in rows if r["set"] == "locomo"]
+    dialogue = [r for r in both if r["format"] == "dated"]  # the variants below: dated turns
+    plain = [r for r in both if r["format"] == "plain"]
     para = [r for r in rows if r["set"] == "paraphrase"]
+    for name, fitted in (("dated turns (before)", dialogue), ("both turn formats", both)):
+        figures = [out_of_fold(fitted, para, fit_pointwise, (1, 1), asked)
+                   for asked in (dialogue, plain)]
+        print(f"fitted on {name}: R@10 dated {figures[0][0]:.4f}, plain {figures[1][0]:.4f}"
+              f"  hit@1 {figures[0][1]:.3f}")
     committed = np.asarray(ranker.load().weights)
     print(f"committed (in-sample): R@10 {np.mean([recall_at_10(r, committed) for r in dialogue]):.4f}"
           f"  hit@1 {np.mean([hit_at_1(r, committed) for r in para]):.3f}")

@@ -37,6 +37,7 @@ FEATURES = (
     "dense_rank",   # 1 / (1 + rank) in the dense list, 0 when absent
     "keyword_rank",  # 1 / (1 + rank) in the keyword list, 0 when absent
     "date",         # a date the query names matches the memory's (engine/dates.py)
+    "own_date",     # ... by the memory's own date alone: its text names no such date
     "substance",    # words of three letters or more, per SUBSTANCE_WORDS, up to 1
     "question",     # 1 when the memory ends with a question: it asks, it does not tell
     "neighbour",    # best fusion relevance (min-max) among the candidates linked to it
@@ -179,8 +180,11 @@ def _best_of_session(ranked: Sequence[Ranked], sessions: Sequence[str]) -> list[
 
 def describe(ranked: Sequence[Ranked], *, cos_floor: float, keyword_scale: float | None,
              texts: Sequence[str], dates: Sequence[float] | None = None,
+             own_dates: Sequence[float] | None = None,
              sessions: Sequence[str] | None = None, query: str = "") -> np.ndarray:
     """One row of FEATURES per candidate, in the order given; `texts` are their contents,
+    `dates` and `own_dates` how a date the query names matches them (by their own date
+    or their text, and by their own date alone where their text names none),
     `sessions` their session ids ("" for none). Column by column: recall describes
     dozens of candidates on every call."""
     n = len(ranked)
@@ -211,6 +215,7 @@ def describe(ranked: Sequence[Ranked], *, cos_floor: float, keyword_scale: float
         "keyword_rank": [1.0 / (1 + b.keyword_rank) if b.keyword_rank else 0.0
                          for b in breakdowns],
         "date": np.zeros(n) if dates is None else dates,
+        "own_date": np.zeros(n) if own_dates is None else own_dates,
         "substance": [substance(text) for text in texts],
         "question": [asks(text) for text in texts],
         "neighbour": [max((relevance[j] for j in others), default=0.0) for others in near],

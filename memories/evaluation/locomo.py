@@ -84,10 +84,19 @@ def parse_session_date(text: str) -> datetime | None:
     return None
 
 
-def turn_content(turn: Turn) -> str:
-    """ "[8 May 2023] Caroline: text [shared a photo: caption]" """
+# How a turn becomes a memory's text. "dated" opens with its session's date, as a
+# transcript line does; "plain" is the speaker and the words alone, as an agent that
+# hands the date over in `valid_from` (or not at all) would store it. The ranker is fitted
+# on both, so that it does not lean on dates being written into the text.
+TURN_FORMATS = ("dated", "plain")
+
+
+def turn_content(turn: Turn, turn_format: str = "dated") -> str:
+    """ "[8 May 2023] Caroline: text [shared a photo: caption]", or without the date."""
+    if turn_format not in TURN_FORMATS:
+        raise ValueError(f"turn_format must be one of {', '.join(TURN_FORMATS)}.")
     when = f"{turn.date.day} {turn.date:%B %Y}" if turn.date else turn.date_text
-    prefix = f"[{when}] " if when else ""
+    prefix = f"[{when}] " if when and turn_format == "dated" else ""
     text = f"{prefix}{turn.speaker}: {turn.text.strip()}"
     if turn.caption:
         text += f" [shared a photo: {turn.caption.strip()}]"

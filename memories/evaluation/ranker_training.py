@@ -1,8 +1,8 @@
 """Fitting the learned ranker (memories/engine/ranker.py) on the dev splits only.
 
 Every dev question of LoCoMo (conversations 1-5, one memory a turn, as `engram_eval
-locomo` stores them) and every dev query of the paraphrase set is asked through recall's
-own candidate path; each candidate is a row of features, labelled 1 when it holds
+locomo` stores them, once with each turn's date written into its text and once without)
+and every dev query of the paraphrase set is asked through recall's own candidate path; each candidate is a row of features, labelled 1 when it holds
 evidence for the question. The two sets weigh the same in the fit, and within a set
 every question weighs the same, so long candidate lists and the larger set do not
 decide the model alone. The held-out splits are never read here.
@@ -16,9 +16,9 @@ import numpy as np
 from memories.engine import ranker
 from memories.services.recall import candidate_features
 
-from .locomo import Conversation
+from .locomo import TURN_FORMATS, Conversation
 from .paraphrases import Pair
-from .runner import load_or_reuse, store_texts
+from .runner import load_or_reuse, locomo_username, store_texts
 
 TRAINING_SPLIT = "dev"
 DEPTH = 20  # the candidates recall weighs when `engram_eval` asks for its top 20
@@ -32,23 +32,27 @@ def _rows(ids: Sequence, features: np.ndarray, relevant: set) -> tuple[np.ndarra
 def locomo_rows(conversations: Sequence[Conversation], *, categories: Sequence[int],
                 reuse: Path | None = None,
                 progress: Callable[[str], None] = lambda message: None) -> list[tuple]:
-    """(features, labels) per dev question that has evidence."""
+    """(features, labels) per dev question that has evidence, asked of the conversation
+    stored in each turn format (locomo.TURN_FORMATS)."""
     questions = []
-    for conversation in conversations:
-        if conversation.split != TRAINING_SPLIT:
-            continue
-        loaded = load_or_reuse(conversation, username=f"locomo-{conversation.sample_id}",
-                               reuse=reuse)
-        asked = 0
-        for question in conversation.questions:
-            if question.category not in categories or not question.evidence:
+    for turn_format in TURN_FORMATS:
+        for conversation in conversations:
+            if conversation.split != TRAINING_SPLIT:
                 continue
-            ids, features = candidate_features(owner=loaded.owner, query=question.question,
-                                               limit=DEPTH, now=conversation.asked_at)
-            evidence = {loaded.dia_map[dia_id] for dia_id in question.evidence}
-            questions.append(_rows(ids, features, evidence))
-            asked += 1
-        progress(f"{conversation.sample_id}: {asked} dev questions")
+            loaded = load_or_reuse(
+                conversation, username=locomo_username(conversation.sample_id, turn_format),
+                reuse=reuse, turn_format=turn_format)
+            asked = 0
+            for question in conversation.questions:
+                if question.category not in categories or not question.evidence:
+                    continue
+                ids, features = candidate_features(owner=loaded.owner,
+                                                   query=question.question, limit=DEPTH,
+                                                   now=conversation.asked_at)
+                evidence = {loaded.dia_map[dia_id] for dia_id in question.evidence}
+                questions.append(_rows(ids, features, evidence))
+                asked += 1
+            progress(f"{conversation.sample_id} ({turn_format}): {asked} dev questions")
     return questions
 
 

@@ -24,7 +24,7 @@ from memories.services.remembering import NewMemory, remember_many
 
 from . import metrics
 from .bm25 import BM25
-from .locomo import CATEGORY_NAMES, SPLITS, Conversation
+from .locomo import CATEGORY_NAMES, SPLITS, Conversation, turn_content
 from .paraphrases import Pair
 
 METHODS = ("recall", "bm25", "dense", "rrf")
@@ -102,12 +102,17 @@ class LoadedConversation:
     merges: list = field(default_factory=list)  # (dia_id, dia_id of the memory it joined)
 
 
+def locomo_username(sample_id: str, turn_format: str = "dated") -> str:
+    """The owner a LoCoMo conversation is stored under, one per turn format."""
+    return f"locomo-{sample_id}" if turn_format == "dated" else f"locomo-{turn_format}-{sample_id}"
+
+
 def load_conversation(conversation: Conversation, *, username: str,
-                      batch_size: int = 128) -> LoadedConversation:
-    """One memory per turn, a session at a time (in chunks of batch_size), stamped with
-    the session's date and tagged with its session, as an agent would hand them over
-    (`remember` links each turn to the one before it in the session). Keeps dia_id ->
-    memory id, merged turns included."""
+                      batch_size: int = 128, turn_format: str = "dated") -> LoadedConversation:
+    """One memory per turn (its text in `turn_format`, locomo.TURN_FORMATS), a session at
+    a time (in chunks of batch_size), stamped with the session's date and tagged with its
+    session, as an agent would hand them over (`remember` links each turn to the one
+    before it in the session). Keeps dia_id -> memory id, merged turns included."""
     owner = fresh_owner(username)
     dia_map, first_turn_of = {}, {}
     created, merges = 0, []
@@ -117,7 +122,8 @@ def load_conversation(conversation: Conversation, *, username: str,
             chunk = turns[start:start + batch_size]
             items = [
                 NewMemory(
-                    content=turn.content, memory_type="episodic", kind="episode",
+                    content=turn_content(turn, turn_format), memory_type="episodic",
+                    kind="episode",
                     session_id=f"session_{number}",
                     metadata={"dia_id": turn.dia_id, "session": number},
                     valid_from=turn.date,
@@ -161,20 +167,23 @@ def _record(reuse: Path, username: str, entry: dict) -> None:
 
 
 def load_or_reuse(conversation: Conversation, *, username: str, batch_size: int = 128,
-                  reuse: Path | None = None) -> LoadedConversation:
+                  reuse: Path | None = None, turn_format: str = "dated") -> LoadedConversation:
     """load_conversation, or, with a `reuse` file that recorded this very conversation
     stored under this owner, the store as it is: embedding 3,000 turns takes minutes,
     and tuning asks the same store many questions."""
     if reuse is None:
-        return load_conversation(conversation, username=username, batch_size=batch_size)
-    fingerprint = _fingerprint([f"{t.dia_id}\t{t.content}" for t in conversation.turns])
+        return load_conversation(conversation, username=username, batch_size=batch_size,
+                                 turn_format=turn_format)
+    fingerprint = _fingerprint([f"{t.dia_id}\t{turn_content(t, turn_format)}"
+                                for t in conversation.turns])
     owner, entry = _reused(reuse, username, fingerprint)
     if owner is not None:
         dia_map = {dia: uuid.UUID(pk) for dia, pk in entry["ids"].items()}
         return LoadedConversation(conversation.sample_id, owner, dia_map,
                                   len(conversation.turns), entry["created"], 0.0,
                                   [tuple(m) for m in entry["merges"]])
-    loaded = load_conversation(conversation, username=username, batch_size=batch_size)
+    loaded = load_conversation(conversation, username=username, batch_size=batch_size,
+                               turn_format=turn_format)
     _record(reuse, username, {"fingerprint": fingerprint, "created": loaded.created,
                               "ids": {dia: str(pk) for dia, pk in loaded.dia_map.items()},
                               "merges": loaded.merges})
@@ -210,9 +219,8 @@ def context_fit(owner, query: str, evidence: Sequence, budget: int = TOKEN_BUDGE
 
 
 def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequence[int],
-                    username_of: Callable[[str], str] = lambda sid: f"locomo-{sid}",
                     batch_size: int = 128, ks: Sequence[int] = (5, 10, 20),
-                    reuse: Path | None = None,
+                    reuse: Path | None = None, turn_format: str = "dated",
                     progress: Callable[[str], None] = lambda message: None) -> dict:
     depth = max(ks)
     rows: list[dict] = []  # one per (question, method)
@@ -220,8 +228,9 @@ def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequen
     total_load = 0.0
     recall_ms: list[float] = []
     for conversation in conversations:
-        loaded = load_or_reuse(conversation, username=username_of(conversation.sample_id),
-                               batch_size=batch_size, reuse=reuse)
+        loaded = load_or_reuse(conversation,
+                               username=locomo_username(conversation.sample_id, turn_format),
+                               batch_size=batch_size, reuse=reuse, turn_format=turn_format)
         total_load += loaded.seconds
         fixes += conversation.evidence_fixes
         rankers = Rankers(loaded.owner)
@@ -263,6 +272,7 @@ def evaluate_locomo(conversations: Sequence[Conversation], *, categories: Sequen
     present = [split for split in SPLITS if any(row["split"] == split for row in rows)]
     return {
         "benchmark": "locomo",
+        "turn_format": turn_format,
         "categories": {str(c): CATEGORY_NAMES.get(c, str(c)) for c in sorted(categories)},
         "questions": len(rows) // len(METHODS),
         "skipped_without_evidence": skipped,

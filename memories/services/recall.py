@@ -130,29 +130,34 @@ def _features(ranked: Sequence[Ranked], rows: dict, query: str, *,
     """What the learned ranker knows of each candidate (engine/ranker.py's FEATURES, a
     row each), from the candidates' `rows` (selectors.CandidateRow by id)."""
     said = [rows[r.id] for r in ranked]
+    matches, own_matches = _date_matches(said, query, now)
     return ranker.describe(ranked, cos_floor=settings.ENGRAM_COSINE_FLOOR,
                            keyword_scale=keyword_scale,
                            texts=[row.content for row in said],
-                           dates=_date_matches(said, query, now),
+                           dates=matches, own_dates=own_matches,
                            sessions=[row.session_id for row in said], query=query)
 
 
 def _date_matches(said: Sequence[selectors.CandidateRow], query: str,
-                  now: datetime) -> list[float] | None:
+                  now: datetime) -> tuple[list[float] | None, list[float] | None]:
     """For a query that names a date, how well each candidate's own date, or a date its
-    text names (relative ones resolved against its own date), matches it; None for
-    every other query (most: the texts are then not searched for dates at all)."""
+    text names (relative ones resolved against its own date), matches it, and how well
+    its own date does where its text names no matching date: a date kept only as the
+    memory's `valid_from` that no keyword of the text can show. (None, None) for every
+    other query (most: the texts are then not searched for dates at all)."""
     if not said or not dates.names_a_date(query):
-        return None
+        return None, None
     asked = dates.periods_named(query, now.date())
     if not asked:
-        return None
-    matches = []
+        return None, None
+    matches, own_matches = [], []
     for row in said:
         own = row.valid_from.date()
-        matches.append(dates.date_match(asked, [dates.day(own),
-                                                *dates.periods_named(row.content, own)]))
-    return matches
+        by_text = dates.date_match(asked, dates.periods_named(row.content, own))
+        by_own = dates.date_match(asked, [dates.day(own)])
+        matches.append(max(by_text, by_own))
+        own_matches.append(0.0 if by_text else by_own)
+    return matches, own_matches
 
 
 def candidate_features(*, owner, query: str, limit: int = 10,

@@ -114,10 +114,30 @@ def test_a_conversations_questions_are_asked_as_its_last_turn_was_said(tmp_path)
     assert locomo.load(path)[0].asked_at is None
 
 
+def test_plain_turns_are_stored_without_their_date_which_stays_their_own(db):
+    report = json.loads(_run("locomo", str(TINY), "--turns", "plain", "--json")[0])
+    assert report["turn_format"] == "plain" and report["questions"] > 0
+    stored = Memory.objects.filter(owner__username="locomo-plain-conv-t1")
+    assert stored.filter(content="Ana: Hi Ben! I finally adopted a puppy named Biscuit "
+                                 "last weekend.").exists()
+    assert not stored.filter(content__startswith="[").exists()
+    assert {m.valid_from.date().isoformat() for m in stored} >= {"2023-05-08"}
+    dated = json.loads(_run("locomo", str(TINY), "--json")[0])
+    assert dated["turn_format"] == "dated"
+    assert Memory.objects.filter(owner__username="locomo-conv-t1",
+                                 content__startswith="[8 May 2023] Ana: Hi Ben!").exists()
+
+
+def test_the_ranker_is_fitted_on_both_turn_formats(db, tmp_path):
+    err = _run("train-ranker", str(TINY), "--write", str(tmp_path / "ranker.json"))[1]
+    assert "conv-t1 (dated):" in err and "conv-t1 (plain):" in err
+    assert Memory.objects.filter(owner__username="locomo-plain-conv-t1").exists()
+
+
 def test_the_ranker_is_fitted_on_dev_conversations_and_written_where_asked(db, tmp_path):
     written = tmp_path / "ranker.json"
     out, err = _run("train-ranker", str(TINY), "--write", str(written))
-    assert "conv-t1:" in err and "fitted on the dev splits" in out
+    assert "conv-t1 (dated):" in err and "fitted on the dev splits" in out
     assert all(name in out for name in ranker.FEATURES)
     coefficients = ranker.load(written)
     assert len(coefficients.weights) == len(ranker.FEATURES)

@@ -31,9 +31,9 @@ def test_the_learned_ranker_is_the_default(settings):
     assert settings.ENGRAM_RANKER == "learned"
 
 
-def _date_feature(alice, query) -> dict:
+def _date_feature(alice, query, name="date") -> dict:
     ids, features = candidate_features(owner=alice, query=query)
-    return dict(zip(ids, features[:, ranker.FEATURES.index("date")]))
+    return dict(zip(ids, features[:, ranker.FEATURES.index(name)]))
 
 
 def test_yesterday_said_on_11_june_matches_a_question_about_10_june(two_trips, alice):
@@ -44,3 +44,20 @@ def test_yesterday_said_on_11_june_matches_a_question_about_10_june(two_trips, a
     assert dates[lake.pk] == 1.0  # the day it was said on counts too
     assert set(_date_feature(alice, "Where did we go camping?").values()) == {0.0}
 
+
+
+def test_a_date_kept_only_as_the_memorys_own_date_counts_as_one_its_words_cannot_show(
+        two_trips, alice):
+    # The lake trip's text says "yesterday", which names 10 June; its own date is 11 June.
+    # The hills trip's text names no date at all: only its valid_from knows it.
+    lake, hills = two_trips
+    asked = "Where did we go camping on 21 August 2023?"
+    assert _date_feature(alice, asked)[hills.pk] == 1.0
+    assert _date_feature(alice, asked, "own_date")[hills.pk] == 1.0
+    on_the_lake_day = _date_feature(alice, "Where did we go camping on 10 June 2023?",
+                                    "own_date")
+    assert (on_the_lake_day[lake.pk], on_the_lake_day[hills.pk]) == (0.0, 0.0)
+    said_the_day_after = _date_feature(alice, "Where did we go camping on 11 June 2023?",
+                                       "own_date")
+    assert said_the_day_after[lake.pk] == 1.0  # "yesterday" names the 10th, not the 11th
+    assert set(_date_feature(alice, "Where did we go camping?", "own_date").values()) == {0.0}

@@ -104,6 +104,10 @@ class Command(BaseCommand):
         parser.add_argument("--split", choices=["dev", "heldout", "all"], default="all",
                             help="LoCoMo conversations: dev (1-5, the ones to tune on), "
                                  "heldout (6-10) or all (default; reported per split too)")
+        parser.add_argument("--turns", choices=locomo.TURN_FORMATS, default="dated",
+                            help="locomo: each turn's text with its session's date in front "
+                                 "(dated, the default) or the speaker and words alone "
+                                 "(plain); the date is each memory's valid_from either way")
         parser.add_argument("--reuse", type=Path, default=None, metavar="FILE",
                             help="locomo, train-ranker: record the stored conversations "
                                  "(and train-ranker's paraphrase set) in FILE and, on later "
@@ -124,7 +128,7 @@ class Command(BaseCommand):
                             help="print JSON instead of tables")
 
     def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
-               judge, as_json, split, reuse, write, conversations, **options):
+               judge, as_json, split, reuse, write, conversations, turns, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
         if benchmark == "chat-contradictions":
@@ -168,7 +172,7 @@ class Command(BaseCommand):
                              if split in ("all", c.split)]
             report = runner.evaluate_locomo(
                 conversations, categories=chosen, batch_size=batch_size, reuse=reuse,
-                progress=self.stderr.write,  # progress on stderr keeps --json parseable
+                turn_format=turns, progress=self.stderr.write,  # progress on stderr keeps --json parseable
             )
             report["path"] = str(path)
         else:
@@ -191,7 +195,8 @@ class Command(BaseCommand):
 
     def _locomo_table(self, report):
         out = self.stdout.write
-        out(f"LoCoMo: {len(report['conversations'])} conversations, {report['turns']} turns -> "
+        out(f"LoCoMo: {len(report['conversations'])} conversations, {report['turns']} turns "
+            f"({report['turn_format']}) -> "
             f"{report['memories']} memories ({report['merged_turns']} turns merged into an "
             f"existing memory); {report['questions']} questions "
             f"({report['skipped_without_evidence']} without evidence skipped); "

@@ -88,44 +88,17 @@ def fit_pointwise(sets, shares, l2=1.0) -> np.ndarray:
     return ranker.fit_weights(np.vstack(xs), y, w, l2=l2, groups=np.concatenate(gs))[1]
 
 
-def fit_listwise(sets, shares, l2=1.0, iterations=100) -> np.ndarray:
-    """A softmax over each question's candidates (the evidence sharing the target), by
-    Newton's method with step halving; no intercept (it cancels within a question)."""
-    questions = []
+def fit_listwise(sets, shares, l2=1.0) -> np.ndarray:
+    """ranker.fit (listwise, the ranker's own), every question of a set weighing the same
+    and each set its share; the weights only."""
+    from memories.engine import ranker
+
     scale = sum(len(rows) for rows in sets) / len(sets)  # the L2 penalty's weight per question
+    questions, weights = [], []
     for rows, share in zip(sets, shares):
-        for row in rows:
-            y = labels(row)
-            if y.sum():
-                questions.append((row["x"], y / y.sum(), scale * share / len(rows)))
-
-    def loss(w):
-        total = 0.5 * l2 * w @ w
-        for x, target, weight in questions:
-            z = x @ w
-            top = z.max()
-            total += weight * (top + np.log(np.exp(z - top).sum()) - target @ z)
-        return total
-
-    w = np.zeros(questions[0][0].shape[1])
-    current = loss(w)
-    for _ in range(iterations):
-        gradient, hessian = l2 * w, l2 * np.eye(len(w))
-        for x, target, weight in questions:
-            z = x @ w
-            p = np.exp(z - z.max())
-            p /= p.sum()
-            gradient += weight * (x.T @ (p - target))
-            mean = x.T @ p
-            hessian += weight * ((x.T * p) @ x - np.outer(mean, mean))
-        step, size = np.linalg.solve(hessian, gradient), 1.0
-        while loss(w - size * step) > current and size > 1e-6:
-            size /= 2
-        w = w - size * step
-        previous, current = current, loss(w)
-        if previous - current < 1e-9:
-            break
-    return w
+        questions += [(row["x"], labels(row)) for row in rows]
+        weights += [scale * share / len(rows)] * len(rows)
+    return np.asarray(ranker.fit(questions, weights, l2=l2).weights)
 
 
 def with_coverage(rows, columns):
@@ -187,8 +160,10 @@ def score(path: str) -> None:
     dialogue = [r for r in both if r["format"] == "dated"]  # the variants below: dated turns
     plain = [r for r in both if r["format"] == "plain"]
     para = [r for r in rows if r["set"] == "paraphrase"]
-    for name, fitted in (("dated turns (before)", dialogue), ("both turn formats", both)):
-        figures = [out_of_fold(fitted, para, fit_pointwise, (1, 1), asked)
+    for name, fitted, fit in (("dated turns, pointwise", dialogue, fit_pointwise),
+                              ("both turn formats, pointwise", both, fit_pointwise),
+                              ("both turn formats, listwise", both, fit_listwise)):
+        figures = [out_of_fold(fitted, para, fit, (1, 1), asked)
                    for asked in (dialogue, plain)]
         print(f"fitted on {name}: R@10 dated {figures[0][0]:.4f}, plain {figures[1][0]:.4f}"
               f"  hit@1 {figures[0][1]:.3f}")

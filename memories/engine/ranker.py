@@ -4,8 +4,9 @@ Hand-set fusion (`ranking.rank`) mixes cosine, keyword share, links, recency and
 importance with weights chosen by eye; here the mix is fitted, on the dev splits of the
 evaluation sets only (`manage.py engram_eval train-ranker`, memories/evaluation/
 ranker_training.py), and the coefficients it prints are committed in ranker.json next
-to this module. The model scores each candidate alone (pointwise logistic regression),
-so recall stays one pass over its candidates. Pure: numpy only.
+to this module. The model scores each candidate alone (a weighted sum of its features),
+so recall stays one pass over its candidates; it is fitted listwise, over each question's
+candidates together (`fit`). Pure: numpy only.
 
 The model replaces the fusion's relevance only: recency and importance (with helpful /
 harmful feedback) stay in the three-factor re-rank with their weights, since the
@@ -246,22 +247,61 @@ def rerank(ranked: Sequence[Ranked], features: np.ndarray, coefficients: Coeffic
                                                  final=finals[i])) for i in order]
 
 
-def fit(features: np.ndarray, labels: np.ndarray, sample_weights: np.ndarray | None = None,
-        *, l2: float = 1.0, iterations: int = 50,
-        groups: np.ndarray | None = None) -> Coefficients:
-    """The ranker's coefficients, fitted by fit_weights over rows of FEATURES."""
-    intercept, weights = fit_weights(features, labels, sample_weights, l2=l2,
-                                     iterations=iterations, groups=groups)
-    return Coefficients(intercept, tuple(float(v) for v in weights))
+def fit(questions: Sequence[tuple[np.ndarray, np.ndarray]], question_weights: Sequence[float],
+        *, l2: float = 1.0, iterations: int = 100) -> Coefficients:
+    """The ranker's coefficients, fitted listwise: for each question (its candidates' rows
+    of FEATURES, and a label per candidate, 1 for what it asked for), a softmax over its
+    candidates should put the probability on its evidence, the evidence sharing it
+    alike. Recall only ever compares the candidates of one query, and this is that
+    comparison; a pointwise fit (fit_weights) also learns to tell candidates of one
+    question from those of another, which ranking never asks (on LoCoMo's dev split the
+    listwise fit ranked better, docs/BENCHMARKS.md). Questions with no evidence say
+    nothing and are left out.
+    Newton's method with step halving; L2 on the weights; no intercept, which a softmax
+    over one question's candidates cancels."""
+    asked = [(np.asarray(x, dtype=float), np.asarray(y, dtype=float) / np.sum(y), weight)
+             for (x, y), weight in zip(questions, question_weights, strict=True)
+             if np.sum(y) > 0]
+    if not asked:
+        raise ValueError("No question has a relevant candidate to fit on.")
+
+    def loss(w: np.ndarray) -> float:
+        total = 0.5 * l2 * w @ w
+        for x, target, weight in asked:
+            z = x @ w
+            top = z.max()
+            total += weight * (top + np.log(np.exp(z - top).sum()) - target @ z)
+        return total
+
+    w = np.zeros(asked[0][0].shape[1])
+    current = loss(w)
+    for _ in range(iterations):
+        gradient, hessian = l2 * w, l2 * np.eye(len(w))
+        for x, target, weight in asked:
+            z = x @ w
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            gradient += weight * (x.T @ (p - target))
+            mean = x.T @ p
+            hessian += weight * ((x.T * p) @ x - np.outer(mean, mean))
+        step, size = np.linalg.solve(hessian, gradient), 1.0
+        while loss(w - size * step) > current and size > 1e-6:
+            size /= 2
+        w = w - size * step
+        previous, current = current, loss(w)
+        if previous - current < 1e-9:
+            break
+    return Coefficients(0.0, tuple(float(v) for v in w))
 
 
 def fit_weights(features: np.ndarray, labels: np.ndarray,
                 sample_weights: np.ndarray | None = None, *, l2: float = 1.0,
                 iterations: int = 50, groups: np.ndarray | None = None,
                 ) -> tuple[float, np.ndarray]:
-    """(intercept, a weight per column): weighted logistic regression by Newton's method,
-    L2 on the weights only, over columns of any number (docs/bench/ranker_variants.py
-    tries features the ranker does not have).
+    """(intercept, a weight per column): weighted pointwise logistic regression by
+    Newton's method, L2 on the weights only, over columns of any number: the fit the
+    ranker had before it was fitted listwise, kept for docs/bench/ranker_variants.py,
+    which compares the two and tries features the ranker does not have.
 
     `groups` (an integer per row, 0 first) gives each group of rows an intercept of its
     own: where one evaluation set's candidates are likelier relevant than another's, a

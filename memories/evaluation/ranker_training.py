@@ -3,9 +3,9 @@
 Every dev question of LoCoMo (conversations 1-5, one memory a turn, as `engram_eval
 locomo` stores them, once with each turn's date written into its text and once without)
 and every dev query of the paraphrase set is asked through recall's own candidate path; each candidate is a row of features, labelled 1 when it holds
-evidence for the question. The two sets weigh the same in the fit, and within a set
-every question weighs the same, so long candidate lists and the larger set do not
-decide the model alone. The held-out splits are never read here.
+evidence for the question. The fit is listwise (engine/ranker.py's `fit`): the two
+sets weigh the same, and within a set every question weighs the same, so long candidate
+lists and the larger set do not decide the model alone. The held-out splits are never read here.
 """
 
 from collections.abc import Callable, Sequence
@@ -75,20 +75,13 @@ def paraphrase_rows(pairs: Sequence[Pair], distractors: Sequence[str], *,
 def fit(sets: Sequence[list[tuple]], *, l2: float = 1.0) -> dict:
     """Fit on the questions of each set, each set weighing the same in total and each
     question the same within its set; report what was fitted on."""
-    xs, ys, ws, gs = [], [], [], []
-    for number, questions in enumerate(sets):
-        usable = [(x, y) for x, y in questions if len(y)]
-        for x, y in usable:
-            xs.append(x)
-            ys.append(y)
-            ws.append(np.full(len(y), 1.0 / (len(y) * len(usable))))
-            gs.append(np.full(len(y), number))
-    features, labels, weights = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
-    weights *= len(labels) / weights.sum()  # the L2 penalty keeps its meaning per row
-    # An intercept per set: LoCoMo's candidates and the paraphrase set's are relevant at
-    # different rates, and the features only LoCoMo has (sessions, speakers) must not
-    # learn that difference instead of what tells candidates of one question apart.
-    coefficients = ranker.fit(features, labels, weights, l2=l2, groups=np.concatenate(gs))
+    questions, weights = [], []
+    per_set = sum(len(one) for one in sets) / len(sets)  # the L2 penalty's scale
+    for one in sets:
+        questions += one
+        weights += [per_set / len(one)] * len(one)
+    coefficients = ranker.fit(questions, weights, l2=l2)
+    labels = np.concatenate([y for _, y in questions])
     return {"coefficients": coefficients, "rows": len(labels),
             "positives": int(labels.sum()),
-            "questions": [len(questions) for questions in sets]}
+            "questions": [len(one) for one in sets]}

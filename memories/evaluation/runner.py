@@ -148,9 +148,10 @@ def _fingerprint(texts: Sequence[str]) -> str:
 
 def _reused(reuse: Path, username: str, fingerprint: str):
     """The owner and what `reuse` recorded of it, when it recorded this very set stored
-    under this owner (same texts, every memory still there); (None, None) otherwise."""
+    under this owner (same texts, every memory still there); (None, None) otherwise, an
+    entry an older version wrote included."""
     entry = (json.loads(reuse.read_text()) if reuse.exists() else {}).get(username)
-    if not entry or entry["fingerprint"] != fingerprint:
+    if not entry or entry.get("fingerprint") != fingerprint or "ids" not in entry:
         return None, None
     owner = get_user_model().objects.filter(username=username).first()
     ids = set(entry["ids"].values())

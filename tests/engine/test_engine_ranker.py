@@ -20,14 +20,24 @@ def test_the_committed_coefficients_name_every_feature_and_load():
         ranker.Coefficients.from_json({"intercept": 0, "weights": {"cosine": 1}})
 
 
-def test_the_fit_learns_the_feature_that_tells_relevant_from_not():
+def test_the_fit_learns_the_feature_that_tells_a_questions_evidence_from_the_rest():
     rng = np.random.default_rng(7)
-    features = rng.random((400, len(ranker.FEATURES)))
     cosine = ranker.FEATURES.index("cosine")
-    labels = (features[:, cosine] > 0.7).astype(float)
-    fitted = ranker.fit(features, labels)
+    questions = []
+    for _ in range(40):
+        features = rng.random((10, len(ranker.FEATURES)))
+        questions.append((features, (features[:, cosine] == features[:, cosine].max())
+                          .astype(float)))
+    fitted = ranker.fit(questions, [1.0] * len(questions))
     others = [abs(w) for i, w in enumerate(fitted.weights) if i != cosine]
     assert fitted.weights[cosine] > 5 * max(others)
+    assert fitted.intercept == 0.0  # a softmax over one question's candidates cancels it
+
+
+def test_a_fit_needs_a_question_with_evidence():
+    features = np.zeros((3, len(ranker.FEATURES)))
+    with pytest.raises(ValueError, match="No question has a relevant candidate"):
+        ranker.fit([(features, np.zeros(3))], [1.0])
 
 
 def test_how_much_a_memory_says_and_whether_it_asks():
@@ -163,8 +173,8 @@ def test_an_intercept_per_group_keeps_a_feature_from_learning_the_groups_base_ra
     # the second group's candidates are relevant far more often, whatever they say
     labels = (rng.random(n) < np.where(group == 1, 0.5, 0.05) * features[:, cosine] * 2
               ).astype(float)
-    shared = ranker.fit(features, labels)
-    apart = ranker.fit(features, labels, groups=group)
-    assert shared.weights[speaker] > 1.0
-    assert abs(apart.weights[speaker]) < 0.2
-    assert apart.weights[cosine] > 1.0
+    _, shared = ranker.fit_weights(features, labels)
+    _, apart = ranker.fit_weights(features, labels, groups=group)
+    assert shared[speaker] > 1.0
+    assert abs(apart[speaker]) < 0.2
+    assert apart[cosine] > 1.0

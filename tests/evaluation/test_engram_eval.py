@@ -175,7 +175,7 @@ def test_locomo_end_to_end_on_the_fixture(db):
 
 def test_locomo_table_and_category_choice(db):
     out, _ = _run("locomo", str(FIXTURE), "--categories", "5", "--limit-conversations", "1")
-    assert out.startswith("LoCoMo: 1 conversations, 16 turns -> 15 memories")
+    assert out.startswith("LoCoMo: 1 conversations, 16 turns (dated) -> 15 memories")
     assert "1 questions (0 without evidence skipped)" in out
     lines = out.splitlines()
     assert any(line.split()[1:5] == ["recall", "5", "adversarial", "1"] for line in lines)

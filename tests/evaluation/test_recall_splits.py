@@ -92,6 +92,19 @@ def test_a_reused_store_is_asked_again_instead_of_stored_anew(db, tmp_path):
     assert [c["load_seconds"] for c in second["conversations"]] == [0.0, 0.0]
 
 
+def test_a_reuse_file_an_older_version_wrote_is_stored_anew_not_misread(db, tmp_path):
+    reuse = tmp_path / "stored.json"
+    _run("locomo", str(TINY), "--json", "--reuse", str(reuse))
+    known = json.loads(reuse.read_text())
+    for entry in known.values():  # how the file recorded a store before it kept ids
+        entry["dia_map"] = entry.pop("ids")
+    reuse.write_text(json.dumps(known))
+    ids = set(Memory.objects.values_list("id", flat=True))
+    _run("locomo", str(TINY), "--json", "--reuse", str(reuse))
+    assert ids.isdisjoint(Memory.objects.values_list("id", flat=True))
+    assert all("ids" in entry for entry in json.loads(reuse.read_text()).values())
+
+
 def test_a_fit_on_a_reused_store_is_repeatable_and_stores_nothing_anew(db, tmp_path):
     reuse = tmp_path / "stored.json"
     first, second = tmp_path / "first.json", tmp_path / "second.json"

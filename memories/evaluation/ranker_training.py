@@ -2,10 +2,11 @@
 
 Every dev question of LoCoMo (conversations 1-5, one memory a turn, as `engram_eval
 locomo` stores them, once with each turn's date written into its text and once without)
-and every dev query of the paraphrase set is asked through recall's own candidate path; each candidate is a row of features, labelled 1 when it holds
-evidence for the question. The fit is listwise (engine/ranker.py's `fit`): the two
-sets weigh the same, and within a set every question weighs the same, so long candidate
-lists and the larger set do not decide the model alone. The held-out splits are never read here.
+and every dev query of the paraphrase set is asked through recall's own candidate path;
+each candidate is a row of features, labelled 1 when it holds evidence for the question.
+The fit is listwise (engine/ranker.py's `fit`): the two sets weigh the same, and within
+a set every question weighs the same, so long candidate lists and the larger set do not
+decide the model alone. The held-out splits are never read here.
 """
 
 from collections.abc import Callable, Sequence

@@ -71,8 +71,9 @@ def labels(row) -> np.ndarray:
 
 
 def fit_pointwise(sets, shares, l2=1.0) -> np.ndarray:
-    """ranker.fit's model (an intercept per set), every question of a set weighing the
-    same and each set its share; the weights only."""
+    """ranker.fit_weights (pointwise, an intercept per set: the ranker's fit before round
+    eight), every question of a set weighing the same and each set its share; the weights
+    only."""
     from memories.engine import ranker
 
     xs, ys, ws, gs = [], [], [], []

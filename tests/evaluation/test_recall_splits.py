@@ -139,6 +139,10 @@ def test_plain_turns_are_stored_without_their_date_which_stays_their_own(db):
     assert dated["turn_format"] == "dated"
     assert Memory.objects.filter(owner__username="locomo-conv-t1",
                                  content__startswith="[8 May 2023] Ana: Hi Ben!").exists()
+    stored_before = sorted(Memory.objects.values_list("id", "content"))
+    with pytest.raises(CommandError, match="invalid choice: 'undated'"):
+        _run("locomo", str(TINY), "--turns", "undated")
+    assert sorted(Memory.objects.values_list("id", "content")) == stored_before
 
 
 def test_the_ranker_is_fitted_on_both_turn_formats(db, tmp_path):

@@ -172,7 +172,8 @@ class Command(BaseCommand):
                              if split in ("all", c.split)]
             report = runner.evaluate_locomo(
                 conversations, categories=chosen, batch_size=batch_size, reuse=reuse,
-                turn_format=turns, progress=self.stderr.write,  # progress on stderr keeps --json parseable
+                turn_format=turns,
+                progress=self.stderr.write,  # progress on stderr keeps --json parseable
             )
             report["path"] = str(path)
         else:

@@ -326,24 +326,23 @@ def _percentile(values, p):
 # ---------------------------------------------------------------- paraphrases
 
 def evaluate_paraphrases(pairs: Sequence[Pair], distractors: Sequence[str], *,
-                         username: str = "paraphrase-eval") -> dict:
+                         username: str = "paraphrase-eval", reuse: Path | None = None) -> dict:
     """All memories (answers and distractors) go to one owner; each query must find its
-    own memory. Reports hit@1, hit@5 and MRR@10 per method, overall and per split."""
-    owner = fresh_owner(username)
+    own memory. Reports hit@1, hit@5 and MRR@10 per method, overall and per split.
+    With `reuse`, the store an earlier run recorded there is asked again (store_texts), so
+    that two runs tell tied candidates apart by the same ids and report the same."""
     texts = [pair.memory for pair in pairs] + list(distractors)
     started = time.perf_counter()
-    results = remember_many(
-        owner=owner,
-        items=[NewMemory(content=text, memory_type="semantic", kind="fact")
-               for text in texts],
-    )
+    owner, ids = store_texts(texts, username=username, reuse=reuse)
     load_seconds = time.perf_counter() - started
-    merged = [{"memory": texts[i], "into": result.memory.content}
-              for i, result in enumerate(results) if not result.created]
+    # a fresh owner's store: a text merged into another shares that memory's id
+    contents = dict(Memory.objects.filter(pk__in=ids).values_list("pk", "content"))
+    merged = [{"memory": text, "into": contents[pk]}
+              for i, (text, pk) in enumerate(zip(texts, ids)) if pk in ids[:i]]
     rankers = Rankers(owner)
     rows, misses = [], []
     for i, pair in enumerate(pairs):
-        target = results[i].memory.pk
+        target = ids[i]
         rankings = rankers.rankings(pair.query, 10)
         for method, ranked in rankings.items():
             rows.append({"method": method, "split": pair.split,
@@ -363,7 +362,7 @@ def evaluate_paraphrases(pairs: Sequence[Pair], distractors: Sequence[str], *,
     return {
         "benchmark": "paraphrase",
         "pairs": len(pairs), "distractors": len(distractors),
-        "memories": sum(r.created for r in results), "merged": merged,
+        "memories": len(set(ids)), "merged": merged,
         "methods": scores(rows),
         "splits": {split: scores([r for r in rows if r["split"] == split])
                    for split in SPLITS if any(pair.split == split for pair in pairs)},

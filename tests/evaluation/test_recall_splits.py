@@ -116,6 +116,26 @@ def test_a_fit_on_a_reused_store_is_repeatable_and_stores_nothing_anew(db, tmp_p
     assert second.read_text() == first.read_text()
 
 
+def test_a_paraphrase_run_on_a_reused_store_reports_the_same_and_stores_nothing_anew(
+        db, tmp_path):
+    path, reuse = tmp_path / "set.jsonl", tmp_path / "stored.json"
+    repeated = "Production deploys go through the release pipeline with a canary stage."
+    rows = [{"memory": "The office router hands out DHCP leases that expire every 10 "
+                       "minutes.", "query": "the wireless keeps cutting out"},
+            {"memory": repeated, "query": "how do I ship my change to customers"},
+            {"memory": "The coffee machine on the third floor is descaled every Friday."},
+            {"memory": repeated}]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    first = json.loads(_run("paraphrase", str(path), "--json", "--reuse", str(reuse))[0])
+    ids = set(Memory.objects.values_list("id", flat=True))
+    second = json.loads(_run("paraphrase", str(path), "--json", "--reuse", str(reuse))[0])
+    assert set(Memory.objects.values_list("id", flat=True)) == ids and len(ids) == 3
+    assert second["methods"] == first["methods"]
+    assert second["memories"] == first["memories"] == 3
+    # the repeated text was merged into the memory that holds it, and is reported so
+    assert second["merged"] == first["merged"] == [{"memory": repeated, "into": repeated}]
+
+
 def test_a_conversations_questions_are_asked_as_its_last_turn_was_said(tmp_path):
     conversation = locomo.load(TINY)[0]
     said = [turn.date for turn in conversation.turns if turn.date]

@@ -109,10 +109,11 @@ class Command(BaseCommand):
                                  "(dated, the default) or the speaker and words alone "
                                  "(plain); the date is each memory's valid_from either way")
         parser.add_argument("--reuse", type=Path, default=None, metavar="FILE",
-                            help="locomo, train-ranker: record the stored conversations "
-                                 "(and train-ranker's paraphrase set) in FILE and, on later "
-                                 "runs, ask the same store again instead of storing every "
-                                 "turn anew; a fit on the same store is repeatable")
+                            help="locomo, paraphrase, train-ranker: record the stored "
+                                 "conversations (and the paraphrase set) in FILE and, on "
+                                 "later runs, ask the same store again instead of storing "
+                                 "every text anew; a run or a fit on the same store is "
+                                 "repeatable")
         parser.add_argument("--write", type=Path, default=None, metavar="FILE",
                             help="train-ranker: write the fitted coefficients to FILE "
                                  f"(the product reads {ranker.COEFFICIENTS_PATH.name})")
@@ -183,7 +184,7 @@ class Command(BaseCommand):
                 raise CommandError(f"cannot read {path}: {exc}") from exc
             if not pairs:
                 raise CommandError("the paraphrase set has no pairs.")
-            report = runner.evaluate_paraphrases(pairs, distractors)
+            report = runner.evaluate_paraphrases(pairs, distractors, reuse=reuse)
             report["problems"] = paraphrases.problems(pairs, distractors)
             report["path"] = str(path or paraphrases.DEFAULT_PATH)
         report["embedding_model"] = get_provider().model_id

@@ -146,23 +146,50 @@ def _fingerprint(texts: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(texts).encode()).hexdigest()
 
 
+def reuse_records(reuse: Path) -> dict:
+    """What a reuse file recorded, a store per owner; {} for a file not written yet.
+    Raises ValueError for a file that is not one, before anything is stored."""
+    if not reuse.exists():
+        if not reuse.parent.is_dir():
+            raise ValueError(f"{reuse}: its folder does not exist")
+        return {}
+    try:
+        known = json.loads(reuse.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{reuse} is not a reuse file: {exc}") from exc
+    if not isinstance(known, dict) or not all(isinstance(e, dict) for e in known.values()):
+        raise ValueError(f"{reuse} is not a reuse file: expected a JSON object of stores "
+                         "by owner")
+    return known
+
+
+def _ids(entry: dict) -> dict[str, uuid.UUID] | None:
+    try:
+        return {key: uuid.UUID(pk) for key, pk in entry["ids"].items()}
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return None
+
+
 def _reused(reuse: Path, username: str, fingerprint: str):
-    """The owner and what `reuse` recorded of it, when it recorded this very set stored
-    under this owner (same texts, every memory still there); (None, None) otherwise, an
-    entry an older version wrote included."""
-    entry = (json.loads(reuse.read_text()) if reuse.exists() else {}).get(username)
-    if not entry or entry.get("fingerprint") != fingerprint or "ids" not in entry:
+    """The owner and the memory ids `reuse` recorded of it, when it recorded this very set
+    stored under this owner (same texts, every memory still there); (None, None)
+    otherwise, an entry an older version wrote (or one mangled by hand) included."""
+    entry = reuse_records(reuse).get(username)
+    if not entry or entry.get("fingerprint") != fingerprint:
+        return None, None
+    recorded = _ids(entry)
+    if recorded is None or not isinstance(entry.get("created"), int):
         return None, None
     owner = get_user_model().objects.filter(username=username).first()
-    ids = set(entry["ids"].values())
+    ids = set(recorded.values())
     if owner is None or Memory.objects.for_owner(owner).count() != entry["created"] \
             or Memory.objects.filter(owner=owner, pk__in=ids).count() != len(ids):
         return None, None
-    return owner, entry
+    return owner, entry | {"ids": recorded}
 
 
 def _record(reuse: Path, username: str, entry: dict) -> None:
-    known = json.loads(reuse.read_text()) if reuse.exists() else {}
+    known = reuse_records(reuse)
     known[username] = entry
     reuse.write_text(json.dumps(known))
 
@@ -179,10 +206,9 @@ def load_or_reuse(conversation: Conversation, *, username: str, batch_size: int 
                                 for t in conversation.turns])
     owner, entry = _reused(reuse, username, fingerprint)
     if owner is not None:
-        dia_map = {dia: uuid.UUID(pk) for dia, pk in entry["ids"].items()}
-        return LoadedConversation(conversation.sample_id, owner, dia_map,
+        return LoadedConversation(conversation.sample_id, owner, entry["ids"],
                                   len(conversation.turns), entry["created"], 0.0,
-                                  [tuple(m) for m in entry["merges"]])
+                                  [tuple(m) for m in entry.get("merges", [])])
     loaded = load_conversation(conversation, username=username, batch_size=batch_size,
                                turn_format=turn_format)
     _record(reuse, username, {"fingerprint": fingerprint, "created": loaded.created,
@@ -199,7 +225,7 @@ def store_texts(texts: Sequence[str], *, username: str, reuse: Path | None = Non
     fingerprint = _fingerprint(texts)
     owner, entry = _reused(reuse, username, fingerprint) if reuse else (None, None)
     if owner is not None:
-        return owner, [uuid.UUID(entry["ids"][str(i)]) for i in range(len(texts))]
+        return owner, [entry["ids"][str(i)] for i in range(len(texts))]
     owner = fresh_owner(username)
     results = remember_many(owner=owner, items=[
         NewMemory(content=text, memory_type="semantic", kind="fact") for text in texts])

@@ -118,6 +118,34 @@ def test_a_reuse_file_an_older_version_wrote_is_stored_anew_not_misread(db, tmp_
     assert all("ids" in entry for entry in json.loads(reuse.read_text()).values())
 
 
+@pytest.mark.parametrize("benchmark", ["locomo", "paraphrase", "train-ranker"])
+def test_a_file_that_is_no_reuse_file_is_refused_and_nothing_is_stored(db, tmp_path,
+                                                                       benchmark):
+    args = [] if benchmark == "paraphrase" else [str(TINY)]
+    for written in ("not json", '["a list"]', '{"locomo-conv-t1": 3}'):
+        reuse = tmp_path / "stored.json"
+        reuse.write_text(written)
+        with pytest.raises(CommandError, match="is not a reuse file"):
+            _run(benchmark, *args, "--reuse", str(reuse))
+        assert reuse.read_text() == written
+    with pytest.raises(CommandError, match="its folder does not exist"):
+        _run(benchmark, *args, "--reuse", str(tmp_path / "missing" / "stored.json"))
+    assert not Memory.objects.exists()
+
+
+def test_an_entry_mangled_by_hand_is_stored_anew_not_misread(db, tmp_path):
+    reuse = tmp_path / "stored.json"
+    _run("locomo", str(TINY), "--json", "--reuse", str(reuse))
+    known = json.loads(reuse.read_text())
+    for entry in known.values():
+        entry["ids"] = dict.fromkeys(entry["ids"], "not-a-uuid")
+    reuse.write_text(json.dumps(known))
+    ids = set(Memory.objects.values_list("id", flat=True))
+    report = json.loads(_run("locomo", str(TINY), "--json", "--reuse", str(reuse))[0])
+    assert report["questions"] > 0
+    assert ids.isdisjoint(Memory.objects.values_list("id", flat=True))
+
+
 def test_a_fit_on_a_reused_store_is_repeatable_and_stores_nothing_anew(db, tmp_path):
     reuse = tmp_path / "stored.json"
     first, second = tmp_path / "first.json", tmp_path / "second.json"

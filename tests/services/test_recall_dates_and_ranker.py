@@ -45,7 +45,6 @@ def test_yesterday_said_on_11_june_matches_a_question_about_10_june(two_trips, a
     assert set(_date_feature(alice, "Where did we go camping?").values()) == {0.0}
 
 
-
 def test_a_date_kept_only_as_the_memorys_own_date_counts_as_one_its_words_cannot_show(
         two_trips, alice):
     # The lake trip's text says "yesterday", which names 10 June; its own date is 11 June.

@@ -132,6 +132,11 @@ class Command(BaseCommand):
                judge, as_json, split, reuse, write, conversations, turns, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
+        if reuse is not None:
+            try:  # refused before anything is stored, not after minutes of embedding
+                runner.reuse_records(reuse)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
         if benchmark == "chat-contradictions":
             self._chat_contradictions(path, _conversations(conversations), batch_size, as_json)
             return

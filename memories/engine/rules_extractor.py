@@ -10,23 +10,30 @@ their role and of leading fillers ("So,", "Ok,", "FYI"):
   reported with no error sentence, an action as the subject of what it did ("Filtering
   by X made the duplicates disappear"), merged with the problem stated just before it:
   episodic / error. Error words naming a setting ("a 30 minute timeout", "error
-  tracking") do not make an error;
+  tracking"), or said not to have happened ("without a failure"), do not make an error,
+  nor does a user's rule about errors ("Prefer raising specific exceptions"); a sentence
+  pointing back at the error ("That's a known bug in ...") diagnoses it, and running out
+  of a resource ("ran out of connections") is one;
 - decisions ("let's go with", "we'll use", "we're keeping", "replacing X with Y",
-  "switched from X to Y", "X will be Y", "X it is"): semantic / decision;
+  "switched from X to Y", "X will be Y", "X it is"), and an assistant's proposal the
+  user takes in a word ("I suggest we ..." / "Agreed, do that."): semantic / decision;
 - preferences ("I prefer / like / don't like / 'd rather", "please always / don't"):
   semantic / preference;
 - instructions from the user: obligations ("must", "should stay", "needs to", "we
   never") and imperatives that read as standing rules rather than one-off tasks ("Never
-  force-push", "Before merging, rebase on main"; not "run it"): procedural /
-  instruction;
+  force-push", "Before merging, rebase on main"; not "run it"), and prohibitions ("No
+  summaries at the end of a reply"): procedural / instruction. A user's one-off task
+  ("Rename the variable tmp in sync.py") is not kept;
 - workflows ("To deploy, we ...", "Run the suite with `make test`"): procedural / workflow;
 - facts about the project and its environment, when they name something technical (a
   version, path, port, known technology or identifier) and either have a fact shape ("X
   runs on / uses / lives in / listens on / is stored in / defaults to / is pinned to",
   "is <done> under / by / as ...", "N by default", "at most N", "we're on ...") or are a
   user's own plain statement; a user's statement that sets one thing against another
-  ("X, not Y", "rather than") needs nothing technical; a short or "It ..." answer to a
-  technical question is kept with its question: semantic / fact.
+  ("X, not Y", "rather than") or tells how the team works ("We do trunk-based
+  development") needs nothing technical; a short or "It ..." answer to a technical
+  question is kept with its question, and the assistant's answer to the user's question
+  about this project ("where do the logs end up in prod?") alone: semantic / fact.
 
 It drops questions, greetings, thanks, hedged sentences ("maybe", "might", "I wonder",
 "not sure"), the assistant's narration and filler ("Sure, I can help", "Let me look",
@@ -98,7 +105,8 @@ _ERROR = re.compile(
     r"broke|broken|blows? up|blew up|exit(s|ed|ing)? with|exit code|timed out|times? out|time ?outs?|oom|"
     r"out of memory|segfault\w*|refused|denied|cannot|can't|could not|couldn't|unable to|"
     r"not found|(does not|doesn't|no longer) (exist|work)|flaky|breaks|bug|regression|"
-    r"dies|died|hang(s|ing)?|leaks?|blocked|rejected)\b", _I)
+    r"dies|died|hang(s|ing)?|leaks?|blocked|rejected|r[au]n(s|ning)? out of|exhausted|"
+    r"too many (clients|connections|requests|open files|processes))\b", _I)
 _ERROR_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception|Exit)\b|\b(got|gives|returns?|returned|"
                          r"raises?|raised|throws?)\b[^.]{0,200}\b[45]\d\d\b")
 # Error words naming a setting, not an event: "a 30 minute timeout", "timeout of 10 s",
@@ -111,16 +119,23 @@ _SETTING_NOUN = re.compile(
     r"|\b(time ?out|errors?|exceptions?|crash|failures?|bugs?)[- ](handling|handlers?|tracking|"
     r"trackers?|reporting|reports?|rates?|budgets?|pages?|messages?|codes?|logging|logs?|"
     r"monitoring|settings?|values?|classes|types?|hierarch\w+)\b", _I)
+# Error words said not to have happened: "ran it 50 times without a failure", "no errors
+# since". A sentence reporting that is no error report.
+_DENIED_ERROR = re.compile(
+    r"\b(without|no|zero|never (a|an|any)?|not (a|an|one|any)?)\s*(a |an |any |single |more )?"
+    r"(errors?|exceptions?|failures?|fail(s|ed)?|crash(es)?|timeouts?|regressions?|bugs?)\b", _I)
 _FIX = re.compile(
     r"\b(fix(es|ed)? (it|this|that|the)|the (real )?fix|fixed|solved|solves|resolved|"
     r"resolves|workaround|root cause|caused by|because|turn(s|ed)? out|"
     r"the (problem|issue|cause) (is|was)|means|instead|avoids?|"
-    r"works now|now works|is gone)\b",
+    r"works now|now works|is gone|found (it|the (bug|cause|culprit|problem|issue))|"
+    r"the culprit)\b",
     _I)
 # Cues that a sentence reports a fix even when no error sentence came before it.
 _STRONG_FIX = re.compile(
     r"\b(fixed|solved|resolved|root cause|workaround|the (real )?fix|"
-    r"works now|now works|turn(s|ed)? out)\b", _I)
+    r"works now|now works|turn(s|ed)? out|found (it|the (bug|cause|culprit|problem|issue))|"
+    r"the culprit)\b", _I)
 # What an action did, said with the action as the subject ("Pinning X stopped the crashes",
 # "Filtering by Y makes the duplicates disappear"): a fix whatever words follow the verb.
 _ACTION_RESULT = re.compile(
@@ -151,6 +166,18 @@ _DECISION = re.compile(
     r"(moved|migrated|switched|changed) [\w\s-]{0,40}?\bto)\b", _I)
 # One thing set against another: "off the release tag, not main", "X rather than Y".
 _CONTRAST = re.compile(r", not (?!sure|yet|now|really|quite)\w|\b(rather than|instead of)\b", _I)
+# An assistant's proposal, and the user taking it in a word or two: the proposal is then a
+# decision ("I suggest we keep uploads in S3" / "Agreed, do that").
+_PROPOSAL = re.compile(
+    r"^(i('d| would)? (suggest|recommend|propose)( that)?|my (suggestion|recommendation|"
+    r"proposal) (is|would be)( to| that)?|we could|we should|how about|what about|"
+    r"should we|shall we)\s+", _I)
+_ACCEPTANCE = re.compile(
+    r"^(((agreed|agree|yes|yep|yeah|ok|okay|sure|sounds good|sgtm|lgtm|perfect|great|"
+    r"good (idea|call)|makes sense|fine|works for me|approved|please)[\s,.!]*)*"
+    r"((let's )?(do|go with|go for) (that|it|this)( then)?|go ahead|ship it|"
+    r"yes,? please)?|agreed|good (idea|call)|approved|works for me|sounds good|sgtm|lgtm)"
+    r"[\s,.!]*$", _I)
 _FIRST_PERSON = re.compile(r"^(i|i'm|i've|i'll|i'd|let's|let me|we'll|we should)\b", _I)
 _PRONOUN_START = re.compile(r"^(it|this|that|there|these|those|they)\b", _I)
 _INSTRUCTION_START = re.compile(
@@ -165,6 +192,29 @@ _INSTRUCTION_START = re.compile(
 # An imperative may follow a leading adverbial: "Before merging, rebase on main".
 _LEAD_IN = re.compile(
     r"^(for|in|on|with|when|whenever|if|before|after|once|during) [^:,]{1,60}[:,]\s*", _I)
+# The verbs a one-off task opens with ("Rename the variable tmp in sync.py"): a user's
+# imperative that is no standing rule is a task for now, not a fact to keep.
+_TASK_START = re.compile(
+    r"^(please\s+)?(rename|fix|refactor|move|change|create|implement|make|replace|extract|"
+    r"inline|clean up|tidy|look (at|into)|investigate|debug|try|revert|delete|remove|"
+    r"drop|convert|rewrite|open|close|bump|update|add|write|run|check|test)\b", _I)
+# A question about this project rather than general knowledge: it names the project's
+# own places ("in prod", "our", "the frontend") or a file, flag or identifier of it.
+_ABOUT_PROJECT = re.compile(
+    r"\b(we|our|us|prod|production|staging|this (repo|project|codebase|app|service))\b"
+    r"|\bthe (frontend|backend|app|api|service|server|project|repo|codebase|build|pipeline|"
+    r"ci|cluster|database|db|worker|workers|deploy|docs)\b|(?<!\w)--\w", _I)
+# A question that weighs options asks for advice, and its answer is no fact yet.
+_DELIBERATION = re.compile(r"\b(should|shall|could|would|better|worth)\b|\bor\b", _I)
+# A prohibition said as "No <things> ...": "No summaries at the end of a reply".
+_PROHIBITION = re.compile(
+    r"^no (?!(idea|problem|problems|worries|luck|way|clue|need|rush|change|changes|"
+    r"difference|response|reply|answer|one|thanks|matter|longer|more|doubt|exceptions?)\b)"
+    r"\w+", _I)
+# How the team works, said by the user in the present ("We do trunk-based development").
+_TEAM_PRACTICE = re.compile(
+    r"^we (always |usually |normally )?(do|follow|use|run|deploy|release|ship|work|keep|host|"
+    r"build|practi[cs]e|squash|merge|rebase|review|tag|version|test|store|pin|vendor)\b", _I)
 _PRONOUN_OBJECT = re.compile(r"^(please\s+)?\w+ (it|that|this|them|those)\b", _I)
 _GENERALITY = re.compile(
     r"\b(always|never|every|each|all|any|whenever|unless|otherwise|instead|by default|"
@@ -216,7 +266,7 @@ _PATH = re.compile(r"(?<![\w@.-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+|(?<![\w/.-
                    r"ts|tsx|jsx|md|toml|yaml|yml|json|cfg|ini|txt|sh|sql|html|css|rs|go|env)\b")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,60})`")
 _IDENTIFIER = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
-                         r"|[a-z][a-z0-9]*_[a-z0-9_]+)\b")
+                         r"|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z]{2,}[a-z]{2,}\w*)\b")
 _VERSION_OR_PORT = re.compile(r"\b\d+(\.\d+)+\b|\bport \d+|\b\d{2,5}\b|\bv\d+\b", _I)
 _DOTTED_OR_ASSIGNED = re.compile(r"\b[a-z_]{2,}\.[a-z_]{2,}\w*|\b\w+=\S+")
 _NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-zA-Z0-9]{2,}\b(?!-)")
@@ -267,7 +317,8 @@ def _sentences(text: str) -> list[_Sentence]:
         if in_code or role in ("system", "tool"):
             continue
         for part in _SENTENCE_BREAK.split(line):
-            cleaned = _clean(part)
+            # a sentence of filler alone ("Sounds good.") stays, as the acceptance it is
+            cleaned = _clean(part) or part.strip()
             if cleaned:
                 found.append(_Sentence(role, cleaned))
     return found
@@ -288,8 +339,13 @@ def _is_noise(sentence: _Sentence) -> bool:
             or bool(_CHATTER.search(text)))
 
 
-def _is_error(text: str) -> bool:
-    text = _SETTING_NOUN.sub(" ", text)
+def _is_error(text: str, role: str = "") -> bool:
+    """An error report; a user's rule about errors ("Prefer raising specific exceptions
+    over returning None", "Never retry on 4xx errors") is an instruction, not one."""
+    if role == "user" and (_PREFERENCE.search(text)
+                           or _INSTRUCTION_START.match(_LEAD_IN.sub("", text))):
+        return False
+    text = _DENIED_ERROR.sub(" ", _SETTING_NOUN.sub(" ", text))
     return bool(_ERROR.search(text) or _ERROR_NAME.search(text))
 
 
@@ -308,11 +364,18 @@ def _classified(sentences: Sequence[_Sentence]) -> list[tuple[str, str]]:
             if answer:
                 found[index] = ("fact", f"{sentence.text} {_join([answer.text])}")
                 used.add(index + 1)
+            elif _answers_about_project(sentences, index):
+                found[index + 1] = ("fact", _join([sentences[index + 1].text]))
+                used.add(index + 1)
+            continue
+        proposal = _accepted_proposal(sentences, index)
+        if proposal is not None:
+            found[proposal] = ("decision", _join([_proposed(sentences[proposal].text)]))
             continue
         if _is_noise(sentence):
             continue
         result = bool(_ACTION_RESULT.search(sentence.text))
-        is_error = _is_error(sentence.text)
+        is_error = _is_error(sentence.text, sentence.role)
         has_fix = result or bool(_FIX.search(sentence.text))
         strong_fix = result or (has_fix and bool(_STRONG_FIX.search(sentence.text)))
         if (is_error and not has_fix) or strong_fix:
@@ -330,6 +393,28 @@ def _classified(sentences: Sequence[_Sentence]) -> list[tuple[str, str]]:
         if kind:
             found[index] = (kind, _join([sentence.text]))
     return [found[index] for index in sorted(found)]
+
+
+def _accepted_proposal(sentences: Sequence[_Sentence], index: int) -> int | None:
+    """The assistant's proposal that the user's sentence at `index` accepts in a word
+    ("Agreed, do that."), if it opens the user's turn right after the assistant's."""
+    sentence = sentences[index]
+    if sentence.role != "user" or index == 0 or sentences[index - 1].role != "assistant" \
+            or not _ACCEPTANCE.match(sentence.text):
+        return None
+    for earlier in range(index - 1, -1, -1):
+        if sentences[earlier].role != "assistant":
+            return None
+        if _PROPOSAL.match(sentences[earlier].text) and not _is_question(sentences[earlier]):
+            return earlier
+    return None
+
+
+def _proposed(text: str) -> str:
+    """The proposal without its lead: "I suggest we store X" is "Store X"."""
+    rest = _PROPOSAL.sub("", text, count=1)
+    rest = re.sub(r"^(we|you|i)\s+(should\s+|could\s+)?", "", rest, flags=_I)
+    return rest[:1].upper() + rest[1:]
 
 
 def _problem_start(sentences: Sequence[_Sentence], informative: Sequence[int],
@@ -356,6 +441,23 @@ def _answer(sentences: Sequence[_Sentence], question: int) -> _Sentence | None:
     return reply if short or _PRONOUN_ANSWER.match(reply.text) else None
 
 
+def _answers_about_project(sentences: Sequence[_Sentence], question: int) -> bool:
+    """Whether the assistant's next sentence answers the user's question about this
+    project ("where do the logs end up in prod?" / "Logs go to stdout as JSON ..."):
+    a statement that stands alone, of some length. A question of general
+    knowledge ("what's the difference between X and Y?") or one weighing options
+    ("should we ...", "X or Y?") gets no memory."""
+    if question + 1 >= len(sentences):
+        return False
+    asked, reply = sentences[question], sentences[question + 1]
+    return (asked.role == "user" and reply.role == "assistant"
+            and bool(_ABOUT_PROJECT.search(asked.text))
+            and not _DELIBERATION.search(asked.text) and not _is_noise(reply)
+            and not _PRONOUN_START.match(reply.text)
+            and not _ASSISTANT_NARRATION.search(reply.text)
+            and len(reply.text.split()) >= USER_STATEMENT_WORDS)
+
+
 def _fix_end(sentences: Sequence[_Sentence], informative: Sequence[int], error: int) -> int:
     """One past the last sentence holding the cause or fix of the error at `error`."""
     end = error + 1
@@ -364,6 +466,8 @@ def _fix_end(sentences: Sequence[_Sentence], informative: Sequence[int], error: 
         if _FIX.search(text) or _ACTION_RESULT.search(text) or (
                 (_FIX_ACTION.search(text) or _CHANGE_MADE.search(text)) and not _is_error(text)):
             end = index + 1
+        elif _is_error(text) and _PRONOUN_START.match(text):
+            end = index + 1  # "That's a known bug in ...": the same error, diagnosed
         elif _is_error(text):
             break
     return end
@@ -374,7 +478,7 @@ def _kind(sentence: _Sentence) -> str | None:
     if role == "assistant" and _ASSISTANT_NARRATION.search(text):
         return "decision" if text.lower().startswith(("i'll", "i will")) and \
             _ASSISTANT_DECISION.search(text) else None
-    if _is_error(text):
+    if _is_error(text, role):
         return "error"
     if _PREFERENCE.search(text) and role != "assistant":
         return "preference"
@@ -396,14 +500,15 @@ def _is_user_statement(text: str) -> bool:
     against another ("X, not Y"), is told to be kept; an assistant's is more often
     explanation, so those need one of the cues above."""
     return (len(text.split()) >= USER_STATEMENT_WORDS and not _FIRST_PERSON.match(text)
+            and not _TASK_START.match(_LEAD_IN.sub("", text))
             and (any(p.search(text) for p in (_TECHNOLOGY, _PATH, _CODE_SPAN, _IDENTIFIER,
                                                 _DOTTED_OR_ASSIGNED))
-                 or bool(_CONTRAST.search(text))))
+                 or bool(_CONTRAST.search(text)) or bool(_TEAM_PRACTICE.match(text))))
 
 
 def _is_rule(text: str) -> bool:
     """An instruction meant to hold beyond this moment, not a one-off task ("run it")."""
-    if _OBLIGATION.search(text):
+    if _OBLIGATION.search(text) or _PROHIBITION.match(text):
         return True
     imperative = _INSTRUCTION_START.match(_LEAD_IN.sub("", text))
     return bool(imperative) and not _PRONOUN_OBJECT.match(imperative.string) and (

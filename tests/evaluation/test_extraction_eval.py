@@ -107,7 +107,7 @@ def test_a_malformed_line_is_reported_with_its_number(tmp_path):
 
 def test_the_shipped_set_loads_with_enough_chunks_and_noise_in_both_splits():
     chunks = extraction.load()
-    for split, least in (("dev", 100), ("heldout", 50)):
+    for split, least in (("dev", 160), ("heldout", 60)):
         in_split = [c for c in chunks if c.split == split]
         assert len(in_split) >= least
         assert sum(1 for c in in_split if c.is_noise) >= 10
@@ -119,17 +119,18 @@ def test_the_shipped_set_loads_with_enough_chunks_and_noise_in_both_splits():
 
 
 def test_the_rules_extractor_holds_its_measured_figures_on_the_held_out_split():
-    """Floors just under the held-out figures (recall 0.778, 35 of 45; precision 0.711, 32
-    of 45 kept): losing two annotated memories, or two correct ones, fails."""
+    """Floors just under the fresh held-out batch's figures (recall 0.580, 29 of 50;
+    precision 0.553, 26 of 47 kept): losing two annotated memories, or two correct ones,
+    fails."""
     heldout = extraction.evaluate(extraction.DEFAULT_PATH, rules_extractor)["splits"]["heldout"]
-    assert heldout["recall"] >= 0.75
-    assert heldout["precision"] >= 0.68
+    assert heldout["recall"] >= 0.54
+    assert heldout["precision"] >= 0.51
 
 
 def test_the_rules_extractor_holds_its_figures_on_the_dev_split_it_was_tuned_on():
     dev = extraction.evaluate(extraction.DEFAULT_PATH, rules_extractor)["splits"]["dev"]
-    assert dev["recall"] >= 0.95  # 0.977, 85 of 87
-    assert dev["precision"] >= 0.94  # 0.963, 78 of 81
+    assert dev["recall"] >= 0.95  # 0.970, 128 of 132
+    assert dev["precision"] >= 0.89  # 0.908, 118 of 130
 
 
 def test_engram_eval_extraction_prints_a_table(tmp_path):
@@ -148,5 +149,5 @@ def test_engram_eval_extraction_prints_json_on_request():
     out = StringIO()
     call_command("engram_eval", "extraction", "--json", stdout=out)
     report = json.loads(out.getvalue())
-    assert report["extractor"] == "rules" and report["chunks"] >= 150
+    assert report["extractor"] == "rules" and report["chunks"] >= 220
     assert set(report["splits"]) == {"dev", "heldout"}

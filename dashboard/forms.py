@@ -100,7 +100,11 @@ class MemoryFilterForm(forms.Form):
 def _day_start(day: dt.date | None, days: int = 0):
     if day is None:
         return None
-    return timezone.make_aware(dt.datetime.combine(day + dt.timedelta(days=days), dt.time()))
+    try:
+        day += dt.timedelta(days=days)
+    except OverflowError:  # the day after 9999-12-31: no bound at all
+        return None
+    return timezone.make_aware(dt.datetime.combine(day, dt.time()))
 
 
 def _parse_tags(raw: str) -> list[str]:

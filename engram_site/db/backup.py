@@ -103,7 +103,10 @@ def dump(params: dict, path: Path) -> Path:
     """Write the whole database to `path` in pg_dump's custom format."""
     env = libpq_environment(params)
     tools = choose_tools(env)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where a folder must be, no permission, ...
+        raise BackupError(f"cannot write into {path.parent}: {exc.strerror}") from None
     partial = path.with_name(path.name + ".partial")
     try:
         _run([tools["pg_dump"], "--format=custom", "--file", str(partial)], env,

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from .. import selectors
 from ..models import ApiKey
-from .validation import MAX_SCOPE_LENGTH, unstorable_text_error
+from .validation import MAX_SCOPE_LENGTH, unstorable_error
 
 MAX_KEY_DAYS = 3650
 
@@ -30,7 +30,7 @@ def create_api_key(*, owner, name: str, expires_in_days: int | None = None,
             or not 1 <= expires_in_days <= MAX_KEY_DAYS):
         errors["expires_in_days"] = [
             f"The expiry is a whole number of days from 1 to {MAX_KEY_DAYS} (or none)."]
-    if len(project) > MAX_SCOPE_LENGTH or unstorable_text_error(project):
+    if len(project) > MAX_SCOPE_LENGTH or unstorable_error(project):
         errors["project"] = [(f"A project name is text of at most {MAX_SCOPE_LENGTH} "
                               "characters.")]
     if errors:

@@ -9,7 +9,7 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from .validation import unstorable_text_error
+from .validation import datetime_error, unstorable_error
 
 # A file is read whole before anything is written (a line may refer to a later one), so
 # the number of lines is capped; larger imports run as a job (services/transfer.py).
@@ -68,11 +68,23 @@ def read_records(lines: Iterable[bytes | str], report: ImportReport) -> Iterator
             report.bad.append((number, f"more than {MAX_IMPORT_LINES:,} lines: split the file"))
             return
         try:
-            yield number, json.loads(text)
+            yield number, json.loads(text, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             report.bad.append((number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+        except NotJSON as exc:
+            report.bad.append((number, str(exc)))
         except RecursionError:
             report.bad.append((number, "the JSON is nested too deeply to read"))
+
+
+class NotJSON(ValueError):
+    """A token Python's reader takes and JSON does not have."""
+
+
+def _no_constant(token: str):
+    # Python's json reads NaN and Infinity; PostgreSQL's jsonb, and every other reader
+    # of the file, refuse them.
+    raise NotJSON(f"not valid JSON ({token} is no JSON number: write null or a number)")
 
 
 def first_record(lines: Iterable[bytes | str]):
@@ -92,7 +104,7 @@ def text_field(record: dict, name: str, *, max_length: int, required: bool = Fal
         raise BadLine(f"{name} is missing or empty")
     if len(value) > max_length:
         raise BadLine(f"{name} has {len(value):,} characters; the limit is {max_length:,}")
-    if unstorable := unstorable_text_error(value):
+    if unstorable := unstorable_error(value):
         raise BadLine(f"{name}: {unstorable}")
     return value
 
@@ -110,4 +122,6 @@ def datetime_field(record: dict, name: str) -> datetime | None:
         raise BadLine(f"{name} {raw!r} is not an ISO 8601 date and time")
     if timezone.is_naive(value):
         value = timezone.make_aware(value, timezone.get_default_timezone())
+    if error := datetime_error(value):
+        raise BadLine(f"{name} {raw!r}: {error}")
     return value

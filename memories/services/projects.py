@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from ..models import MAX_PROJECT_NAME, Membership, Project, Role
 from ..selectors import NotAllowed, forget_readers
-from .validation import unstorable_text_error
+from .validation import unstorable_error
 
 
 def project_name_error(name) -> str | None:
@@ -19,7 +19,7 @@ def project_name_error(name) -> str | None:
         return "Give the project a name."
     if len(name.strip()) > MAX_PROJECT_NAME:
         return f"A project name has at most {MAX_PROJECT_NAME} characters."
-    if unstorable := unstorable_text_error(name):
+    if unstorable := unstorable_error(name):
         return unstorable
     if any(ord(c) < 32 for c in name):
         return "A project name cannot hold control characters (a new line, a tab)."
@@ -53,7 +53,7 @@ def _lock(project: Project) -> None:
 
 def _storable(username) -> bool:
     """A username that can be looked up: text PostgreSQL could hold (no NUL)."""
-    return isinstance(username, str) and unstorable_text_error(username) is None
+    return isinstance(username, str) and unstorable_error(username) is None
 
 
 def _require_owner(project: Project, by) -> None:

@@ -49,7 +49,7 @@ from .validation import (
     importance_error,
     noting_redactions,
     tags_error,
-    unstorable_text_error,
+    unstorable_error,
 )
 
 log = logging.getLogger(__name__)
@@ -168,7 +168,7 @@ def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list
             f"Unknown kind {item.kind!r}: use one of {', '.join(Kind.values)}."),
         "importance": importance_error(item.importance),
         "tags": tags_error(item.tags),
-        "metadata": (unstorable_text_error(item.metadata) if isinstance(item.metadata, dict)
+        "metadata": (unstorable_error(item.metadata) if isinstance(item.metadata, dict)
                      else "Metadata must be a JSON object."),
         "embedding": _embedding_error(item.embedding, dimensions),
         "expires_at": _validity_error(item, now),
@@ -177,7 +177,7 @@ def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list
         value = getattr(item, name)
         if not isinstance(value, str) or len(value) > MAX_SCOPE_LENGTH:
             found[name] = f"{name} must be text of at most {MAX_SCOPE_LENGTH} characters."
-        elif unstorable := unstorable_text_error(value):
+        elif unstorable := unstorable_error(value):
             found[name] = unstorable
     return {name: [message] for name, message in found.items() if message}
 

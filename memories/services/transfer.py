@@ -60,7 +60,7 @@ from .jsonl import (
     text_field,
 )
 from .remembering import NewMemory, embedded_ahead, new_memory_errors, remember_many
-from .validation import MAX_SCOPE_LENGTH, clean_tags, unstorable_text_error
+from .validation import MAX_SCOPE_LENGTH, clean_tags, unstorable_error
 
 EXPORT_FORMATS = [
     {"name": "JSONL", "extension": "jsonl", "media_type": "application/x-ndjson",
@@ -214,10 +214,14 @@ def _uuid(value, name: str) -> str:
         raise BadLine(f"{name} {value!r} is not an id") from None
 
 
+# The counts are PostgreSQL integers.
+MAX_COUNT = 2**31 - 1
+
+
 def _count(record: dict, name: str) -> int:
     value = record.get(name, 0)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise BadLine(f"{name} must be a whole number, 0 or more")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise BadLine(f"{name} must be a whole number from 0 to {MAX_COUNT:,}")
     return value
 
 
@@ -233,7 +237,7 @@ def _json_object(record: dict, name: str) -> dict:
     value = record.get(name) or {}
     if not isinstance(value, dict):
         raise BadLine(f"{name} must be a JSON object")
-    if unstorable := unstorable_text_error(value):
+    if unstorable := unstorable_error(value):
         raise BadLine(f"{name}: {unstorable}")
     return value
 
@@ -350,6 +354,7 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
     """Each line checked on its own (a relationship once every entity is read); the good
     ones, and the bad in the report. `project`, when given, replaces every memory's."""
     parsed, ignored, relationship_records = EngramFile(), set(), []
+    seen: dict[str, int] = {}  # memory id -> the line it is first on
     for number, record in read_records(lines, report):
         try:
             if not isinstance(record, dict):
@@ -357,18 +362,24 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
             kind = record.get("record", "memory")
             if kind == "entity":
                 pk, entity = _parse_entity(record)
+                if pk in parsed.entities:
+                    raise BadLine(f"entity {pk} is on line {parsed.entities[pk][0]} already")
                 parsed.entities[pk] = (number, entity)
             elif kind == "relationship":
                 relationship_records.append((number, record))
             elif kind == "memory":
                 line = _parse_memory(record, project)
                 line.number = number
+                if line.restored and (first := seen.setdefault(line.restored.id, number)) \
+                        != number:
+                    raise BadLine(f"id {line.restored.id} is on line {first} already")
                 parsed.memories.append(line)
                 ignored.update(set(record) - set(EXPORT_FIELDS) - {"record"})
             else:
                 raise BadLine(f"record {kind!r} is not memory, entity or relationship")
         except BadLine as exc:
             report.bad.append((number, str(exc)))
+    _refuse_supersession_cycles(parsed, report)
     for number, record in relationship_records:  # entities may come after them
         try:
             parsed.relationships.append((number, _parse_relationship(record,
@@ -378,6 +389,29 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
     report.bad.sort(key=lambda bad: bad[0])
     report.ignored_fields = sorted(ignored)
     return parsed
+
+
+def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> None:
+    """Leave out the lines whose supersession leads back to themselves ("A superseded by
+    B, B by A"): recall shows only the end of a chain, and a ring has no end, so every
+    memory in it would be hidden for good."""
+    successor = {line.restored.id: line.restored.superseded_by
+                 for line in parsed.memories if line.restored}
+    in_rings = set()
+    for start in successor:
+        walked, at = [], start
+        while at in successor and at not in walked and at not in in_rings:
+            walked.append(at)
+            at = successor[at]
+        if at in walked:
+            in_rings.update(walked[walked.index(at):])
+    ringed = [line for line in parsed.memories if line.restored
+              and line.restored.id in in_rings]
+    report.bad += [(line.number, "superseded_by leads back to this memory (a memory "
+                                 "superseded by itself, or a ring of them, hides them all)")
+                   for line in ringed]
+    parsed.memories = [line for line in parsed.memories
+                       if not (line.restored and line.restored.id in in_rings)]
 
 
 # --- writing Engram's format --------------------------------------------------------------
@@ -580,6 +614,10 @@ def import_jsonl(owner, data: bytes, *, fmt: str | None = None, project: str | N
         return write_import(owner, parsed, project=project, skip_bad_lines=skip_bad_lines)
 
 
+class ImportStopped(Exception):
+    """A large import failed part way: its message says how much of it is stored."""
+
+
 def runs_as_job(data: bytes) -> bool:
     """Too large to import while the caller waits."""
     return (len(data) > settings.ENGRAM_IMPORT_INLINE_BYTES
@@ -598,10 +636,22 @@ def start_import_job(owner, data: bytes, *, fmt: str | None = None,
 def run_import_job(*, owner, dry_run, job, on_progress=None, data: str, format: str | None,
                    project: str | None) -> dict:
     """The import job's runner: each batch commits as it goes, so its progress shows."""
+    stored = 0  # lines of batches committed
+
+    def advance(lines: int) -> None:
+        nonlocal stored
+        stored += lines
+        report_progress(lines)
+
     try:
         parsed = parse_import(owner, base64.b64decode(data), fmt=format, project=project)
-        advance = jobs.progress_reporter(job, parsed.size, on_progress)
-        report = write_import(owner, parsed, project=project, advance=advance)
+        report_progress = jobs.progress_reporter(job, parsed.size, on_progress)
+        try:
+            report = write_import(owner, parsed, project=project, advance=advance)
+        except Exception as exc:
+            # Each batch commits on its own: say what is stored, since the file is not kept.
+            raise ImportStopped(f"The import stopped after {stored:,} of {parsed.size:,} "
+                                f"lines were stored: {exc}") from exc
     finally:
         # The file is not kept: a memory forgotten or purged later must not live on here.
         Job.objects.filter(pk=job.pk).update(params={"format": format, "project": project})

@@ -1,7 +1,10 @@
 """The checks every write of a memory's fields goes through, with the words a person
 reads when one fails."""
 
+import math
 from collections import Counter
+from datetime import datetime
+from datetime import timezone as dt_timezone
 
 from ..models import MAX_CONTENT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS
 
@@ -22,14 +25,17 @@ def noting_redactions(metadata: dict, found: Counter) -> dict:
     return {**metadata, REDACTIONS_KEY: dict(tally + found)}
 
 
-def unstorable_text_error(value) -> str | None:
-    """Text PostgreSQL cannot store, anywhere in `value` (a text, or a JSON object or
-    list, keys included): a NUL character, or a lone surrogate (not Unicode at all)."""
+def unstorable_error(value) -> str | None:
+    """What PostgreSQL cannot store, anywhere in `value` (a text, or a JSON object or
+    list, keys included): a NUL character, a lone surrogate (not Unicode at all), or a
+    number that is not finite (NaN and Infinity are no JSON, and jsonb refuses them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "The value holds NaN or Infinity, which JSON cannot hold."
     if isinstance(value, dict):
-        return next((e for item in value.items() if (e := unstorable_text_error(list(item)))),
+        return next((e for item in value.items() if (e := unstorable_error(list(item)))),
                     None)
     if isinstance(value, (list, tuple)):
-        return next((e for item in value if (e := unstorable_text_error(item))), None)
+        return next((e for item in value if (e := unstorable_error(item))), None)
     if isinstance(value, str):
         if "\x00" in value:
             return "The text contains a NUL character, which cannot be stored."
@@ -40,10 +46,21 @@ def unstorable_text_error(value) -> str | None:
     return None
 
 
+def datetime_error(value: datetime) -> str | None:
+    """A moment (aware) that Python could not read back once stored: PostgreSQL keeps it
+    in UTC, where a day of year 1 east of Greenwich, or of year 9999 west of it, falls in
+    year 0 (read as BC) or 10000, which no datetime holds."""
+    try:
+        value.astimezone(dt_timezone.utc)
+    except OverflowError:
+        return "the moment falls outside the years 1 to 9999 in UTC"
+    return None
+
+
 def content_error(content) -> str | None:
     if not isinstance(content, str) or not content.strip():
         return "Content is empty: give the text to remember."
-    if unstorable := unstorable_text_error(content):
+    if unstorable := unstorable_error(content):
         return unstorable
     if len(content) > MAX_CONTENT_LENGTH:
         return f"Content has {len(content):,} characters; the limit is {MAX_CONTENT_LENGTH:,}."
@@ -65,7 +82,7 @@ def tags_error(tags) -> str | None:
     ):
         return (f"Tags must be a list of at most {MAX_TAGS} non-empty texts of at most "
                 f"{MAX_TAG_LENGTH} characters.")
-    return unstorable_text_error(list(tags))
+    return unstorable_error(list(tags))
 
 
 def clean_tags(tags) -> list[str]:

@@ -83,6 +83,13 @@ def test_status_pinned_and_date_filters(client, alice, stored):
     assert "DHCP" in recent and "make release" not in recent
 
 
+def test_the_last_day_a_date_can_name_bounds_nothing_instead_of_failing(client, alice,
+                                                                        stored):
+    client.force_login(alice)
+    response = client.get("/", {"created_before": "9999-12-31"})
+    assert response.status_code == 200 and "make release" in response.content.decode()
+
+
 def test_deleted_memories_stay_out_of_the_list_unless_asked_for(client, alice, stored):
     delete_memory(stored["deploy"], by=alice)
     client.force_login(alice)

@@ -135,6 +135,12 @@ def test_a_backup_goes_under_engram_home_by_default(alice, tmp_path, settings):
     assert str(written[0]) in out.getvalue()
 
 
+def test_a_backup_under_a_file_says_it_cannot_write_there(alice, tmp_path):
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    with pytest.raises(CommandError, match="cannot write into .*notes.txt"):
+        call_command("backup", str(tmp_path / "notes.txt" / "engram.dump"))
+
+
 def test_restore_refuses_a_file_that_is_not_a_backup(alice, tmp_path):
     remember(owner=alice, content="Something worth keeping")
     not_a_backup = tmp_path / "notes.txt"

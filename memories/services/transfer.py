@@ -407,9 +407,9 @@ def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> Non
             in_rings.update(walked[walked.index(at):])
     ringed = [line for line in parsed.memories if line.restored
               and line.restored.id in in_rings]
-    report.bad += [(line.number, "superseded_by leads back to this memory (a memory "
-                                 "superseded by itself, or a ring of them, hides them all)")
-                   for line in ringed]
+    reason = ("superseded_by leads back to this memory (a memory superseded by itself, or "
+              "a ring of them, hides them all)")
+    report.bad += [(line.number, reason) for line in ringed]
     parsed.memories = [line for line in parsed.memories
                        if not (line.restored and line.restored.id in in_rings)]
 

@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memories.models import Memory, Status
 from memories.services.editing import delete_memory, update_memory
 from memories.services.remembering import NewMemory, remember, remember_many
-from memories.models import Memory, Status
 
 pytestmark = pytest.mark.django_db
 

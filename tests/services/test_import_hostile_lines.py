@@ -58,8 +58,8 @@ def test_the_first_and_last_storable_days_still_import(alice):
 @pytest.mark.parametrize("bad", [
     '{"content": "Cache hit rate", "metadata": {"ratio": NaN}}',
     '{"content": "Cache hit rate", "importance": Infinity}',
-    '{"record": "entity", "id": "%s", "name": "Cache", "properties": {"x": -Infinity}}'
-    % uuid.uuid4(),
+    f'{{"record": "entity", "id": "{uuid.uuid4()}", "name": "Cache", '
+    f'"properties": {{"x": -Infinity}}}}',
 ])
 def test_nan_and_infinity_are_no_json_and_make_a_bad_line(alice, bad):
     report = import_with_one_bad_line(alice, bad)

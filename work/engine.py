@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from xml.sax.saxutils import escape, quoteattr
 
+from memories.engine.redaction import storable
+
 # -- reading tool events -------------------------------------------------------------
 
 READ, WRITE, EDIT, SEARCH = "read", "write", "edit", "search"
@@ -38,13 +40,15 @@ class ToolCall:
 
 def as_json(value):
     """A tool's input or response as the hook sent it: JSON kept as text by capture (or
-    already a dict); text that is not JSON (cut, or a plain message) stays text."""
+    already a dict); text that is not JSON (cut, or a plain message) stays text. Storable
+    throughout: capture's text holds no NUL, but its JSON escapes (`\\u0000`) bring them
+    back."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            value = json.loads(value)
         except ValueError:
-            return value
-    return value
+            pass
+    return storable(value)
 
 
 def relative_path(path: str, project: str) -> str:

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from .. import queue, selectors, signals
-from ..engine.redaction import matches_skip_list, scrub
+from ..engine.redaction import matches_skip_list, scrub, storable
 from ..models import Observation, Project, Scope
 
 
@@ -25,14 +25,11 @@ class Observed:
 
 
 def _as_text(value: Any) -> str:
-    """Storable text: NUL characters and lone surrogates, which PostgreSQL refuses, become
-    U+FFFD (an agent's tool output may hold anything)."""
+    """Storable text (`storable`), a JSON value written as JSON."""
     if value is None:
         return ""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                           sort_keys=True, default=str)
-    return text.replace("\x00", "\ufffd").encode("utf-8", "surrogatepass") \
-        .decode("utf-8", "replace")
+    return storable(value if isinstance(value, str)
+                    else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
 
 
 def _as_stamp(value) -> str | None:

@@ -14,6 +14,9 @@ ever receives them:
 `redact` does the first two without cutting, for text kept whole: a memory's content
 and metadata (`redact_value`) on every write, and every text sent to a model.
 
+`storable` makes text PostgreSQL can hold, wherever captured text is stored: its NUL
+characters and lone surrogates become U+FFFD.
+
 Every pattern runs in time linear in its input: repetitions that could rescan what an
 earlier attempt read are bounded or may only start where a run of their characters
 starts, so text such as "a." × 10,000 cannot stall a request.
@@ -185,6 +188,20 @@ def redact_value(value: Any, *, key: str = "") -> tuple[Any, Counter]:
         return "[REDACTED:secret_assignment]", Counter(secret_assignment=1)
     result = redact(value)
     return result.text, Counter(result.redactions) + Counter(private_section=result.private_dropped)
+
+
+def storable(value: Any) -> Any:
+    """`value` (a text, or a JSON object or list of them, keys included) with every NUL
+    character and lone surrogate, which PostgreSQL refuses in text and JSON alike, made
+    U+FFFD: an agent's tool output may hold anything, and JSON's escapes bring them back."""
+    if isinstance(value, dict):
+        return {storable(name): storable(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [storable(item) for item in value]
+    if not isinstance(value, str):
+        return value
+    return value.replace("\x00", "\ufffd").encode("utf-8", "surrogatepass") \
+        .decode("utf-8", "replace")
 
 
 def _drop_private(text: str) -> tuple[str, int]:

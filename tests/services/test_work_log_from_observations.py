@@ -118,3 +118,21 @@ def test_input_that_is_not_json_is_kept_as_text_and_touches_no_file(alice, obser
     execution = ToolExecution.objects.order_by("created_at", "pk").last()
     assert execution.parameters == {"input": "x" * 50}
     assert FileInteraction.objects.count() == 1
+
+
+def test_nul_characters_and_lone_surrogates_in_a_tool_event_are_logged_as_u_fffd(alice,
+                                                                                 observe):
+    observe(alice, **tool("Bash", {"command": "ls\x00", "descr\x00iption": "list"},
+                          {"error": "parse error near \x00"}, success=False))
+    observe(alice, tool_events=[{"tool_name": "Edit",
+                                 "input": {"file_path": f"{ROOT}/a\x00.py"}}])
+    # Text that holds JSON is read as JSON, its escapes included.
+    observe(alice, tool_events=[{"tool_name": "Bash", "input": '{"command": "ls \\ud800"}'}])
+
+    failed, edited, escaped = ToolExecution.objects.order_by("created_at", "pk")
+    assert failed.parameters == {"command": "ls\ufffd", "descr\ufffdiption": "list"}
+    assert failed.command == "ls\ufffd"
+    assert failed.error_message == "parse error near \ufffd"
+    assert edited.files.get().path == "a\ufffd.py"
+    assert escaped.command.startswith("ls \ufffd")
+    assert Task.objects.get().files_touched == ["a\ufffd.py"]

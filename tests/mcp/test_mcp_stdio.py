@@ -4,6 +4,7 @@ uses its tools, and its standard output carries nothing but the protocol."""
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -44,18 +45,27 @@ def test_the_sdk_stdio_client_uses_the_tools_as_the_keys_owner(alice, bob, key_f
     assert not found_failed and handles_in(found) == [memory.pk.hex[-8:]]
 
 
+def alices_stdio_server() -> subprocess.Popen:
+    return subprocess.Popen(stdio_command("--user", "alice"), cwd=ROOT,
+                            env=child_database_env(), text=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+HANDSHAKE = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
 def test_stdout_carries_only_the_protocol(alice):
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *HANDSHAKE,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "memory_remember", "arguments": {"content": "stdio stores this."}}},
     ]
-    child = subprocess.Popen(stdio_command("--user", "alice"), cwd=ROOT,
-                             env=child_database_env(), text=True, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    child = alices_stdio_server()
     try:
         child.stdin.write("".join(json.dumps(request) + "\n" for request in requests))
         child.stdin.flush()
@@ -71,6 +81,29 @@ def test_stdout_carries_only_the_protocol(alice):
     assert answers[0]["result"]["serverInfo"]["name"] == "engram"
     assert answers[1]["result"]["content"][0]["text"].startswith("Remembered:")
     assert Memory.objects.get(owner=alice).content == "stdio stores this."
+
+
+def test_a_line_it_cannot_read_is_answered_and_the_next_one_served(alice):
+    lines = [*(json.dumps(request) for request in HANDSHAKE),
+             "this is not json",
+             '{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"a": "\\ud800"}}',
+             '{"jsonrpc": "2.0", "id": 3}',
+             json.dumps({"jsonrpc": "2.0", "id": 4, "method": "ping"})]
+    child = alices_stdio_server()
+    reader = ThreadPoolExecutor(max_workers=1)
+    try:
+        child.stdin.write("".join(line + "\n" for line in lines))
+        child.stdin.flush()
+        answers = reader.submit(lambda: [json.loads(child.stdout.readline())
+                                         for _ in range(5)]).result(timeout=120)
+    finally:
+        child.kill()  # ends a read still waiting: a hang fails the test, never blocks it
+        reader.shutdown()
+    parse_error = {"code": -32700, "message": "Parse error"}
+    assert [(answer["id"], answer.get("error")) for answer in answers[1:]] == [
+        (None, parse_error), (None, parse_error),
+        (None, {"code": -32600, "message": "Invalid Request"}), (4, None)]
+    assert answers[4]["result"] == {}
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1,9 +1,11 @@
 import os
 
+import anyio
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.api.authentication import refusal, usable_key
+from memories.mcp import stdio
 from memories.mcp.server import build_server
 
 
@@ -32,4 +34,4 @@ class Command(BaseCommand):
         else:
             raise CommandError("Say whose memories to serve: --user USERNAME, or --key KEY "
                                "(or set ENGRAM_API_KEY).")
-        build_server(owner=owner, key=found).run("stdio")
+        anyio.run(stdio.serve, build_server(owner=owner, key=found))

@@ -47,6 +47,7 @@ from memories.services.remembering import DuplicateMemory, remember
 from reflection.api import Reflect
 
 SNIPPET_CHARS = 240
+ECHOED_CHARS = 80
 INDEX_SIZE = 30
 CONTRADICTIONS_SHOWN = 20
 
@@ -83,13 +84,20 @@ def _validated(serializer_class, arguments: dict) -> dict:
     return dict(data.validated_data)
 
 
+def _echoed(reference: str) -> str:
+    """`reference` quoted, as a refusal gives it back: its first ECHOED_CHARS characters,
+    so a megabyte sent is not a megabyte answered and logged."""
+    return repr(reference[:ECHOED_CHARS]) + ("…" if len(reference) > ECHOED_CHARS else "")
+
+
 def _one(rows, reference: str, what: str):
     found = selectors.by_reference(rows, str(reference))
     if not found:
-        raise Refused(f"No {what} {reference!r} for this owner: send its full id or its "
-                      "8-character handle.")
+        raise Refused(f"No {what} {_echoed(reference)} for this owner: send its full id or "
+                      "its 8-character handle.")
     if len(found) > 1:
-        raise Refused(f"The handle {reference!r} names more than one {what}: send the full id.")
+        raise Refused(f"The handle {_echoed(reference)} names more than one {what}: send the "
+                      "full id.")
     return found[0]
 
 

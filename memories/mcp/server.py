@@ -17,7 +17,7 @@ from django.db import close_old_connections, connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memories.selectors import Reach
 from work import mcp as work_mcp
@@ -458,6 +458,23 @@ WORK_TOOLS = [(work_file_history, READ_ONLY), (work_co_edits, READ_ONLY),
               (plan_next_action, READ_ONLY)]
 
 
+class EngramServer(MCPServer):
+    """The SDK's server, saying of arguments that do not fit a tool's signature which field
+    expects what, in a line, as a refusal does (the SDK gives pydantic's report, with
+    its links)."""
+
+    async def call_tool(self, name, arguments, context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            fields = "; ".join(f"{'.'.join(str(part) for part in error['loc'])}: "
+                               f"{error['msg']}." for error in exc.__cause__.errors())
+            # Caused by the ValidationError still, so the SDK logs the field names only.
+            raise ToolError(f"Error executing tool {name}: {fields}") from exc.__cause__
+
+
 def build_server(*, owner=None, key=None) -> MCPServer:
     """A fresh server (each HTTP endpoint runs its own session manager, once). With
     `owner`, every call is that owner's, within `key`'s project if it has one: the stdio
@@ -466,7 +483,7 @@ def build_server(*, owner=None, key=None) -> MCPServer:
     async def lifespan(server):
         yield {"owner": owner, "key": key}
 
-    server = MCPServer("engram", instructions=INSTRUCTIONS, lifespan=lifespan)
+    server = EngramServer("engram", instructions=INSTRUCTIONS, lifespan=lifespan)
     for tool, annotations in TOOLS + WORK_TOOLS:
         server.add_tool(tool, annotations=annotations, structured_output=False)
     server.resource("engram://projects/{project}/index", mime_type="text/plain",

@@ -87,6 +87,25 @@ def test_a_bad_argument_is_a_tool_error_with_the_apis_message(alice_calls, tool,
     assert message in text
 
 
+def test_an_unknown_reference_is_echoed_in_its_first_80_characters_only(alice_calls):
+    async def scenario(client):
+        return await call(client, "memory_forget", memory="y" * 100_000)
+
+    failed, text = alice_calls(scenario)
+    assert failed and f"No memory '{'y' * 80}'… for this owner" in text
+    assert len(text) < 300
+
+
+def test_an_argument_of_the_wrong_type_is_named_with_what_it_expects_in_a_line(alice_calls):
+    async def scenario(client):
+        return await call(client, "memory_search", query="x", limit="many", tags=[1])
+
+    failed, text = alice_calls(scenario)
+    assert failed and text == (
+        "Error executing tool memory_search: limit: Input should be a valid integer, unable "
+        "to parse string as an integer.; tags.0: Input should be a valid string.")
+
+
 def test_a_bad_depth_for_related_is_refused_like_the_api(alice_calls, alice):
     memory = remember(owner=alice, content="Something with links.").memory
 

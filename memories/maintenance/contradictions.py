@@ -3,7 +3,7 @@ nearest neighbours, by the model (verdicts cached per pair) or by the rules; peo
 what conflicts, and resolving never deletes."""
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -101,19 +101,29 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
     memories = list(Memory.objects.filter(pk__in=list(memory_ids), status=Status.ACTIVE)
                     .select_related("owner"))
     neighbours = _neighbours(memories)
-    for memory in memories:
-        provider, _ = llm_usage.choose_provider(memory.owner, memory.project, now)
-        for other in neighbours.get(memory.pk, []):
-            try:
-                verdict = _verdict(provider, memory, other, now)
-            except ProviderError as exc:
-                llm_usage.log_failed_call(memory.owner, memory.project, provider, exc, "judge")
-                provider = RulesProvider()
-                verdict = _verdict(provider, memory, other, now)
-            if verdict.contradicts:
-                found.append(_record(memory, other, provider.name, verdict, now, dry_run))
-        advance(1)
+    providers = {memory.pk: llm_usage.choose_provider(memory.owner, memory.project, now)[0]
+                 for memory in memories}
+    for memory, other in pairs_in_order(memories, neighbours):
+        provider = providers[memory.pk]
+        try:
+            verdict = _verdict(provider, memory, other, now)
+        except ProviderError as exc:
+            llm_usage.log_failed_call(memory.owner, memory.project, provider, exc, "judge")
+            provider = providers[memory.pk] = RulesProvider()
+            verdict = _verdict(provider, memory, other, now)
+        if verdict.contradicts:
+            found.append(_record(memory, other, provider.name, verdict, now, dry_run))
+    advance(len(memories))
     return [c for c in found if c is not None]
+
+
+def pairs_in_order(memories: Sequence[Memory], neighbours: dict) -> list[tuple]:
+    """(memory, neighbour) pairs in one order for every caller, the pair's two ids sorted:
+    a drain writes what it finds (verdicts, contradictions) in the transaction that holds
+    its group, and two drains writing the same pairs in different orders deadlocked."""
+    return sorted(((memory, other) for memory in memories
+                   for other in neighbours.get(memory.pk, [])),
+                  key=lambda pair: sorted((str(pair[0].pk), str(pair[1].pk))))
 
 
 # A drain checks memories this many at a time, each group in its own transaction, and

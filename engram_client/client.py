@@ -17,7 +17,7 @@ class Unreachable(Exception):
 
 
 class Refused(Exception):
-    """Engram answered with an error. `status` says which; 5xx may pass, 4xx will not."""
+    """Engram answered with an error. `status` says which."""
 
     def __init__(self, status: int, message: str):
         super().__init__(message)
@@ -25,9 +25,11 @@ class Refused(Exception):
         self.message = message
 
     @property
-    def lasting(self) -> bool:
-        """Sending the same request again would be refused again."""
-        return 400 <= self.status < 500 and self.status not in (408, 429)
+    def bad_payload(self) -> bool:
+        """Engram judged the request's body itself, so the same body would be refused again.
+        Any other error is about the key (401, 403), the address (404, 405), the moment
+        (408, 429, 5xx): fixed, the same body passes."""
+        return self.status in (400, 413, 422)
 
 
 def _message(status: int, body: bytes) -> str:
@@ -120,14 +122,22 @@ class Client:
                 connection = ssl.create_default_context().wrap_socket(
                     connection, server_hostname=self.host)
             with connection:
-                connection.sendall(request)
+                try:
+                    connection.sendall(request)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # Engram may answer before it reads the whole body (a 413): read on
                 received = bytearray()
                 while True:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         raise TimeoutError("timed out")
                     connection.settimeout(left)
-                    piece = connection.recv(65536)
+                    try:
+                        piece = connection.recv(65536)
+                    except ConnectionResetError:
+                        if not received:
+                            raise
+                        break  # closed on a body it did not read: what came is its answer
                     if not piece:
                         break
                     received += piece

@@ -29,6 +29,13 @@ MAX_CONTEXT_CHARS = 10_000  # Claude Code cuts additionalContext beyond this
 PREDICT_TOKENS = 600  # predicted context (files, errors, the task) on top of the memories
 MAX_PREDICTED_KEYS = 300  # predicted items a session was given, not to give them again
 MAX_ERROR_TEXT = 4_000
+# What one /observe request may hold: ENGRAM_CAPTURE_MAX_ITEMS (500) messages and tool
+# events, and a body under Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MiB, Engram keeps the
+# default; over it Engram answers 413), with room left for the rest of the request.
+OBSERVE_MAX_ITEMS = 500
+OBSERVE_MAX_BYTES = 2_000_000
+# A message beyond this is cut: even escaped at 6 bytes a character it fits one request.
+MAX_MESSAGE_TEXT = 100_000
 
 
 def _cut(value, limit=MAX_TOOL_TEXT):
@@ -40,6 +47,20 @@ def _cut(value, limit=MAX_TOOL_TEXT):
     if len(text) <= limit:
         return value
     return text[:limit] + f"… [{len(text) - limit} more characters not sent]"
+
+
+def _batches(items: list) -> list[list]:
+    """The items in order, in batches one /observe request takes."""
+    batches, size = [], 0
+    for item in items:
+        cost = len(json.dumps(item, ensure_ascii=False).encode("utf-8", "replace")) + 1
+        if (not batches or len(batches[-1]) == OBSERVE_MAX_ITEMS
+                or size + cost > OBSERVE_MAX_BYTES):
+            batches.append([])
+            size = 0
+        batches[-1].append(item)
+        size += cost
+    return batches
 
 
 def _digest(message: dict) -> str:
@@ -124,7 +145,7 @@ class Hook:
                 if _command(tool_input) and (session.data.get("last_failure") or {}).get(
                         "command") == _command(tool_input):
                     session.data.pop("last_failure")  # the failing command passes now
-        self._observe(tool_events=[{
+        self._observe("tool_events", [{
             "tool_name": tool_name[:200], "input": _cut(tool_input),
             "response": _cut(response if response is not None else {}),
             "success": not failed, "file_paths": _file_paths(tool_input)}])
@@ -146,7 +167,7 @@ class Hook:
             if _command(tool_input):
                 session.data["last_failure"] = {"command": _command(tool_input),
                                                 "error": f"$ {_command(tool_input)}\n{error}"}
-        self._observe(tool_events=[{
+        self._observe("tool_events", [{
             "tool_name": tool_name[:200], "input": _cut(tool_input),
             "response": {"error": error}, "success": False,
             "file_paths": _file_paths(tool_input)}])
@@ -164,7 +185,7 @@ class Hook:
                 messages.insert(0, {"role": "user", "text": turn["prompt"]})
             messages = self._unsent(session, messages)
         if messages:
-            self._observe(messages=messages)
+            self._observe("messages", messages)
         reply = reply or "\n".join(m["text"] for m in messages if m["role"] == "assistant")
         self._mark_usage(turn, reply, [*turn.get("tools", []), *tools])
 
@@ -173,7 +194,7 @@ class Hook:
             messages, _ = self._new_in_transcript(session)
             messages = self._unsent(session, messages)
         if messages:
-            self._observe(messages=messages)
+            self._observe("messages", messages)
 
     def session_ended(self):
         # Claude Code gives a plugin's SessionEnd hooks 1.5 s in all: one quick try, then
@@ -184,7 +205,7 @@ class Hook:
             messages = self._unsent(session, messages)
             session.forget()
         if messages:
-            self._observe(messages=messages, send_spooled=False)
+            self._observe("messages", messages, send_spooled=False)
 
     # -- helpers -------------------------------------------------------------------
 
@@ -259,26 +280,34 @@ class Hook:
         sent = session.data.get("sent", [])
         fresh = [m for m in messages if _digest(m) not in sent]
         session.data["sent"] = [*sent, *map(_digest, fresh)][-REMEMBERED_HASHES:]
-        return [{"role": m["role"], "text": m["text"]} for m in fresh]
+        return [{"role": m["role"], "text": _cut(m["text"], MAX_MESSAGE_TEXT)} for m in fresh]
 
-    def _observe(self, send_spooled=True, **items):
-        payload = {"project": self.project, "agent_id": self.conf.agent_id,
-                   "session_id": self.session_id, **items}
+    def _observe(self, kind: str, items: list, send_spooled=True):
+        """Hand `items` (kind: messages or tool_events) over, in as many requests as Engram's
+        limits take; what Engram cannot take now waits in the spool, so nothing read is lost."""
+        payloads = [{"project": self.project, "agent_id": self.conf.agent_id,
+                     "session_id": self.session_id, kind: batch} for batch in _batches(items)]
         if send_spooled:
             self._send_spooled()
-        try:
-            self.client.post("observe", payload)
-        except Refused as refused:
-            if refused.lasting:
-                local.log(self.folder, f"observation refused: {refused.message}")
-                return
-            self.spool.keep(payload)
-        except Unreachable:
-            self.spool.keep(payload)
+        for index, payload in enumerate(payloads):
+            try:
+                self.client.post("observe", payload)
+                continue
+            except Refused as refused:
+                if refused.bad_payload:
+                    local.log(self.folder, f"observation refused, dropped: {refused.message}")
+                    continue
+                local.log(self.folder, f"observation spooled: {refused.message}")
+            except Unreachable:
+                pass
+            # Engram cannot take one now: the rest would fail alike, each after a timeout.
+            for waiting in payloads[index:]:
+                self.spool.keep(waiting)
+            return
 
     def _send_spooled(self):
         self.spool.send(lambda payload: self.client.post("observe", payload),
-                        lambda error: isinstance(error, Refused) and error.lasting)
+                        lambda error: isinstance(error, Refused) and error.bad_payload)
 
     def _mark_usage(self, turn: dict, reply: str, tools: list):
         evidence = usage.Evidence(reply, tools)

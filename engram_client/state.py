@@ -107,7 +107,7 @@ class Spool:
             return []
         return [os.path.join(self.folder, name) for name in names]
 
-    def send(self, deliver, is_lasting_refusal) -> int:
+    def send(self, deliver, is_bad_payload) -> int:
         """Deliver what waits, oldest first, until Engram stops answering. Each file is
         claimed by a rename first, so two hooks flushing at once never send it twice."""
         sent = 0
@@ -124,7 +124,7 @@ class Spool:
             try:
                 deliver(payload)
             except Exception as error:  # noqa: BLE001 - the hook must go on
-                if is_lasting_refusal(error):
+                if is_bad_payload(error):
                     log(self.log_folder, f"spooled {os.path.basename(path)} refused, "
                                          f"dropped: {error}")
                     os.unlink(claimed)

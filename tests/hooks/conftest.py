@@ -1,6 +1,7 @@
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +37,14 @@ def checkout(tmp_path):
     (folder / ".git" / "config").write_text(
         '[remote "origin"]\n\turl = git@github.com:acme/shop.git\n')
     return folder
+
+
+@pytest.fixture
+def closed_url():
+    """An address on loopback where nothing listens: Engram down."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
 
 
 @pytest.fixture

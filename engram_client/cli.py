@@ -2,7 +2,8 @@
 
 Exit codes scripts can rely on: 0 done, 1 Engram refused the request (bad input, not
 found, not allowed: a reader's write, a key restricted to another project), 2 wrong usage,
-3 Engram unreachable or failing (5xx), 4 the key is missing or wrong.
+3 Engram unreachable or failing (5xx, or an answer it never gives), 4 the key is missing
+or wrong.
 """
 import argparse
 import json
@@ -11,10 +12,16 @@ import shutil
 import sys
 
 from . import config as settings
-from .client import Client, Refused, Unreachable, quote
+from .client import Client, Refused, Unreachable, Unreadable, quote
 from .project import project_for
 
 OK, REFUSED, USAGE, UNREACHABLE, UNAUTHORISED = 0, 1, 2, 3, 4
+
+# The shapes of the answers read here (see `client.conforms`): the client refuses any other
+# as unreadable, so a command never fails half-way through printing one.
+MEMORY = {"id": str, "kind": str, "content": str}
+PROJECT = {"name": str, "creator": str, "members": [{"username": str, "role": str}]}
+COUNTS = {str: {"count": int}}
 
 
 def _project(value: str | None) -> str | None:
@@ -48,7 +55,9 @@ def _memory_rows(memories: list[dict]) -> list[list[str]]:
 def search(client, args, out):
     filters = {"project": _project(args.project)} if args.project else {}
     answer = client.post("memories/search", {"query": args.query, "limit": args.limit,
-                                             "filters": filters})
+                                             "filters": filters},
+                         expect={"results": [{"memory": MEMORY,
+                                              "score": {"final": (int, float)}}]})
     if args.json:
         return answer
     table([[hit["memory"]["id"], f"{hit['score']['final']:.2f}", hit["memory"]["kind"],
@@ -66,7 +75,7 @@ def remember(client, args, out):
         body["scope"] = args.scope
     if args.creator:
         body["project_creator"] = args.creator
-    answer = client.post("memories", body)
+    answer = client.post("memories", body, expect={"action": str, "memory": MEMORY})
     if args.json:
         return answer
     out.write(f"{answer['action']} {answer['memory']['id']}\n")
@@ -80,14 +89,14 @@ def list_memories(client, args, out):
         params["tag"] = args.tag
     if args.status:
         params["status"] = args.status
-    answer = client.get("memories", params)
+    answer = client.get("memories", params, expect={"results": [MEMORY]})
     if args.json:
         return answer["results"]
     table(_memory_rows(answer["results"]), ["id", "kind", "project", "content"], out)
 
 
 def show(client, args, out):
-    memory = client.get(f"memories/{args.id}")
+    memory = client.get(f"memories/{args.id}", expect=MEMORY)
     if args.json:
         return memory
     for name in ("id", "kind", "memory_type", "scope", "project", "author", "status",
@@ -95,12 +104,13 @@ def show(client, args, out):
                  "expires_at"):
         value = memory.get(name)
         if value not in (None, "", []):
-            out.write(f"{name + ':':<12} {', '.join(value) if isinstance(value, list) else value}\n")
+            out.write(f"{name + ':':<12} "
+                      f"{', '.join(map(str, value)) if isinstance(value, list) else value}\n")
     out.write(f"\n{memory['content']}\n")
 
 
 def forget(client, args, out):
-    memory = client.request("DELETE", f"memories/{args.id}")
+    memory = client.request("DELETE", f"memories/{args.id}", expect=MEMORY)
     if args.json:
         return memory
     out.write(f"forgot {memory['id']} (PATCH status=active restores it)\n")
@@ -117,7 +127,9 @@ def erase(client, args, out):
         if stdin.readline().strip().lower() not in ("y", "yes"):
             out.write("nothing erased\n")
             return None
-    receipt = client.post(f"memories/{args.id}/erase", {})
+    receipt = client.post(f"memories/{args.id}/erase", {}, expect={
+        "memory_id": str, "record": int, "removed": COUNTS, "scrubbed": COUNTS,
+        "flagged": COUNTS})
     if args.json:
         return receipt
     out.write(f"erased {receipt['memory_id']} (record {receipt['record']})\n")
@@ -132,17 +144,20 @@ def context(client, args, out):
     body = {"query": args.query, "max_tokens": args.tokens, "format": args.format}
     if args.project:
         body["project"] = _project(args.project)
-    answer = client.post("memories/context", body)
+    answer = client.post("memories/context", body, expect={"context": (str, type(None))})
     if args.json:
         return answer
     out.write((answer["context"] or "(nothing relevant)") + "\n")
 
 
 def export(client, args, out):
-    data = client.get("export")
+    data = client.get("export", expect=bytes)
     if args.output:
-        with open(args.output, "wb") as file:
-            file.write(data)
+        try:
+            with open(args.output, "wb") as file:
+                file.write(data)
+        except OSError as error:
+            raise Refused(0, f"Cannot write {args.output}: {error.strerror}.") from None
         lines = data.count(b"\n")
         out.write(f"exported {lines} lines to {args.output}\n")
     elif hasattr(out, "buffer"):
@@ -161,7 +176,10 @@ def import_file(client, args, out):
     if args.project:
         params["project"] = _project(args.project)
     answer = client.request("POST", "import", raw=data, params=params,
-                            content_type="application/x-ndjson")
+                            content_type="application/x-ndjson", expect=(
+                                {"job_id": str, "url": str},
+                                {"imported": {str: int}, "strengthened": int, "skipped": int,
+                                 "errors": [{"line": int, "message": str}]}))
     if args.json:
         return answer
     if "job_id" in answer:
@@ -190,7 +208,7 @@ def _creator(args) -> dict:
 
 
 def projects(client, args, out):
-    answer = client.get("projects")
+    answer = client.get("projects", expect=[PROJECT])
     if args.json:
         return answer
     table([[p["name"], p["creator"], p.get("role") or "-", _members(p)] for p in answer],
@@ -198,7 +216,7 @@ def projects(client, args, out):
 
 
 def create_project(client, args, out):
-    project = client.post("projects", {"name": _project(args.name)})
+    project = client.post("projects", {"name": _project(args.name)}, expect=PROJECT)
     if args.json:
         return project
     out.write(f"created project {project['name']}; you are its owner\n")
@@ -206,7 +224,8 @@ def create_project(client, args, out):
 
 def add_member(client, args, out):
     project = client.request("POST", _project_path(args, "members"), params=_creator(args),
-                             body={"username": args.username, "role": args.role})
+                             body={"username": args.username, "role": args.role},
+                             expect=PROJECT)
     if args.json:
         return project
     out.write(f"{args.username} is now {args.role} of {project['name']}: "
@@ -215,7 +234,7 @@ def add_member(client, args, out):
 
 def remove_member(client, args, out):
     project = client.request("DELETE", _project_path(args, "members", args.username),
-                             params=_creator(args))
+                             params=_creator(args), expect=PROJECT)
     if args.json:
         return project
     out.write(f"{args.username} is no longer a member of {project['name']}; they no "
@@ -315,6 +334,9 @@ def main(argv=None, out=None) -> int:
         if args.json and answer is not None:
             out.write(json.dumps(answer, indent=2, ensure_ascii=False) + "\n")
         return OK
+    except Unreadable as error:
+        sys.stderr.write(f"engram: {error}. Is ENGRAM_URL Engram's address?\n")
+        return UNREACHABLE
     except Unreachable as error:
         sys.stderr.write(f"engram: {error}. Is it running? (make run, or set ENGRAM_URL)\n")
         return UNREACHABLE

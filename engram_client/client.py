@@ -16,6 +16,11 @@ class Unreachable(Exception):
     """Engram did not answer in time, or not at all. Retrying later may help."""
 
 
+class Unreadable(Unreachable):
+    """Something answered at Engram's address, but not as Engram does: not HTTP, a broken
+    body, not JSON, or JSON of another shape (a proxy's page, another service)."""
+
+
 class Refused(Exception):
     """Engram answered with an error. `status` says which."""
 
@@ -62,6 +67,23 @@ def query_string(params: dict) -> str:
     return "&".join(pairs)
 
 
+def conforms(value, shape) -> bool:
+    """Whether a decoded answer has `shape`: a type; a tuple of shapes, any of them; a list
+    of one shape, every item's; a dict of the keys required and their shapes, or {str:
+    shape}, every value's."""
+    if isinstance(shape, tuple):
+        return any(conforms(value, one) for one in shape)
+    if isinstance(shape, list):
+        return isinstance(value, list) and all(conforms(item, shape[0]) for item in value)
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            return False
+        if list(shape) == [str]:
+            return all(conforms(item, shape[str]) for item in value.values())
+        return all(key in value and conforms(value[key], one) for key, one in shape.items())
+    return isinstance(value, shape)
+
+
 def _dechunk(body: bytes) -> bytes:
     out, position = bytearray(), 0
     while True:
@@ -88,8 +110,10 @@ class Client:
         self.timeout = timeout
 
     def request(self, method: str, path: str, *, body=None, params=None,
-                raw: bytes | None = None, content_type: str = "application/json"):
-        """The decoded JSON answer (or raw bytes when it is not JSON)."""
+                raw: bytes | None = None, content_type: str = "application/json",
+                expect=object):
+        """The decoded JSON answer (or raw bytes when it is not JSON), of the shape `expect`
+        (see `conforms`): what a caller reads of it cannot fail on another one."""
         target = f"{self.prefix}/api/v1/{path}" + (f"?{query_string(params)}" if params else "")
         payload = raw if body is None else json.dumps(body, ensure_ascii=False).encode(
             "utf-8", "replace")
@@ -103,15 +127,22 @@ class Client:
         status, headers, data = self._exchange(head + (payload or b""))
         if status >= 400:
             raise Refused(status, _message(status, data))
-        if headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return data  # an export's JSON lines, or anything else, as bytes
-        return json.loads(data) if data else None
+        answer = data  # an export's JSON lines, or anything else, as bytes
+        if headers.get("content-type", "").split(";")[0].strip() == "application/json":
+            try:
+                answer = json.loads(data) if data else None
+            except ValueError:
+                raise Unreadable(f"Engram at {self.origin} answered broken JSON") from None
+        if not conforms(answer, expect):
+            raise Unreadable(f"Engram at {self.origin} gave an answer to {path} that this "
+                             "client cannot read")
+        return answer
 
     def post(self, path: str, body, **kwargs):
         return self.request("POST", path, body=body, **kwargs)
 
-    def get(self, path: str, params=None):
-        return self.request("GET", path, params=params)
+    def get(self, path: str, params=None, **kwargs):
+        return self.request("GET", path, params=params, **kwargs)
 
     def _exchange(self, request: bytes) -> tuple[int, dict, bytes]:
         deadline = time.monotonic() + self.timeout
@@ -148,11 +179,14 @@ class Client:
         try:
             status = int(status_line.split(" ", 2)[1])
         except (IndexError, ValueError):
-            raise Unreachable(f"Engram at {self.origin} answered something not HTTP") from None
+            raise Unreadable(f"Engram at {self.origin} answered something not HTTP") from None
         headers = {}
         for line in header_lines:
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
         if "chunked" in headers.get("transfer-encoding", "").lower():
-            data = _dechunk(data)
+            try:
+                data = _dechunk(data)
+            except ValueError:
+                raise Unreadable(f"Engram at {self.origin} answered a broken body") from None
         return status, headers, data

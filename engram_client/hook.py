@@ -243,8 +243,8 @@ class Hook:
         def ask():
             try:
                 asking.answer = self.client.post("context/predict", body)
-            except (Unreachable, Refused) as error:
-                asking.error = error
+            except Exception as error:  # noqa: BLE001 - as in main(): a thread's traceback
+                asking.error = error  # would reach stderr, the user's screen
 
         asking = threading.Thread(target=ask, daemon=True)
         asking.answer, asking.error = None, None

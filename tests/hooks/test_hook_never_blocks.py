@@ -12,8 +12,9 @@ from memories.models import Observation
 
 @pytest.fixture
 def misbehaving_engram():
-    """A local server that answers slowly (sleep) or with a 500 (status)."""
-    behaviour = {"sleep": 0.0, "status": 500}
+    """A local server that answers slowly (sleep), with a 500 (status), or with a body of
+    its own for some paths (bodies)."""
+    behaviour = {"sleep": 0.0, "status": 500, "bodies": {}}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
@@ -21,8 +22,8 @@ def misbehaving_engram():
             self.send_response(behaviour["status"])
             self.send_header("Content-Type", "application/json")
             self.end_headers()
-            self.wfile.write(json.dumps({"error": {"status": behaviour["status"],
-                                                   "message": "boom"}}).encode())
+            self.wfile.write(behaviour["bodies"].get(self.path) or json.dumps(
+                {"error": {"status": behaviour["status"], "message": "boom"}}).encode())
 
         def log_message(self, *args):
             pass
@@ -55,6 +56,15 @@ def test_a_slow_engram_costs_a_prompt_at_most_its_timeout(
 
 def test_an_error_answer_gives_no_output(hook_event, run_hook, checkout, misbehaving_engram):
     url, _ = misbehaving_engram
+    result = run_hook(hook_event("session_start", cwd=str(checkout)), url=url, key="k")
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_an_answer_that_is_not_json_gives_no_output(
+        hook_event, run_hook, checkout, misbehaving_engram):
+    url, behaviour = misbehaving_engram
+    behaviour.update(status=200, bodies={"/api/v1/memories/context": b'{"memories_used": 0}',
+                                         "/api/v1/context/predict": b"<<<not json>>>"})
     result = run_hook(hook_event("session_start", cwd=str(checkout)), url=url, key="k")
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
 

@@ -25,6 +25,9 @@ SESSION_QUERY = ("What matters in this project: decisions, conventions, preferen
                  "instructions, known problems and recent work.")
 PROMPT_EVENTS = ("SessionStart", "UserPromptSubmit")
 SESSION_END_SECONDS = 1.0
+# Claude Code stops an event's hook after its timeout (60 s at most in hooks.json); this
+# guards a hook run by anything that does not, against a hang no timeout covers.
+EVENT_SECONDS = 600.0
 MAX_CONTEXT_CHARS = 10_000  # Claude Code cuts additionalContext beyond this
 PREDICT_TOKENS = 600  # predicted context (files, errors, the task) on top of the memories
 MAX_PREDICTED_KEYS = 300  # predicted items a session was given, not to give them again
@@ -351,13 +354,13 @@ def _watchdog(seconds: float) -> None:
 def main() -> int:
     folder = settings.state_dir()
     try:
-        event = json.loads(sys.stdin.buffer.read() or b"null")
+        # Bytes not UTF-8 (a tool's binary output) cost a character each, not the event.
+        event = json.loads(sys.stdin.buffer.read().decode("utf-8", "replace") or "null")
         if not isinstance(event, dict):
             return 0
         conf = settings.load()
         hook = Hook(event, conf, folder)
-        if hook.name in PROMPT_EVENTS:
-            _watchdog(conf.timeout + 1.0)
+        _watchdog(conf.timeout + 1.0 if hook.name in PROMPT_EVENTS else EVENT_SECONDS)
         output = hook.run()
         if output:
             sys.stdout.write(json.dumps(output))

@@ -4,6 +4,8 @@ Only whole lines are read: Claude Code may be writing the last one as we look, a
 offset is kept so each line is sent once.
 """
 import json
+import os
+import stat
 
 MAX_READ = 4 * 1024 * 1024  # a turn's worth; older backlog beyond it is skipped, not sent
 
@@ -31,6 +33,8 @@ def read_new(path: str, offset: int) -> tuple[list[dict], list[dict], int]:
     if not path:
         return [], [], offset
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return [], [], offset  # a FIFO or a device: reading it could wait forever
         with open(path, "rb") as file:
             size = file.seek(0, 2)
             if offset > size:  # the file was replaced (a cleared session): start over

@@ -2,6 +2,7 @@
 works exactly as it would without Engram (claude-mem #729, #2095: hooks that blocked)."""
 import http.server
 import json
+import os
 import threading
 import time
 
@@ -90,3 +91,24 @@ def test_what_could_not_be_sent_waits_in_the_spool_and_goes_with_the_next_event(
     tools = sorted(o.tool_events[0]["tool_name"] for o in Observation.objects.filter(owner=alice))
     assert tools == ["Bash", "Edit"]
     assert not list((state / "spool").glob("*"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_event_with_bytes_not_in_utf8_is_still_observed(
+        hook_event, run_hook, checkout, live_server, alice, alice_key):
+    event = json.dumps(hook_event("post_tool_use_bash", cwd=str(checkout),
+                                  tool_response={"stdout": "PNG @@"})).encode()
+    result = run_hook(event.replace(b"@@", b"\x89\xff"), url=live_server.url, key=alice_key)
+    assert (result.returncode, result.stderr) == (0, b"")
+    observation = Observation.objects.get(owner=alice)
+    assert "PNG \ufffd\ufffd" in observation.tool_events[0]["response"]
+
+
+@pytest.mark.parametrize("event", ["stop", "pre_compact", "session_end"])
+def test_a_transcript_path_that_is_no_file_is_not_waited_on(
+        hook_event, run_hook, checkout, tmp_path, closed_url, event):
+    fifo = tmp_path / "transcript.fifo"
+    os.mkfifo(fifo)  # opening it would wait for a writer that never comes
+    result = run_hook(hook_event(event, cwd=str(checkout), transcript_path=str(fifo)),
+                      url=closed_url, key="k", timeout=10)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")

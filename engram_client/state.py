@@ -16,6 +16,10 @@ except ImportError:  # Windows: events of one session rarely overlap there; go u
 SPOOL_MAX_FILES = 2000
 SPOOL_SEND_PER_EVENT = 50
 STALE_SESSION_SECONDS = 7 * 24 * 3600
+# A spool entry claimed for sending this long ago belongs to a hook that died sending it
+# (every hook stops within hook.EVENT_SECONDS, 600 s): it waits again. Were it sent after
+# all, Engram keeps an observation once (the hash of its payload).
+STALE_CLAIM_SECONDS = 1_800
 
 
 def _safe(name: str) -> str:
@@ -102,10 +106,24 @@ class Spool:
 
     def waiting(self) -> list[str]:
         try:
-            names = sorted(name for name in os.listdir(self.folder) if name.endswith(".json"))
+            names = os.listdir(self.folder)
         except OSError:
             return []
-        return [os.path.join(self.folder, name) for name in names]
+        self._reclaim([name for name in names if name.endswith(".json.sending")])
+        with contextlib.suppress(OSError):
+            names = os.listdir(self.folder)
+        return [os.path.join(self.folder, name)
+                for name in sorted(name for name in names if name.endswith(".json"))]
+
+    def _reclaim(self, claimed: list[str]) -> None:
+        """Put back the entries whose sender died holding them (STALE_CLAIM_SECONDS)."""
+        now = time.time()
+        for name in claimed:
+            path = os.path.join(self.folder, name)
+            with contextlib.suppress(OSError):  # sent, or reclaimed by another hook, meanwhile
+                if now - os.stat(path).st_mtime > STALE_CLAIM_SECONDS:
+                    os.rename(path, path.removesuffix(".sending"))
+                    log(self.log_folder, f"spooled {name} was left half-sent: it waits again")
 
     def send(self, deliver, is_bad_payload) -> int:
         """Deliver what waits, oldest first, until Engram stops answering. Each file is
@@ -115,6 +133,7 @@ class Spool:
             claimed = path + ".sending"
             try:
                 os.rename(path, claimed)
+                os.utime(claimed)  # when it was claimed, for _reclaim
                 with open(claimed, encoding="utf-8") as file:
                     payload = json.load(file)
             except (OSError, ValueError):

@@ -2,8 +2,10 @@
 address is fixed, and the same observations pass. Only what Engram judges bad itself (a
 malformed or oversized body) is dropped, with a line in the log, so it blocks nothing."""
 import json
+import os
 import socket
 import threading
+import time
 
 import pytest
 
@@ -95,3 +97,21 @@ def test_a_spooled_observation_over_engrams_body_limit_is_dropped_not_blocking_t
     assert not _spooled(state)
     assert "refused, dropped: too large" in (state / "hook.log").read_text()
     assert [payload["tool_events"][0]["tool_name"] for payload in taken] == ["Bash", "Edit"]
+
+
+def test_an_entry_left_half_sent_by_a_hook_that_died_is_sent_again(state):
+    from engram_client.state import STALE_CLAIM_SECONDS, Spool
+
+    spool = Spool(str(state))
+    spool.keep({"messages": [{"role": "user", "text": "Deploys go out on Tuesdays"}]})
+    spool.keep({"messages": [{"role": "user", "text": "Staging listens on 5433"}]})
+    dead, alive = spool.waiting()
+    os.rename(dead, dead + ".sending")  # claimed by a hook killed mid-send, long ago
+    long_ago = time.time() - STALE_CLAIM_SECONDS - 60
+    os.utime(dead + ".sending", (long_ago, long_ago))
+    os.rename(alive, alive + ".sending")  # claimed just now by a hook still sending
+    delivered = []
+    assert spool.send(delivered.append, lambda error: False) == 1
+    assert delivered == [{"messages": [{"role": "user", "text": "Deploys go out on Tuesdays"}]}]
+    assert os.path.exists(alive + ".sending") and not os.path.exists(dead + ".sending")
+    assert "left half-sent" in (state / "hook.log").read_text()

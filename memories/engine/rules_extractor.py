@@ -174,12 +174,13 @@ _PROPOSAL = re.compile(
     r"should we|shall we)\s+", _I)
 _ACCEPTANCE = re.compile(
     r"^(((agreed|agree|yes|yep|yeah|ok|okay|sure|sounds good|sgtm|lgtm|perfect|great|"
-    r"good (idea|call)|makes sense|fine|works for me|approved|please)[\s,.!]*)*"
+    r"good (idea|call)|makes sense|fine|works for me|approved|please)[\s,.!]*+)*"
     r"((let's )?(do|go with|go for) (that|it|this)( then)?|go ahead|ship it|"
     r"yes,? please)?|agreed|good (idea|call)|approved|works for me|sounds good|sgtm|lgtm)"
-    r"[\s,.!]*$", _I)
+    r"[\s,.!]*+$", _I)
 _FIRST_PERSON = re.compile(r"^(i|i'm|i've|i'll|i'd|let's|let me|we'll|we should)\b", _I)
 _PRONOUN_START = re.compile(r"^(it|this|that|there|these|those|they)\b", _I)
+_POINTS_BACK = re.compile(r"^(it|this|that)\b", _I)  # not "There is also a ..."
 _INSTRUCTION_START = re.compile(
     r"^(please\s+)?(always|never|don't|do not|make sure|be sure|remember to|avoid|only|keep|"
     r"use|write|store|mock|pin|prefer|stop|name|commit|document|ask|retry|log|put|call|run|"
@@ -205,12 +206,24 @@ _ABOUT_PROJECT = re.compile(
     r"|\bthe (frontend|backend|app|api|service|server|project|repo|codebase|build|pipeline|"
     r"ci|cluster|database|db|worker|workers|deploy|docs)\b|(?<!\w)--\w", _I)
 # A question that weighs options asks for advice, and its answer is no fact yet.
-_DELIBERATION = re.compile(r"\b(should|shall|could|would|better|worth)\b|\bor\b", _I)
+# So does a question of how to do something, or whether it can be done ("how do I undo
+# a commit?", "can we use async views?"): its answer is general knowledge.
+_DELIBERATION = re.compile(
+    r"\b(should|shall|could|would|better|worth)\b|\bor\b"
+    r"|^(how (do|can|should|would) (i|we|you)|how to|can (i|we|you)|is it possible)\b", _I)
+# A standing rule that names errors ("Never swallow exceptions", "Prefer raising ..."),
+# not a report ("Never had a single failure", "Check why the deploy fails").
+_RULE_ABOUT_ERRORS = re.compile(
+    r"^(please\s+)?(always|never|don't|do not|prefer|avoid|only)\s+"
+    r"(?!(had|has|was|were|been|saw|seen|got|gotten|did)\b)\w+", _I)
 # A prohibition said as "No <things> ...": "No summaries at the end of a reply".
+# "No data was lost", "No users complained" tell what happened: a verb follows the noun.
 _PROHIBITION = re.compile(
     r"^no (?!(idea|problem|problems|worries|luck|way|clue|need|rush|change|changes|"
     r"difference|response|reply|answer|one|thanks|matter|longer|more|doubt|exceptions?)\b)"
-    r"\w+", _I)
+    r"\w+(?![^.,;:]*\b(is|are|was|were|has|have|had|do|does|did|will|would|can|could|"
+    r"should|may|might|must|seems?|gets?|got|ran|runs?|went|goes|came|comes|\w{2,}ed)\b)",
+    _I)
 # How the team works, said by the user in the present ("We do trunk-based development").
 _TEAM_PRACTICE = re.compile(
     r"^we (always |usually |normally )?(do|follow|use|run|deploy|release|ship|work|keep|host|"
@@ -278,6 +291,7 @@ _TAG_WORDS = ("test", "migration", "deploy", "database", "queue", "cache", "api"
 class _Sentence:
     role: str  # "user", "assistant", or "" when the text names no speaker
     text: str
+    filler: bool = False  # filler alone ("Sounds good."): read only as an acceptance
 
 
 def gate(text: str) -> GateDecision:
@@ -317,10 +331,10 @@ def _sentences(text: str) -> list[_Sentence]:
         if in_code or role in ("system", "tool"):
             continue
         for part in _SENTENCE_BREAK.split(line):
-            # a sentence of filler alone ("Sounds good.") stays, as the acceptance it is
-            cleaned = _clean(part) or part.strip()
-            if cleaned:
+            if cleaned := _clean(part):
                 found.append(_Sentence(role, cleaned))
+            elif part.strip():  # filler alone ("Sounds good."): kept as an acceptance
+                found.append(_Sentence(role, part.strip(), filler=True))
     return found
 
 
@@ -342,8 +356,7 @@ def _is_noise(sentence: _Sentence) -> bool:
 def _is_error(text: str, role: str = "") -> bool:
     """An error report; a user's rule about errors ("Prefer raising specific exceptions
     over returning None", "Never retry on 4xx errors") is an instruction, not one."""
-    if role == "user" and (_PREFERENCE.search(text)
-                           or _INSTRUCTION_START.match(_LEAD_IN.sub("", text))):
+    if role == "user" and (_PREFERENCE.search(text) or _RULE_ABOUT_ERRORS.match(text)):
         return False
     text = _DENIED_ERROR.sub(" ", _SETTING_NOUN.sub(" ", text))
     return bool(_ERROR.search(text) or _ERROR_NAME.search(text))
@@ -360,13 +373,15 @@ def _classified(sentences: Sequence[_Sentence]) -> list[tuple[str, str]]:
         if index in used:
             continue
         if _is_question(sentence):
-            answer = _answer(sentences, index)
-            if answer:
-                found[index] = ("fact", f"{sentence.text} {_join([answer.text])}")
-                used.add(index + 1)
-            elif _answers_about_project(sentences, index):
-                found[index + 1] = ("fact", _join([sentences[index + 1].text]))
-                used.add(index + 1)
+            reply = _reply(sentences, index)
+            if reply is None:
+                continue
+            if _answer(sentence, sentences[reply]):
+                found[index] = ("fact", f"{sentence.text} {_join([sentences[reply].text])}")
+                used.add(reply)
+            elif _answers_about_project(sentence, sentences[reply]):
+                found[reply] = ("fact", _join([sentences[reply].text]))
+                used.add(reply)
             continue
         proposal = _accepted_proposal(sentences, index)
         if proposal is not None:
@@ -397,17 +412,22 @@ def _classified(sentences: Sequence[_Sentence]) -> list[tuple[str, str]]:
 
 def _accepted_proposal(sentences: Sequence[_Sentence], index: int) -> int | None:
     """The assistant's proposal that the user's sentence at `index` accepts in a word
-    ("Agreed, do that."), if it opens the user's turn right after the assistant's."""
+    ("Agreed, do that."), if it opens the user's turn right after the assistant's and the
+    proposal was the assistant's last word."""
     sentence = sentences[index]
     if sentence.role != "user" or index == 0 or sentences[index - 1].role != "assistant" \
             or not _ACCEPTANCE.match(sentence.text):
         return None
-    for earlier in range(index - 1, -1, -1):
-        if sentences[earlier].role != "assistant":
-            return None
-        if _PROPOSAL.match(sentences[earlier].text) and not _is_question(sentences[earlier]):
-            return earlier
-    return None
+    # the assistant's last word before the acceptance, filler and chatter aside: a
+    # proposal it went on to set against another ("We could use Redis. But ...") is not
+    # what the user took
+    last = next((i for i in range(index - 1, -1, -1)
+                 if sentences[i].role != "assistant" or not _is_noise(sentences[i])
+                 or _PROPOSAL.match(sentences[i].text)), None)
+    if last is None or sentences[last].role != "assistant" \
+            or not _PROPOSAL.match(sentences[last].text) or _is_question(sentences[last]):
+        return None
+    return last
 
 
 def _proposed(text: str) -> str:
@@ -429,27 +449,27 @@ def _problem_start(sentences: Sequence[_Sentence], informative: Sequence[int],
     return start
 
 
-def _answer(sentences: Sequence[_Sentence], question: int) -> _Sentence | None:
-    """The reply to a technical question when it cannot stand alone ("Node 20.")."""
-    if question + 1 >= len(sentences) or not _is_technical(sentences[question].text):
-        return None
-    asked, reply = sentences[question], sentences[question + 1]
-    if reply.role == asked.role or _is_question(reply) or _HEDGE.search(reply.text) \
-            or _CHATTER.search(reply.text):
-        return None
+def _reply(sentences: Sequence[_Sentence], question: int) -> int | None:
+    """The sentence that answers the question at `question`: the next one, filler aside."""
+    return next((i for i in range(question + 1, len(sentences))
+                 if not sentences[i].filler), None)
+
+
+def _answer(asked: _Sentence, reply: _Sentence) -> bool:
+    """Whether `reply` answers a technical question but cannot stand alone ("Node 20.")."""
+    if not _is_technical(asked.text) or reply.role == asked.role or _is_question(reply) \
+            or _HEDGE.search(reply.text) or _CHATTER.search(reply.text):
+        return False
     short = len(reply.text.split()) < 4 and _is_technical(reply.text)
-    return reply if short or _PRONOUN_ANSWER.match(reply.text) else None
+    return short or bool(_PRONOUN_ANSWER.match(reply.text))
 
 
-def _answers_about_project(sentences: Sequence[_Sentence], question: int) -> bool:
+def _answers_about_project(asked: _Sentence, reply: _Sentence) -> bool:
     """Whether the assistant's next sentence answers the user's question about this
     project ("where do the logs end up in prod?" / "Logs go to stdout as JSON ..."):
     a statement that stands alone, of some length. A question of general
     knowledge ("what's the difference between X and Y?") or one weighing options
     ("should we ...", "X or Y?") gets no memory."""
-    if question + 1 >= len(sentences):
-        return False
-    asked, reply = sentences[question], sentences[question + 1]
     return (asked.role == "user" and reply.role == "assistant"
             and bool(_ABOUT_PROJECT.search(asked.text))
             and not _DELIBERATION.search(asked.text) and not _is_noise(reply)
@@ -466,7 +486,7 @@ def _fix_end(sentences: Sequence[_Sentence], informative: Sequence[int], error: 
         if _FIX.search(text) or _ACTION_RESULT.search(text) or (
                 (_FIX_ACTION.search(text) or _CHANGE_MADE.search(text)) and not _is_error(text)):
             end = index + 1
-        elif _is_error(text) and _PRONOUN_START.match(text):
+        elif _is_error(text) and _POINTS_BACK.match(text):
             end = index + 1  # "That's a known bug in ...": the same error, diagnosed
         elif _is_error(text):
             break

@@ -124,3 +124,46 @@ def test_running_out_of_a_resource_is_an_error():
     [memory] = _memories(("user", ("Postgres ran out of connections during the load test "
                                   "last night.")))
     assert memory.kind == "error"
+
+
+def test_a_proposal_the_assistant_set_aside_itself_is_not_what_the_user_took():
+    decisions = [m.content for m in _memories(
+        ("assistant", ("We could use Redis for the job queue. But advisory locks in Postgres "
+                      "need no new service, so I'd go with those.")),
+        ("user", "Agreed.")) if m.kind == "decision"]
+    assert not any("Redis" in content for content in decisions)
+
+
+def test_filler_before_an_answer_does_not_hide_it():
+    assert _contents(("user", "Which Node version does the build use?"),
+                     ("assistant", "Right. Node 20.")) == [
+        "Which Node version does the build use? Node 20."]
+
+
+def test_how_to_and_can_we_questions_are_general_knowledge():
+    assert _contents(("user", "Can we use async views in Django?"),
+                     ("assistant", ("Django supports async views since 3.1 under ASGI "
+                                   "servers."))) == []
+    assert _contents(("user", "How do I undo the last commit in our repo?"),
+                     ("assistant", ("Run git reset --soft HEAD~1 to keep the changes "
+                                   "staged."))) == []
+
+
+def test_no_things_followed_by_a_verb_tells_what_happened_and_is_no_rule():
+    for said in ("No data was lost during the outage last night.",
+                 "No users have complained about the new checkout flow yet.",
+                 "No migrations ran when I deployed the hotfix branch."):
+        assert all(m.kind != "instruction" for m in _memories(("user", said))), said
+
+
+def test_a_bug_report_said_as_an_order_or_a_boast_stays_a_report():
+    [report] = _memories(("user", ("Check why the deploy fails on CI with ECONNREFUSED "
+                                  "from Redis.")))
+    assert report.kind == "error"
+    assert all(m.kind != "instruction" for m in _memories(
+        ("user", "Never had a single failure on this runner since the upgrade.")))
+
+
+def test_another_error_told_after_the_first_is_a_memory_of_its_own():
+    assert len(_memories(("user", ("The importer raises a KeyError on empty files. There is "
+                                  "also a TimeoutError in the nightly sync job.")))) == 2

@@ -391,25 +391,33 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
     return parsed
 
 
-def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> None:
-    """Leave out the lines whose supersession leads back to themselves ("A superseded by
-    B, B by A"): recall shows only the end of a chain, and a ring has no end, so every
-    memory in it would be hidden for good."""
-    successor = {line.restored.id: line.restored.superseded_by
-                 for line in parsed.memories if line.restored}
-    in_rings = set()
+def _in_rings(successor: dict) -> set:
+    """The keys of `successor` (memory -> the memory superseding it) that lie on a ring:
+    recall shows only the end of a chain, and a ring has none, so all of it would be
+    hidden for good. Each key is walked once."""
+    in_rings, done = set(), set()
     for start in successor:
-        walked, at = [], start
-        while at in successor and at not in walked and at not in in_rings:
-            walked.append(at)
+        path, on_path, at = [], set(), start
+        while at in successor and at not in done and at not in on_path:
+            path.append(at)
+            on_path.add(at)
             at = successor[at]
-        if at in walked:
-            in_rings.update(walked[walked.index(at):])
-    ringed = [line for line in parsed.memories if line.restored
-              and line.restored.id in in_rings]
-    reason = ("superseded_by leads back to this memory (a memory superseded by itself, or "
-              "a ring of them, hides them all)")
-    report.bad += [(line.number, reason) for line in ringed]
+        if at in on_path:
+            in_rings.update(path[path.index(at):])
+        done.update(path)
+    return in_rings
+
+
+RING = ("superseded_by leads back to this memory (a memory superseded by itself, or a ring "
+        "of them, hides them all)")
+
+
+def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> None:
+    """Leave out the lines whose supersession, within the file, leads back to them."""
+    in_rings = _in_rings({line.restored.id: line.restored.superseded_by
+                          for line in parsed.memories if line.restored})
+    report.bad += [(line.number, RING) for line in parsed.memories
+                   if line.restored and line.restored.id in in_rings]
     parsed.memories = [line for line in parsed.memories
                        if not (line.restored and line.restored.id in in_rings)]
 
@@ -527,15 +535,29 @@ def _restored_memory(owner, line: ImportLine, digest: str) -> Memory:
     return memory
 
 
+def _restore_supersession(owner, lines: list[ImportLine], ids: dict,
+                          report: ImportReport) -> None:
+    """Each line's supersession, less those that would close a ring with what is stored:
+    the file alone has none (_refuse_supersession_cycles), but its lines may be memories
+    already stored, or two of them one memory."""
+    successor = dict(Memory.objects.filter(owner=owner, superseded_by__isnull=False)
+                     .values_list("pk", "superseded_by"))
+    wanted = {ids[line.restored.id]: ids[line.restored.superseded_by] for line in lines}
+    in_rings = _in_rings({**successor, **wanted})
+    report.bad += [(line.number, RING) for line in lines if ids[line.restored.id] in in_rings]
+    Memory.objects.bulk_update(
+        [Memory(pk=ids[line.restored.id], superseded_by_id=ids[line.restored.superseded_by])
+         for line in lines if ids[line.restored.id] not in in_rings],
+        ["superseded_by"], batch_size=IMPORT_BATCH)
+
+
 def _restore_graph(owner, parsed: EngramFile, ids: dict, report: ImportReport) -> None:
     """What refers to other lines: supersession, links between memories, entities, the
     memories that name them, and relationships between them."""
     restored = [line for line in parsed.memories if line.restored
                 and line.restored.id in ids]
-    superseding = [Memory(pk=ids[line.restored.id],
-                          superseded_by_id=ids[line.restored.superseded_by])
-                   for line in restored if line.restored.superseded_by in ids]
-    Memory.objects.bulk_update(superseding, ["superseded_by"], batch_size=IMPORT_BATCH)
+    _restore_supersession(owner, [line for line in restored
+                                  if line.restored.superseded_by in ids], ids, report)
     MemoryLink.objects.bulk_create([
         MemoryLink(from_memory_id=ids[line.restored.id], to_memory_id=ids[link["to"]],
                    relation=link["relation"], strength=link["strength"],

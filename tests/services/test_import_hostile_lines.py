@@ -58,8 +58,8 @@ def test_the_first_and_last_storable_days_still_import(alice):
 @pytest.mark.parametrize("bad", [
     '{"content": "Cache hit rate", "metadata": {"ratio": NaN}}',
     '{"content": "Cache hit rate", "importance": Infinity}',
-    f'{{"record": "entity", "id": "{uuid.uuid4()}", "name": "Cache", '
-    f'"properties": {{"x": -Infinity}}}}',
+    (f'{{"record": "entity", "id": "{uuid.uuid4()}", "name": "Cache", '
+    f'"properties": {{"x": -Infinity}}}}'),
 ])
 def test_nan_and_infinity_are_no_json_and_make_a_bad_line(alice, bad):
     report = import_with_one_bad_line(alice, bad)
@@ -145,3 +145,44 @@ def test_an_import_job_that_fails_part_way_says_how_much_is_stored(alice, monkey
         run_import_job(owner=alice, dry_run=False, job=job, **job.params)
     assert Memory.objects.filter(owner=alice).count() == 500
     assert Job.objects.get(pk=job.pk).status != JobStatus.DONE
+
+
+def test_a_chain_that_runs_into_a_ring_keeps_its_head_and_refuses_the_ring(alice):
+    head, a, b = restored("Chain head."), restored("Ring A."), restored("Ring B.")
+    head["superseded_by"], a["superseded_by"], b["superseded_by"] = a["id"], b["id"], a["id"]
+    report = import_jsonl(alice, jsonl(head, a, b)).as_dict()
+    assert [error["line"] for error in report["errors"]] == [2, 3]
+    assert [m.content for m in Memory.objects.filter(owner=alice)] == ["Chain head."]
+
+
+def test_two_lines_that_are_one_memory_do_not_supersede_it_by_itself(alice):
+    first = restored("The same memory, exported twice.")
+    twin = restored("The same memory, exported twice.")  # same text, project and date
+    first["superseded_by"] = twin["id"]
+    report = import_jsonl(alice, jsonl(first, twin)).as_dict()
+    assert report["errors"] == [{"line": 1, "message": transfer.RING}]
+    [memory] = Memory.objects.filter(owner=alice)
+    assert memory.superseded_by is None
+
+
+class CountingLookups(dict):
+    """A successor map that counts how often it is consulted."""
+
+    lookups = 0
+
+    def __contains__(self, key):
+        self.lookups += 1
+        return super().__contains__(key)
+
+    def __getitem__(self, key):
+        self.lookups += 1
+        return super().__getitem__(key)
+
+
+def test_a_long_chain_is_walked_once_not_once_per_memory():
+    ids = [str(uuid.uuid4()) for _ in range(2_000)]
+    chain = CountingLookups(zip(ids, [*ids[1:], None]))
+    assert transfer._in_rings(chain) == set()
+    # a walk from every memory to the chain's end consulted it about n² / 2 times (2
+    # million here; a hostile file of 10,000 lines held a worker for tens of minutes)
+    assert chain.lookups <= 5 * len(ids)

@@ -148,14 +148,17 @@ class Client:
         deadline = time.monotonic() + self.timeout
         try:
             connection = socket.create_connection((self.host, self.port), timeout=self.timeout)
+            # how a connection closed on a body Engram did not read shows itself
+            closed = (BrokenPipeError, ConnectionResetError)
             if self.https:
                 import ssl  # only for https: it costs a plain-http hook ~20 ms to import
                 connection = ssl.create_default_context().wrap_socket(
                     connection, server_hostname=self.host)
+                closed += (ssl.SSLError,)
             with connection:
                 try:
                     connection.sendall(request)
-                except (BrokenPipeError, ConnectionResetError):
+                except closed:
                     pass  # Engram may answer before it reads the whole body (a 413): read on
                 received = bytearray()
                 while True:
@@ -165,7 +168,7 @@ class Client:
                     connection.settimeout(left)
                     try:
                         piece = connection.recv(65536)
-                    except ConnectionResetError:
+                    except closed:
                         if not received:
                             raise
                         break  # closed on a body it did not read: what came is its answer

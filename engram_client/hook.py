@@ -66,6 +66,16 @@ def _batches(items: list) -> list[list]:
     return batches
 
 
+def _fate(error: Exception) -> str:
+    """What becomes of a spooled observation Engram refused (local.Spool.send)."""
+    if not isinstance(error, Refused):
+        return local.STOP  # unreachable: so is every other
+    if error.bad_payload:
+        return local.DROP
+    # a key that may not write this one's project: another, of another project, may pass
+    return local.SKIP if error.status == 403 else local.STOP
+
+
 def _digest(message: dict) -> str:
     import hashlib  # only the events that send messages need it; prompts skip the import
 
@@ -309,8 +319,7 @@ class Hook:
             return
 
     def _send_spooled(self):
-        self.spool.send(lambda payload: self.client.post("observe", payload),
-                        lambda error: isinstance(error, Refused) and error.bad_payload)
+        self.spool.send(lambda payload: self.client.post("observe", payload), _fate)
 
     def _mark_usage(self, turn: dict, reply: str, tools: list):
         evidence = usage.Evidence(reply, tools)

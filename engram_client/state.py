@@ -20,6 +20,8 @@ STALE_SESSION_SECONDS = 7 * 24 * 3600
 # (every hook stops within hook.EVENT_SECONDS, 600 s): it waits again. Were it sent after
 # all, Engram keeps an observation once (the hash of its payload).
 STALE_CLAIM_SECONDS = 1_800
+# What becomes of a spooled entry Engram refused (Spool.send).
+DROP, SKIP, STOP = "drop", "skip", "stop"
 
 
 def _safe(name: str) -> str:
@@ -125,9 +127,12 @@ class Spool:
                     os.rename(path, path.removesuffix(".sending"))
                     log(self.log_folder, f"spooled {name} was left half-sent: it waits again")
 
-    def send(self, deliver, is_bad_payload) -> int:
-        """Deliver what waits, oldest first, until Engram stops answering. Each file is
-        claimed by a rename first, so two hooks flushing at once never send it twice."""
+    def send(self, deliver, fate) -> int:
+        """Deliver what waits, oldest first. Each file is claimed by a rename first, so two
+        hooks flushing at once never send it twice. `fate(error)` says what a failed one
+        meets: DROP (Engram judged the body bad), SKIP (refused for what it holds, a
+        project the key may not write: the next may pass), STOP (Engram cannot take any
+        now: down, busy, the key or the address wrong)."""
         sent = 0
         for path in self.waiting()[:SPOOL_SEND_PER_EVENT]:
             claimed = path + ".sending"
@@ -143,13 +148,19 @@ class Spool:
             try:
                 deliver(payload)
             except Exception as error:  # noqa: BLE001 - the hook must go on
-                if is_bad_payload(error):
-                    log(self.log_folder, f"spooled {os.path.basename(path)} refused, "
-                                         f"dropped: {error}")
-                    os.unlink(claimed)
-                    continue
-                os.rename(claimed, path)
-                break
-            os.unlink(claimed)
+                verdict = fate(error)
+                # the claim may be gone (reclaimed by another hook): the hook goes on
+                with contextlib.suppress(OSError):
+                    if verdict == DROP:
+                        log(self.log_folder, f"spooled {os.path.basename(path)} refused, "
+                                             f"dropped: {error}")
+                        os.unlink(claimed)
+                    else:
+                        os.rename(claimed, path)
+                if verdict == STOP:
+                    break
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(claimed)
             sent += 1
         return sent

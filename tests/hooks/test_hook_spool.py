@@ -9,6 +9,9 @@ import time
 
 import pytest
 
+from engram_client.client import Refused
+from engram_client.hook import _fate
+from engram_client.state import STALE_CLAIM_SECONDS, STOP, Spool
 from memories.models import Observation
 
 
@@ -99,19 +102,52 @@ def test_a_spooled_observation_over_engrams_body_limit_is_dropped_not_blocking_t
     assert [payload["tool_events"][0]["tool_name"] for payload in taken] == ["Bash", "Edit"]
 
 
-def test_an_entry_left_half_sent_by_a_hook_that_died_is_sent_again(state):
-    from engram_client.state import STALE_CLAIM_SECONDS, Spool
+def _entry(text: str) -> dict:
+    return {"messages": [{"role": "user", "text": text}]}
 
+
+def test_an_entry_left_half_sent_by_a_hook_that_died_is_sent_again(state):
     spool = Spool(str(state))
-    spool.keep({"messages": [{"role": "user", "text": "Deploys go out on Tuesdays"}]})
-    spool.keep({"messages": [{"role": "user", "text": "Staging listens on 5433"}]})
-    dead, alive = spool.waiting()
+    spool.keep(_entry("Deploys go out on Tuesdays"))
+    [dead] = spool.waiting()
     os.rename(dead, dead + ".sending")  # claimed by a hook killed mid-send, long ago
     long_ago = time.time() - STALE_CLAIM_SECONDS - 60
     os.utime(dead + ".sending", (long_ago, long_ago))
-    os.rename(alive, alive + ".sending")  # claimed just now by a hook still sending
     delivered = []
-    assert spool.send(delivered.append, lambda error: False) == 1
-    assert delivered == [{"messages": [{"role": "user", "text": "Deploys go out on Tuesdays"}]}]
-    assert os.path.exists(alive + ".sending") and not os.path.exists(dead + ".sending")
+    assert spool.send(delivered.append, lambda error: STOP) == 1
+    assert delivered == [_entry("Deploys go out on Tuesdays")]
+    assert not os.listdir(state / "spool")
     assert "left half-sent" in (state / "hook.log").read_text()
+
+
+def test_an_old_entry_being_sent_now_is_not_taken_back_by_another_hook(state):
+    spool = Spool(str(state))
+    spool.keep(_entry("Staging listens on 5433"))
+    [old] = spool.waiting()
+    long_ago = time.time() - STALE_CLAIM_SECONDS - 60
+    os.utime(old, (long_ago, long_ago))  # spooled long ago, claimed only now
+    seen_meanwhile = []
+
+    def deliver(payload):
+        seen_meanwhile.append(Spool(str(state)).waiting())  # another hook flushing
+
+    assert spool.send(deliver, lambda error: STOP) == 1
+    assert seen_meanwhile == [[]] and not os.listdir(state / "spool")
+
+
+def test_an_entry_refused_for_its_project_does_not_hold_back_the_others(state):
+    spool = Spool(str(state))
+    for text in ("Repo B's build uses Bazel", "Repo A deploys with Helm"):
+        spool.keep({"project": text.split("'")[0][-1], **_entry(text)})
+    delivered = []
+
+    def deliver(payload):
+        if payload["messages"][0]["text"].startswith("Repo B"):
+            raise Refused(403, "This key is restricted to project A.")
+        delivered.append(payload)
+
+    assert spool.send(deliver, _fate) == 1
+    assert [p["messages"][0]["text"] for p in delivered] == ["Repo A deploys with Helm"]
+    [kept] = spool.waiting()  # B's waits, for a key that may write it
+    with open(kept) as file:
+        assert json.load(file)["messages"][0]["text"] == "Repo B's build uses Bazel"

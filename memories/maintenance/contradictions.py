@@ -3,6 +3,7 @@ nearest neighbours, by the model (verdicts cached per pair) or by the rules; peo
 what conflicts, and resolving never deletes."""
 
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -101,9 +102,18 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
     memories = list(Memory.objects.filter(pk__in=list(memory_ids), status=Status.ACTIVE)
                     .select_related("owner"))
     neighbours = _neighbours(memories)
-    providers = {memory.pk: llm_usage.choose_provider(memory.owner, memory.project, now)[0]
-                 for memory in memories}
-    for memory, other in pairs_in_order(memories, neighbours):
+    pairs = pairs_in_order(memories, neighbours)
+    # progress counts a memory once its last pair is judged (those with none at once);
+    # the judge is chosen when a memory's first pair comes up, so the budget and the
+    # circuit breaker still apply between memories
+    left = Counter(memory.pk for memory, _ in pairs)
+    if len(memories) > len(left):
+        advance(len(memories) - len(left))
+    providers = {}
+    for memory, other in pairs:
+        if memory.pk not in providers:
+            providers[memory.pk] = llm_usage.choose_provider(memory.owner, memory.project,
+                                                             now)[0]
         provider = providers[memory.pk]
         try:
             verdict = _verdict(provider, memory, other, now)
@@ -113,7 +123,9 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
             verdict = _verdict(provider, memory, other, now)
         if verdict.contradicts:
             found.append(_record(memory, other, provider.name, verdict, now, dry_run))
-    advance(len(memories))
+        left[memory.pk] -= 1
+        if not left[memory.pk]:
+            advance(1)
     return [c for c in found if c is not None]
 
 

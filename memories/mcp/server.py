@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections, connections
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -467,7 +467,10 @@ class EngramServer(MCPServer):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            if not isinstance(exc.__cause__, ValidationError):
+            # only the arguments' own check: a tool that crashed on a ValidationError of
+            # its own (a model's reply, say) is a crash, logged as one
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__,
+                                                                      ValidationError):
                 raise
             fields = "; ".join(f"{'.'.join(str(part) for part in error['loc'])}: "
                                f"{error['msg']}." for error in exc.__cause__.errors())

@@ -118,3 +118,15 @@ def test_an_unsure_verdict_is_kept_but_not_queued(alice, remember):
     remember(alice, "Nightly builds are published to the beta channel.")
     remember(alice, "Nightly builds are not published to the beta channel.")
     assert count_open_contradictions(alice) == 1
+
+
+def test_a_check_counts_each_memory_once_in_its_progress_after_its_pairs(alice, remember):
+    first = remember(alice, "The orders API listens on port 8080")
+    second = remember(alice, "The orders API listens on port 9090")
+    alone = remembering.remember(owner=alice, content="Lunch is at noon on Fridays").memory
+    steps = []
+    found = check_contradictions([first.pk, second.pk, alone.pk], dry_run=True,
+                                 advance=lambda n=1: steps.append(n))
+    assert found and sum(steps) == 3
+    # each memory's step comes once its pairs are judged, not all at the end
+    assert len(steps) >= 2

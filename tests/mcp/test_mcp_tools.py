@@ -106,6 +106,27 @@ def test_an_argument_of_the_wrong_type_is_named_with_what_it_expects_in_a_line(a
         "to parse string as an integer.; tags.0: Input should be a valid string.")
 
 
+def test_a_tool_that_crashes_on_a_validation_error_of_its_own_says_only_that_it_failed(
+        alice_calls, monkeypatch):
+    from pydantic import BaseModel
+
+    from memories.mcp import operations
+
+    class Reply(BaseModel):
+        secret_field: int
+
+    def crashing(*args, **kwargs):
+        Reply(secret_field="not a number")  # a model's malformed reply, say
+
+    monkeypatch.setattr(operations, "search", crashing)
+
+    async def scenario(client):
+        return await call(client, "memory_search", query="deploys")
+
+    failed, text = alice_calls(scenario)
+    assert failed and text == "Error executing tool memory_search"  # no internals
+
+
 def test_a_bad_depth_for_related_is_refused_like_the_api(alice_calls, alice):
     memory = remember(owner=alice, content="Something with links.").memory
 

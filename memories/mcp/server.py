@@ -15,7 +15,11 @@ from typing import Annotated, Any, Literal
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections, connections
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 

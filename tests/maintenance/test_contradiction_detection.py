@@ -6,9 +6,9 @@ import pytest
 from django.core.management import call_command
 
 from memories.maintenance.contradictions import check_contradictions
-from memories.services import remembering
 from memories.models import Contradiction, ContradictionStatus, JudgedPair, ModelCall
 from memories.selectors import contradiction_queue, count_open_contradictions
+from memories.services import remembering
 from tests.helpers import anthropic_error, anthropic_reply
 
 

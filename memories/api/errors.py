@@ -7,7 +7,7 @@
 import logging
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
@@ -99,6 +99,9 @@ def handle(exc, context):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response(error_body(413, f"The request body is over {limit:,} bytes: send "
                                         "less at a time."), status=413)
+    elif isinstance(exc, TooManyFieldsSent):
+        exc = exceptions.ParseError(f"More than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} "
+                                    "parameters: send fewer.")
     elif isinstance(exc, RecursionError):  # the JSON parser on deeply nested input
         exc = exceptions.ParseError("The JSON is nested too deeply to read.")
 

@@ -45,6 +45,10 @@ _RELATIVE = re.compile(
     r"(?P<ago_unit>day|week|month|year)s?\s+ago)\b", re.IGNORECASE)
 
 
+# The periods one text is read for (periods_named): no real note names more.
+MAX_PERIODS = 32
+
+
 @dataclass(frozen=True, slots=True)
 class Period:
     """Days from `start` up to and excluding `end`; a month named without a year ("in
@@ -165,7 +169,10 @@ def periods_named(text: str, reference: date | None = None) -> list[Period]:
             month_named = _ANY_MONTH.search(rest) is not None
     if reference is not None and _may_be_relative(rest):
         found += [p for p in (_relative(m, reference) for m in _RELATIVE.finditer(rest)) if p]
-    return found
+    # each distinct period once, and a text's first few only: recall matches every period
+    # a query names against every one each candidate names, and a text repeating dates
+    # ("in June" 10,000 times) held a search for seconds
+    return list(dict.fromkeys(found))[:MAX_PERIODS]
 
 
 def _may_be_relative(text: str) -> bool:

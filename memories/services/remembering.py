@@ -47,6 +47,7 @@ from .validation import (
     clean_tags,
     content_error,
     importance_error,
+    metadata_error,
     noting_redactions,
     tags_error,
     unstorable_error,
@@ -168,8 +169,7 @@ def _validate(item: NewMemory, dimensions: int, now: datetime) -> dict[str, list
             f"Unknown kind {item.kind!r}: use one of {', '.join(Kind.values)}."),
         "importance": importance_error(item.importance),
         "tags": tags_error(item.tags),
-        "metadata": (unstorable_error(item.metadata) if isinstance(item.metadata, dict)
-                     else "Metadata must be a JSON object."),
+        "metadata": metadata_error(item.metadata),
         "embedding": _embedding_error(item.embedding, dimensions),
         "expires_at": _validity_error(item, now),
     }

@@ -1,6 +1,7 @@
 """The checks every write of a memory's fields goes through, with the words a person
 reads when one fails."""
 
+import json
 import math
 from collections import Counter
 from datetime import datetime
@@ -54,6 +55,24 @@ def datetime_error(value: datetime) -> str | None:
         value.astimezone(dt_timezone.utc)
     except OverflowError:
         return "the moment falls outside the years 1 to 9999 in UTC"
+    return None
+
+
+# A memory's metadata is notes beside its text (where it came from, what redaction took
+# out, the memories a summary was made of: 39 bytes each, and erasure reads them all),
+# read back with it by every search and list: 2 MB of it on each of a few hundred
+# memories made one search answer hundreds of megabytes.
+MAX_METADATA_BYTES = 262_144
+
+
+def metadata_error(metadata) -> str | None:
+    if not isinstance(metadata, dict):
+        return "Metadata must be a JSON object."
+    if unstorable := unstorable_error(metadata):
+        return unstorable
+    size = len(json.dumps(metadata, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    if size > MAX_METADATA_BYTES:
+        return f"Metadata has {size:,} bytes as JSON; the limit is {MAX_METADATA_BYTES:,}."
     return None
 
 

@@ -66,3 +66,20 @@ def test_an_observation_with_timestamps_and_nul_characters_is_stored_storably(ap
     assert observation.messages[0]["timestamp"].startswith("2026-11-24T10:00:00")
     assert "\x00" not in json.dumps(observation.messages + observation.tool_events)
     assert "make\ufffd test" in observation.tool_events[0]["input"]
+
+
+def test_metadata_over_its_limit_is_a_400_and_nothing_is_stored(api):
+    from memories.services.validation import MAX_METADATA_BYTES
+
+    body = {"content": "Deploys run on Fridays", "metadata": {"note": "x" * MAX_METADATA_BYTES}}
+    assert "the limit is" in error(api.post("/api/v1/memories", body, format="json"),
+                                   400)["message"]
+    assert not Memory.objects.exists()
+    body["metadata"] = {"note": "x" * 1_000}
+    assert api.post("/api/v1/memories", body, format="json").status_code == 201
+
+
+def test_more_query_parameters_than_django_reads_is_a_400(api, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 10
+    query = "&".join(f"tag=t{n}" for n in range(20))
+    assert "parameters" in error(api.get(f"/api/v1/memories?{query}"), 400)["message"]

@@ -73,7 +73,7 @@ def _periods_pattern_by_pattern(text, reference=None):
     if reference is not None:
         found += [p for p in (dates._relative(m, reference)
                               for m in dates._RELATIVE.finditer(rest)) if p]
-    return found
+    return list(dict.fromkeys(found))[:dates.MAX_PERIODS]  # each once, the first few
 
 
 def _texts_with_and_without_dates():
@@ -115,3 +115,14 @@ def test_whether_a_text_names_a_date_is_what_running_every_pattern_says():
                for text in _texts_with_and_without_dates()]
     assert all(quick == every for quick, every in answers)
     assert 30 < sum(every for _, every in answers) < len(answers)  # both kinds are there
+
+
+def test_a_text_repeating_dates_names_each_period_once_and_only_the_first_few():
+    from memories.engine.dates import MAX_PERIODS, periods_named
+
+    repeated = periods_named("in June " * 12_500, date(2024, 7, 1))
+    assert len(repeated) == 1
+    many = periods_named(" ".join(f"{day} May 2024" for day in range(1, 32))
+                         + " " + " ".join(f"{day} June 2024" for day in range(1, 31)))
+    assert len(many) == MAX_PERIODS
+    assert many[0] == periods_named("1 May 2024")[0]

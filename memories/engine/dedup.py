@@ -112,7 +112,7 @@ def conflicting_arrangement(a: str, b: str, *, modals: bool = True, order: bool 
             != [w for w in second.order if w in shared])
 
 
-def same_details(a: str, b: str) -> bool:
+def same_details(a: str, b: str, details_of=details) -> bool:
     """True when two texts differ only in wording: function words, inflection, punctuation,
     where a prepositional phrase stands.
 
@@ -121,7 +121,7 @@ def same_details(a: str, b: str) -> bool:
     "may enable 2FA" at 0.977; a replication's direction swapped at 0.997); merging those
     would bury the newer fact, which is a contradiction to surface, not a repeat.
     """
-    return details(a) == details(b) and not conflicting_arrangement(a, b)
+    return details_of(a) == details_of(b) and not conflicting_arrangement(a, b)
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class DedupDecision:
 
 
 def decide(content: str, candidates: list[tuple[str, float]], threshold: float, *,
-           strict: bool = True) -> DedupDecision:
+           strict: bool = True, details_of=details) -> DedupDecision:
     """Pick the most similar candidate that duplicates `content`, if any.
 
     A duplicate is at or above the cosine threshold and, when `strict`, says the same
@@ -142,7 +142,7 @@ def decide(content: str, candidates: list[tuple[str, float]], threshold: float, 
         text, similarity = candidates[i]
         if similarity < threshold:
             break
-        if not strict or same_details(content, text):
+        if not strict or same_details(content, text, details_of):
             return DedupDecision(i, similarity)
     return DedupDecision(None, candidates[ranked[0]][1] if ranked else None)
 
@@ -157,10 +157,19 @@ def first_duplicate_in_batch(contents: list[str], vectors: np.ndarray, threshold
     if len(vectors) == 0:
         return []
     sims = vectors @ vectors.T
+    # each text's details read once: a batch of near-copies compares every pair above the
+    # threshold, and reading a long text's details again for each pair took minutes
+    known = {}
+
+    def details_of(text: str) -> frozenset[str]:
+        if text not in known:
+            known[text] = details(text)
+        return known[text]
+
     result: list[int | None] = []
     for i in range(len(vectors)):
         originals = [j for j in range(i) if result[j] is None and sims[i, j] >= threshold]
         found = decide(contents[i], [(contents[j], float(sims[i, j])) for j in originals],
-                       threshold, strict=strict)
+                       threshold, strict=strict, details_of=details_of)
         result.append(None if found.duplicate_of is None else originals[found.duplicate_of])
     return result

@@ -98,3 +98,15 @@ def test_the_decision_keeps_a_reversed_fact_however_close_the_vectors():
                   0.90).duplicate_of is None
     assert decide("For tests, use pytest", [("Use pytest for tests", 0.97)],
                   0.90).duplicate_of == 0
+
+
+def test_a_batch_of_near_copies_reads_each_texts_details_once(monkeypatch):
+    from memories.engine import dedup
+
+    read = []
+    monkeypatch.setattr(dedup, "details", lambda text: read.append(text) or frozenset(
+        text.split()))
+    contents = [f"The deploy pipeline builds the image, variant {n}." for n in range(60)]
+    vectors = np.ones((60, 4)) / 2.0  # all alike: every pair is above the threshold
+    assert first_duplicate_in_batch(contents, vectors, 0.9) == [None] * 60
+    assert sorted(read) == sorted(contents)  # read again for every pair, it was 60 * 59

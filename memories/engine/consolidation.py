@@ -246,6 +246,13 @@ def _truncate(sentence: str, max_tokens: int) -> str:
     return " ".join(kept) + ELLIPSIS if kept else ""
 
 
+# The sentences a summary is chosen from: each memory's first, and so many in all.
+# Centrality compares every pair, and two memories of 100 KB of short sentences held a
+# consolidation (a dry run inside its request) for most of a minute.
+SUMMARY_SENTENCES_PER_MEMORY = 40
+SUMMARY_SENTENCES = 400
+
+
 def extractive_summary(contents: Sequence[str], *, max_tokens: int) -> str:
     """The most central sentences of the contents, verbatim, within max_tokens.
 
@@ -261,7 +268,8 @@ def extractive_summary(contents: Sequence[str], *, max_tokens: int) -> str:
     """
     if max_tokens <= 0:
         return ""
-    sentences = [s for text in contents for s in _sentences(text)]
+    sentences = [s for text in contents
+                 for s in _sentences(text)[:SUMMARY_SENTENCES_PER_MEMORY]][:SUMMARY_SENTENCES]
     words = [details(s) for s in sentences]
     if any(words):  # sentences with no content words at all ("OK.") say nothing
         sentences, words = zip(*((s, w) for s, w in zip(sentences, words) if w), strict=True)

@@ -277,3 +277,13 @@ def test_a_summary_gets_room_for_its_longest_original_or_half_of_all_up_to_a_cap
     assert summary_budget([15, 15, 15]) == 22
     assert summary_budget([40, 5]) == 40
     assert summary_budget([300, 300]) == 120
+
+
+def test_a_summary_of_very_long_memories_reads_only_their_first_sentences():
+    from memories.engine import consolidation
+
+    long_memory = " ".join(f"Shard {n} of the ledger lives on host db-{n}." for n in range(2_000))
+    summary = consolidation.extractive_summary(
+        [long_memory, long_memory.replace("ledger", "archive")], max_tokens=60)
+    shards = [int(n) for n in re.findall(r"Shard (\d+)", summary)]
+    assert shards and max(shards) < consolidation.SUMMARY_SENTENCES_PER_MEMORY

@@ -58,6 +58,22 @@ def test_the_graph_walk_follows_links_both_ways_for_two_hops(store):
     assert "Our hardware vendor is Ubiquiti, contact Sam" not in one_hop
 
 
+def test_the_walk_takes_a_hubs_strongest_links_each_neighbour_once(alice):
+    from memories.selectors import LINKS_WALKED
+
+    hub = remember(alice, "The office router hands out DHCP leases for 5 minutes")
+    spokes = [remember(alice, f"Printer {n} on floor {n} has a static address")
+              for n in range(LINKS_WALKED + 10)]
+    for n, spoke in enumerate(spokes):  # the later, the stronger; two relations a pair
+        for relation in ("related", "elaborates"):
+            MemoryLink.objects.create(from_memory=hub, to_memory=spoke, relation=relation,
+                                      strength=n + 1)
+    found = candidates(alice, "DHCP leases", graph_seeds=1, dense_k=1, keyword_k=1,
+                       graph_depth=1)
+    reached = {content for content, c in found.items() if c.graph_hop == 1}
+    assert reached == {spoke.content for spoke in spokes[-LINKS_WALKED:]}
+
+
 def test_deleted_and_other_owners_memories_are_never_candidates(store, bob):
     Memory.objects.filter(content__startswith="Our hardware").update(status="deleted")
     remember(bob, "Bob's router DHCP leases last a day")

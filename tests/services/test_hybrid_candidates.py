@@ -74,6 +74,22 @@ def test_the_walk_takes_a_hubs_strongest_links_each_neighbour_once(alice):
     assert reached == {spoke.content for spoke in spokes[-LINKS_WALKED:]}
 
 
+def test_a_query_of_one_long_joined_run_reaches_text_search_in_pieces(store, monkeypatch):
+    import re
+
+    from memories import selectors
+
+    bound = []
+    real = selectors._server_bound
+    monkeypatch.setattr(selectors, "_server_bound",
+                        lambda sql, params: bound.append(params) or real(sql, params))
+    query = "DHCP leases " + "a-b.c_d" * 2_000  # parsed in the square of its length
+    assert "The office router hands out DHCP leases for 5 minutes" in candidates(store, query)
+    [texts] = [[p for p in params if isinstance(p, str) and "a-b.c_d" in p]
+               for params in bound]
+    assert texts and not any(re.search(r"\S{101}", text) for text in texts)
+
+
 def test_deleted_and_other_owners_memories_are_never_candidates(store, bob):
     Memory.objects.filter(content__startswith="Our hardware").update(status="deleted")
     remember(bob, "Bob's router DHCP leases last a day")

@@ -5,7 +5,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Func, Q, Value
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 from django.utils import timezone
@@ -262,6 +262,14 @@ class MemoryQuerySet(OwnedQuerySet):
         return self.filter(embedding__isnull=True).exclude(status=Status.DELETED)
 
 
+def _in_pieces(column: str) -> Func:
+    """The column's text with a space after every 100 characters of a run without one:
+    PostgreSQL's text search parser takes time in the square of a run of joined tokens
+    ("a-b.c_d" 10,000 times: 17 s; in pieces, 0.06 s), and no word is that long."""
+    return Func(F(column), Value(r"\S{100}"), Value(r"\& "), Value("g"),
+                function="regexp_replace", output_field=models.TextField())
+
+
 class Memory(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(
@@ -316,7 +324,7 @@ class Memory(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
 
     search_vector = models.GeneratedField(
-        expression=SearchVector("content", "summary", config="english"),
+        expression=SearchVector(_in_pieces("content"), _in_pieces("summary"), config="english"),
         output_field=SearchVectorField(),
         db_persist=True,
     )

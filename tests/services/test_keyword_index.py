@@ -104,3 +104,22 @@ def test_a_statement_of_many_rows_weighs_terms_by_the_average_it_leaves(alice):
     expected = 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1 / average))
     assert MemoryTerm.objects.get(memory=short.memory, term="alpha").impact == \
         pytest.approx(expected)
+
+
+def test_a_run_of_joined_tokens_is_indexed_in_pieces_of_100_characters(alice):
+    # PostgreSQL's text search parser takes time in the square of such a run (70,000
+    # characters of "a-b.c_d": 17 s a memory); read in pieces, it takes a few ms
+    from django.db import connection
+
+    run = "a-b.c_d" * 40
+    memory = remember(alice, f"Deploy keys {run} rotate monthly")
+    pieces = f"Deploy keys {' '.join(run[i:i + 100] for i in range(0, len(run), 100))} " \
+             "rotate monthly"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT search_vector = to_tsvector('english', %s || ' '), "
+                       "search_vector = to_tsvector('english', %s || ' ') "
+                       "FROM memories_memory WHERE id = %s",
+                       [pieces, memory.content, memory.pk])
+        in_pieces, whole = cursor.fetchone()
+    assert in_pieces and not whole
+    assert documents(alice, "rotat") == 1  # the words around it as before

@@ -1,6 +1,9 @@
+import http.server
 import json
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 
@@ -188,6 +191,20 @@ def _handler_for(fake: FakeVendor):
             pass
 
     return Handler
+
+
+@contextmanager
+def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """The base URL of a threaded HTTP server on loopback answering with `handler` (its
+    request log silenced), while the block runs."""
+    quiet = type(handler.__name__, (handler,), {"log_message": lambda self, *args: None})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), quiet)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
 
 
 def closed_port_url() -> str:

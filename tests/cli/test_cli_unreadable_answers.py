@@ -3,11 +3,11 @@ wherever the output goes, `engram` ends with one line on stderr and an exit code
 with a traceback."""
 import http.server
 import io
-import threading
 
 import pytest
 
 from engram_client import cli
+from tests.helpers import serving
 
 ANSWERS = {
     "broken JSON": b"Content-Type: application/json\r\nContent-Length: 9\r\n\r\n{not json",
@@ -32,14 +32,8 @@ def not_engram():
 
         do_POST = do_GET
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", answer
-    server.shutdown()
+    with serving(Handler) as url:
+        yield url, answer
 
 
 @pytest.fixture

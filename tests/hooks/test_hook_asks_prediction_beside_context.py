@@ -6,6 +6,8 @@ import threading
 
 import pytest
 
+from tests.helpers import serving
+
 
 @pytest.fixture
 def engram_that_answers_context_only_once_predict_is_asked():
@@ -34,14 +36,8 @@ def engram_that_answers_context_only_once_predict_is_asked():
             self.end_headers()
             self.wfile.write(payload)
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    server.shutdown()
+    with serving(Handler) as url:
+        yield url, seen
 
 
 def test_the_prediction_is_asked_while_the_context_is_still_being_answered(

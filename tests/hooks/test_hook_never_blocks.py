@@ -3,12 +3,12 @@ works exactly as it would without Engram (claude-mem #729, #2095: hooks that blo
 import http.server
 import json
 import os
-import threading
 import time
 
 import pytest
 
 from memories.models import Observation
+from tests.helpers import serving
 
 
 @pytest.fixture
@@ -26,14 +26,8 @@ def misbehaving_engram():
             self.wfile.write(behaviour["bodies"].get(self.path) or json.dumps(
                 {"error": {"status": behaviour["status"], "message": "boom"}}).encode())
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", behaviour
-    server.shutdown()
+    with serving(Handler) as url:
+        yield url, behaviour
 
 
 @pytest.mark.parametrize("event", ["session_start", "user_prompt_submit", "post_tool_use_bash",

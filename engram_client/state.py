@@ -111,21 +111,22 @@ class Spool:
             names = os.listdir(self.folder)
         except OSError:
             return []
-        self._reclaim([name for name in names if name.endswith(".json.sending")])
-        with contextlib.suppress(OSError):
-            names = os.listdir(self.folder)
+        names += self._reclaim([name for name in names if name.endswith(".json.sending")])
         return [os.path.join(self.folder, name)
                 for name in sorted(name for name in names if name.endswith(".json"))]
 
-    def _reclaim(self, claimed: list[str]) -> None:
-        """Put back the entries whose sender died holding them (STALE_CLAIM_SECONDS)."""
-        now = time.time()
+    def _reclaim(self, claimed: list[str]) -> list[str]:
+        """Put back the entries whose sender died holding them (STALE_CLAIM_SECONDS); the
+        names they wait under again."""
+        now, back = time.time(), []
         for name in claimed:
             path = os.path.join(self.folder, name)
             with contextlib.suppress(OSError):  # sent, or reclaimed by another hook, meanwhile
                 if now - os.stat(path).st_mtime > STALE_CLAIM_SECONDS:
                     os.rename(path, path.removesuffix(".sending"))
+                    back.append(name.removesuffix(".sending"))
                     log(self.log_folder, f"spooled {name} was left half-sent: it waits again")
+        return back
 
     def send(self, deliver, fate) -> int:
         """Deliver what waits, oldest first. Each file is claimed by a rename first, so two

@@ -24,6 +24,7 @@ from memories.engine.contradiction import CONFIDENT
 from reflection.models import InsightStatus
 
 from .models import (
+    TEXT_SEARCH_RUN,
     WRITING_ROLES,
     ApiKey,
     Contradiction,
@@ -702,10 +703,8 @@ class Reach:
 EVERYWHERE = Reach()
 
 
-# PostgreSQL's text search parser takes time in the square of a run of joined tokens
-# ("a-b.c_d" 10,000 times: 17 s); a query's runs are broken every 100 characters, where
-# no word of the store is that long but such a run's own pieces.
-_LONG_RUN = re.compile(r"\S{100}")
+# A query reaches text search in the pieces a stored text is read in (models.TEXT_SEARCH_RUN).
+_LONG_RUN = re.compile(TEXT_SEARCH_RUN)
 
 # The links the graph walk follows from each memory: the strongest, each neighbour once
 # (a pair may be linked by several relations). Every link of every hop was walked, and

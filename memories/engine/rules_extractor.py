@@ -483,12 +483,12 @@ def _fix_end(sentences: Sequence[_Sentence], informative: Sequence[int], error: 
     end = error + 1
     for index in [i for i in informative if i > error][:FIX_LOOKAHEAD]:
         text = sentences[index].text
+        error = _is_error(text)
         if _FIX.search(text) or _ACTION_RESULT.search(text) or (
-                (_FIX_ACTION.search(text) or _CHANGE_MADE.search(text)) and not _is_error(text)):
+                (_FIX_ACTION.search(text) or _CHANGE_MADE.search(text)) and not error) \
+                or (error and _POINTS_BACK.match(text)):  # "That's a known bug in ..."
             end = index + 1
-        elif _is_error(text) and _POINTS_BACK.match(text):
-            end = index + 1  # "That's a known bug in ...": the same error, diagnosed
-        elif _is_error(text):
+        elif error:
             break
     return end
 

@@ -410,6 +410,8 @@ def _in_rings(successor: dict) -> set:
 
 RING = ("superseded_by leads back to this memory (a memory superseded by itself, or a ring "
         "of them, hides them all)")
+RING_WITH_STORED = (f"stored without its supersession: {RING}, with the memories already "
+                    "stored")
 
 
 def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> None:
@@ -539,12 +541,15 @@ def _restore_supersession(owner, lines: list[ImportLine], ids: dict,
                           report: ImportReport) -> None:
     """Each line's supersession, less those that would close a ring with what is stored:
     the file alone has none (_refuse_supersession_cycles), but its lines may be memories
-    already stored, or two of them one memory."""
+    already stored, or two of them one memory. Those lines' memories are stored."""
+    if not lines:
+        return
     successor = dict(Memory.objects.filter(owner=owner, superseded_by__isnull=False)
                      .values_list("pk", "superseded_by"))
     wanted = {ids[line.restored.id]: ids[line.restored.superseded_by] for line in lines}
     in_rings = _in_rings({**successor, **wanted})
-    report.bad += [(line.number, RING) for line in lines if ids[line.restored.id] in in_rings]
+    report.bad += [(line.number, RING_WITH_STORED) for line in lines
+                   if ids[line.restored.id] in in_rings]
     Memory.objects.bulk_update(
         [Memory(pk=ids[line.restored.id], superseded_by_id=ids[line.restored.superseded_by])
          for line in lines if ids[line.restored.id] not in in_rings],

@@ -160,7 +160,7 @@ def test_two_lines_that_are_one_memory_do_not_supersede_it_by_itself(alice):
     twin = restored("The same memory, exported twice.")  # same text, project and date
     first["superseded_by"] = twin["id"]
     report = import_jsonl(alice, jsonl(first, twin)).as_dict()
-    assert report["errors"] == [{"line": 1, "message": transfer.RING}]
+    assert report["errors"] == [{"line": 1, "message": transfer.RING_WITH_STORED}]
     [memory] = Memory.objects.filter(owner=alice)
     assert memory.superseded_by is None
 

@@ -41,6 +41,12 @@ OBSERVE_MAX_BYTES = 2_000_000
 MAX_MESSAGE_TEXT = 100_000
 
 
+def _text(value: str) -> str:
+    """A text field as Engram takes it: a NUL (binary output pasted into a prompt), which
+    Engram refuses in text, reads as U+FFFD."""
+    return value.replace("\x00", "\ufffd")
+
+
 def _cut(value, limit=MAX_TOOL_TEXT):
     """A tool's input or response, kept as JSON where small, else as cut text."""
     try:
@@ -66,14 +72,23 @@ def _batches(items: list) -> list[list]:
     return batches
 
 
-def _fate(error: Exception) -> str:
-    """What becomes of a spooled observation Engram refused (local.Spool.send)."""
-    if not isinstance(error, Refused):
-        return local.STOP  # unreachable: so is every other
-    if error.bad_payload:
-        return local.DROP
+def _fate(cause: Exception) -> str:
+    """What becomes of a spooled observation Engram did not take (local.Spool.send)."""
     # a key that may not write this one's project: another, of another project, may pass
-    return local.SKIP if error.status == 403 else local.STOP
+    return local.SKIP if isinstance(cause, Refused) and cause.status == 403 else local.STOP
+
+
+def _halves(payload: dict) -> list[dict]:
+    """An observation's items in two observations; none when it holds one item or none
+    (or both kinds, which this hook never sends)."""
+    if not isinstance(payload, dict):
+        return []
+    kinds = [kind for kind in ("messages", "tool_events") if payload.get(kind)]
+    items = payload[kinds[0]] if len(kinds) == 1 else None
+    if not isinstance(items, list) or len(items) < 2:
+        return []
+    middle = len(items) // 2
+    return [{**payload, kinds[0]: items[:middle]}, {**payload, kinds[0]: items[middle:]}]
 
 
 def _digest(message: dict) -> str:
@@ -159,7 +174,7 @@ class Hook:
                         "command") == _command(tool_input):
                     session.data.pop("last_failure")  # the failing command passes now
         self._observe("tool_events", [{
-            "tool_name": tool_name[:200], "input": _cut(tool_input),
+            "tool_name": _text(tool_name[:200]), "input": _cut(tool_input),
             "response": _cut(response if response is not None else {}),
             "success": not failed, "file_paths": _file_paths(tool_input)}])
         return
@@ -181,7 +196,7 @@ class Hook:
                 session.data["last_failure"] = {"command": _command(tool_input),
                                                 "error": f"$ {_command(tool_input)}\n{error}"}
         self._observe("tool_events", [{
-            "tool_name": tool_name[:200], "input": _cut(tool_input),
+            "tool_name": _text(tool_name[:200]), "input": _cut(tool_input),
             "response": {"error": error}, "success": False,
             "file_paths": _file_paths(tool_input)}])
 
@@ -293,7 +308,8 @@ class Hook:
         sent = session.data.get("sent", [])
         fresh = [m for m in messages if _digest(m) not in sent]
         session.data["sent"] = [*sent, *map(_digest, fresh)][-REMEMBERED_HASHES:]
-        return [{"role": m["role"], "text": _cut(m["text"], MAX_MESSAGE_TEXT)} for m in fresh]
+        return [{"role": m["role"], "text": _text(_cut(m["text"], MAX_MESSAGE_TEXT))}
+                for m in fresh]
 
     def _observe(self, kind: str, items: list, send_spooled=True):
         """Hand `items` (kind: messages or tool_events) over, in as many requests as Engram's
@@ -304,22 +320,37 @@ class Hook:
             self._send_spooled()
         for index, payload in enumerate(payloads):
             try:
-                self.client.post("observe", payload)
-                continue
+                self._deliver(payload)
+            except local.Undelivered as undelivered:
+                if isinstance(undelivered.cause, Refused):
+                    local.log(self.folder, f"observation spooled: {undelivered.cause.message}")
+                # Engram cannot take one now: the rest would fail alike, each after a timeout.
+                for waiting in [*undelivered.left, *payloads[index + 1:]]:
+                    self.spool.keep(waiting)
+                return
+
+    def _deliver(self, payload: dict) -> None:
+        """Post one observation. A body Engram judges bad goes again in halves, down to the
+        one item it refuses, which alone is dropped (said in the log): one bad item, or an
+        Engram taking fewer items a request than OBSERVE_MAX_ITEMS, costs no other. Raises
+        Undelivered with the parts not taken when Engram cannot take them now."""
+        waiting = [payload]
+        while waiting:
+            part = waiting.pop(0)
+            try:
+                self.client.post("observe", part)
             except Refused as refused:
-                if refused.bad_payload:
+                if not refused.bad_payload:
+                    raise local.Undelivered(refused, [part, *waiting]) from refused
+                halves = _halves(part)
+                if not halves:
                     local.log(self.folder, f"observation refused, dropped: {refused.message}")
-                    continue
-                local.log(self.folder, f"observation spooled: {refused.message}")
-            except Unreachable:
-                pass
-            # Engram cannot take one now: the rest would fail alike, each after a timeout.
-            for waiting in payloads[index:]:
-                self.spool.keep(waiting)
-            return
+                waiting[:0] = halves
+            except Unreachable as unreachable:
+                raise local.Undelivered(unreachable, [part, *waiting]) from unreachable
 
     def _send_spooled(self):
-        self.spool.send(lambda payload: self.client.post("observe", payload), _fate)
+        self.spool.send(self._deliver, _fate)
 
     def _mark_usage(self, turn: dict, reply: str, tools: list):
         evidence = usage.Evidence(reply, tools)
@@ -344,7 +375,7 @@ def _file_paths(tool_input) -> list[str]:
     if not isinstance(tool_input, dict):
         return []
     paths = [tool_input.get(name) for name in ("file_path", "notebook_path", "path")]
-    return [path[:1000] for path in paths if isinstance(path, str) and path][:100]
+    return [_text(path[:1000]) for path in paths if isinstance(path, str) and path][:100]
 
 
 def _watchdog(seconds: float) -> None:

@@ -20,8 +20,18 @@ STALE_SESSION_SECONDS = 7 * 24 * 3600
 # (every hook stops within hook.EVENT_SECONDS, 600 s): it waits again. Were it sent after
 # all, Engram keeps an observation once (the hash of its payload).
 STALE_CLAIM_SECONDS = 1_800
-# What becomes of a spooled entry Engram refused (Spool.send).
-DROP, SKIP, STOP = "drop", "skip", "stop"
+# What becomes of a spooled entry Engram did not take (Spool.send).
+SKIP, STOP = "skip", "stop"
+
+
+class Undelivered(Exception):
+    """What Spool.send's `deliver` raises: Engram did not take an entry, or took only part
+    of it; `left` is what it has not taken, which waits in the spool again."""
+
+    def __init__(self, cause: Exception, left: list[dict]):
+        super().__init__(str(cause))
+        self.cause = cause
+        self.left = left
 
 
 def _safe(name: str) -> str:
@@ -130,10 +140,10 @@ class Spool:
 
     def send(self, deliver, fate) -> int:
         """Deliver what waits, oldest first. Each file is claimed by a rename first, so two
-        hooks flushing at once never send it twice. `fate(error)` says what a failed one
-        meets: DROP (Engram judged the body bad), SKIP (refused for what it holds, a
-        project the key may not write: the next may pass), STOP (Engram cannot take any
-        now: down, busy, the key or the address wrong)."""
+        hooks flushing at once never send it twice. `deliver` raises Undelivered with what
+        Engram has not taken; `fate(cause)` says what comes next: SKIP (refused for what it
+        holds, a project the key may not write: the next may pass), STOP (Engram cannot
+        take any now: down, busy, the key or the address wrong)."""
         sent = 0
         for path in self.waiting()[:SPOOL_SEND_PER_EVENT]:
             claimed = path + ".sending"
@@ -148,20 +158,24 @@ class Spool:
                 continue
             try:
                 deliver(payload)
-            except Exception as error:  # noqa: BLE001 - the hook must go on
-                verdict = fate(error)
+            except Undelivered as undelivered:
                 # the claim may be gone (reclaimed by another hook): the hook goes on
                 with contextlib.suppress(OSError):
-                    if verdict == DROP:
-                        log(self.log_folder, f"spooled {os.path.basename(path)} refused, "
-                                             f"dropped: {error}")
-                        os.unlink(claimed)
-                    else:
-                        os.rename(claimed, path)
-                if verdict == STOP:
+                    self._wait_again(claimed, path, payload, undelivered.left)
+                if fate(undelivered.cause) == STOP:
                     break
                 continue
             with contextlib.suppress(OSError):
                 os.unlink(claimed)
             sent += 1
         return sent
+
+    def _wait_again(self, claimed: str, path: str, payload: dict, left: list[dict]) -> None:
+        """What of a claimed entry Engram has not taken waits in the entry's place in the
+        order: the entry itself, or the parts left of it."""
+        if left == [payload]:
+            os.rename(claimed, path)
+            return
+        for number, part in enumerate(left):  # "-0" sorts before the entry's own ".json"
+            _write_json(f"{path.removesuffix('.json')}-{number}.json", part)
+        os.unlink(claimed)

@@ -30,6 +30,20 @@ def transcript(tmp_path):
 
 
 @pytest.fixture
+def transcript_of(tmp_path):
+    """A transcript of `texts`, said by the user and the assistant in turn."""
+    def write(texts: list[str]):
+        path = tmp_path / "long.jsonl"
+        with open(path, "w") as file:
+            for number, text in enumerate(texts):
+                role = ("user", "assistant")[number % 2]
+                file.write(json.dumps({"type": role, "message": {
+                    "role": role, "content": [{"type": "text", "text": text}]}}) + "\n")
+        return path
+    return write
+
+
+@pytest.fixture
 def checkout(tmp_path):
     """A clone of acme/shop, as the hooks' cwd."""
     folder = tmp_path / "projects" / "shop"

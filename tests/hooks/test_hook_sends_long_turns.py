@@ -1,7 +1,5 @@
 """A turn of any length reaches Engram whole: in as many /observe requests as its limits
 take (500 messages, a 2.5 MiB body), none of it skipped because it came all at once."""
-import json
-
 import pytest
 
 from engram_client import hook
@@ -11,17 +9,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def long_transcript(tmp_path):
+def long_transcript(transcript_of):
     """A transcript of `count` user and assistant messages of `size` characters each."""
     def write(count: int, size: int = 20):
-        path = tmp_path / "long.jsonl"
-        with open(path, "w") as file:
-            for number in range(count):
-                role = ("user", "assistant")[number % 2]
-                text = f"message {number} " + "x" * size
-                file.write(json.dumps({"type": role, "message": {
-                    "role": role, "content": [{"type": "text", "text": text}]}}) + "\n")
-        return path
+        return transcript_of([f"message {number} " + "x" * size for number in range(count)])
     return write
 
 

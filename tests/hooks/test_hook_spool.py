@@ -1,6 +1,6 @@
 """The spool keeps what Engram cannot take now until it can: a revoked key or a wrong
 address is fixed, and the same observations pass. Only what Engram judges bad itself (a
-malformed or oversized body) is dropped, with a line in the log, so it blocks nothing."""
+malformed or oversized item) is dropped, with a line in the log, so it blocks nothing."""
 import json
 import os
 import socket
@@ -11,7 +11,7 @@ import pytest
 
 from engram_client.client import Refused
 from engram_client.hook import _fate
-from engram_client.state import STALE_CLAIM_SECONDS, STOP, Spool
+from engram_client.state import STALE_CLAIM_SECONDS, STOP, Spool, Undelivered
 from memories.models import Observation
 
 
@@ -143,7 +143,7 @@ def test_an_entry_refused_for_its_project_does_not_hold_back_the_others(state):
 
     def deliver(payload):
         if payload["messages"][0]["text"].startswith("Repo B"):
-            raise Refused(403, "This key is restricted to project A.")
+            raise Undelivered(Refused(403, "This key is restricted to project A."), [payload])
         delivered.append(payload)
 
     assert spool.send(deliver, _fate) == 1

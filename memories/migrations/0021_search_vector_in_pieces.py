@@ -8,7 +8,7 @@ any other text is indexed as is unchanged.
 Django changes a generated column by removing it and adding it again. The update
 trigger's WHEN clause (0004) depends on the column, so it is dropped first and made
 again after; the GIN index goes and comes back with the column. Postings of memories
-holding such a run keep the pieces they were indexed as until they are next edited.
+holding such a run are indexed anew by 0022.
 """
 
 import django.contrib.postgres.indexes

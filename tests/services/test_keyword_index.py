@@ -123,3 +123,34 @@ def test_a_run_of_joined_tokens_is_indexed_in_pieces_of_100_characters(alice):
         in_pieces, whole = cursor.fetchone()
     assert in_pieces and not whole
     assert documents(alice, "rotat") == 1  # the words around it as before
+
+
+def _postings(memory) -> dict:
+    return dict(MemoryTerm.objects.filter(memory=memory).values_list("term", "tf"))
+
+
+def _vector_terms(memory) -> dict:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme, coalesce(array_length(positions, 1), 1) "
+                       "FROM memories_memory, unnest(search_vector) WHERE id = %s", [memory.pk])
+        return dict(cursor.fetchall())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_memories_stored_before_runs_were_read_in_pieces_are_indexed_anew(alice):
+    from django.core.management import call_command
+
+    call_command("migrate", "memories", "0020", verbosity=0)
+    try:
+        joined = remember(alice, "Artifacts live at https://cdn.example.com/"
+                                 + "releases/" * 15 + "shop.tar.gz for a week")
+        plain = remember(alice, "Releases ship weekly from the main branch")
+        stale = _postings(joined)
+    finally:
+        call_command("migrate", "memories", verbosity=0)
+    assert stale != _vector_terms(joined)  # 0021 read the run anew; its postings did not
+    assert _postings(joined) == _vector_terms(joined)
+    assert _postings(plain) == _vector_terms(plain)
+    assert counted(alice) == recounted(alice)

@@ -89,10 +89,13 @@ def _spaces(owner) -> list[Space]:
                 or (scope == Scope.SYSTEM and owner.is_staff))]
 
 
-def _consolidation_pool(space: Space, model_id: str):
+def _consolidation_pool(space: Space, model_id: str, now: datetime):
+    """What may merge or be summarised: active memories not superseded or expired. A
+    resolved contradiction's loser summarised with its neighbours would reach agents
+    again as current."""
     return (space.memories().filter(status=Status.ACTIVE, is_synthetic=False,
                                     embedding_model=model_id)
-            .exclude(embedding__isnull=True).order_by("created_at", "id"))
+            .not_ended(now).exclude(embedding__isnull=True).order_by("created_at", "id"))
 
 
 def _archive_into(originals: list[Memory], keeper: Memory, reason: str, now: datetime) -> None:
@@ -295,7 +298,7 @@ def consolidate(*, owner=None, dry_run: bool = False, job: Job | None = None,
 
 
 def _consolidate_space(space: Space, strategy, provider, dry_run, now, report) -> None:
-    pool = _consolidation_pool(space, provider.model_id)
+    pool = _consolidation_pool(space, provider.model_id, now)
     states = [ConsolidationState(pk, created_at, importance, count_tokens(content), pinned)
               for pk, created_at, importance, content, pinned in pool.values_list(
                   "pk", "created_at", "importance", "content", "pinned")]

@@ -1,0 +1,42 @@
+"""Consolidation summarises only what holds now: a decided contradiction's loser, or an
+expired memory, summarised with its neighbours would reach agents again as current."""
+
+from datetime import timedelta
+
+from memories.maintenance.consolidation import consolidate
+from memories.maintenance.contradictions import resolve_contradiction
+from memories.models import Contradiction, Memory, Status
+from tests.maintenance.test_consolidation import NOW, old
+
+OLD_PORT = "The staging database listens on port 5433."
+NEW_PORT = "The staging database listens on port 5434."
+
+
+def held_now(owner):
+    return Memory.objects.filter(owner=owner, status=Status.ACTIVE).not_ended(NOW)
+
+
+def test_a_resolved_contradictions_loser_is_not_summarised_back_into_what_holds(alice):
+    loser, winner = old(alice, OLD_PORT, days=61), old(alice, NEW_PORT)
+    decided = Contradiction.objects.create(owner=alice, memory_a=loser, memory_b=winner,
+                                           detected_at=NOW, detected_by="rules",
+                                           reason="the port differs", confidence=0.9)
+    resolve_contradiction(decided, resolution="b_wins", by=alice, now=NOW - timedelta(days=1))
+
+    consolidate(owner=alice, now=NOW)
+
+    assert [m.content for m in held_now(alice)] == [NEW_PORT]
+    assert Memory.objects.get(pk=winner.pk).status == Status.ACTIVE
+    loser.refresh_from_db()
+    assert loser.status == Status.ACTIVE and loser.superseded_by_id == winner.pk
+
+
+def test_an_expired_memory_is_not_summarised_into_one_that_never_expires(alice):
+    expired = old(alice, OLD_PORT, days=61)
+    Memory.objects.filter(pk=expired.pk).update(expires_at=NOW - timedelta(days=1))
+    current = old(alice, NEW_PORT)
+
+    consolidate(owner=alice, now=NOW)
+
+    assert [m.content for m in held_now(alice)] == [NEW_PORT]
+    assert Memory.objects.get(pk=current.pk).status == Status.ACTIVE

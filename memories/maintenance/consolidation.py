@@ -32,6 +32,8 @@ from ..engine.consolidation import (
 from ..engine.context import count_tokens
 from ..jobs import progress_reporter
 from ..models import (
+    Contradiction,
+    ContradictionStatus,
     Job,
     JobKind,
     JobStatus,
@@ -90,12 +92,16 @@ def _spaces(owner) -> list[Space]:
 
 
 def _consolidation_pool(space: Space, model_id: str, now: datetime):
-    """What may merge or be summarised: active memories not superseded or expired. A
-    resolved contradiction's loser summarised with its neighbours would reach agents
-    again as current."""
+    """What may merge or be summarised: active memories not superseded or expired, and
+    on neither side of a contradiction a person is asked about. A resolved
+    contradiction's loser summarised with its neighbours would reach agents again as
+    current; a summary of both sides would settle the open one in a person's place."""
+    disputed = Contradiction.objects.confident().filter(status=ContradictionStatus.OPEN)
     return (space.memories().filter(status=Status.ACTIVE, is_synthetic=False,
                                     embedding_model=model_id)
-            .not_ended(now).exclude(embedding__isnull=True).order_by("created_at", "id"))
+            .not_ended(now).exclude(embedding__isnull=True)
+            .exclude(pk__in=disputed.values("memory_a"))
+            .exclude(pk__in=disputed.values("memory_b")).order_by("created_at", "id"))
 
 
 def _archive_into(originals: list[Memory], keeper: Memory, reason: str, now: datetime) -> None:

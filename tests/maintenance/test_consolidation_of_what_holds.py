@@ -40,3 +40,17 @@ def test_an_expired_memory_is_not_summarised_into_one_that_never_expires(alice):
 
     assert [m.content for m in held_now(alice)] == [NEW_PORT]
     assert Memory.objects.get(pk=current.pk).status == Status.ACTIVE
+
+
+def test_the_sides_of_a_contradiction_waiting_for_a_person_are_not_summarised(alice):
+    older, newer = old(alice, OLD_PORT, days=61), old(alice, NEW_PORT)
+    waiting = Contradiction.objects.create(owner=alice, memory_a=older, memory_b=newer,
+                                           detected_at=NOW, detected_by="rules",
+                                           reason="the port differs", confidence=0.9)
+
+    report = consolidate(owner=alice, now=NOW)
+
+    assert report["clusters"] == 0
+    assert sorted(m.content for m in held_now(alice)) == [OLD_PORT, NEW_PORT]
+    waiting.refresh_from_db()
+    assert waiting.status == "open"

@@ -120,14 +120,28 @@ def _archive_into(originals: list[Memory], keeper: Memory, reason: str, now: dat
         for m in originals])
 
 
-def _merge_duplicates(group: list[Memory], now: datetime) -> None:
+def _as_read(memories: list[Memory]) -> bool:
+    """Whether these memories are still as the run read them, their rows held until the
+    transaction ends: one a person edited, pinned, deleted or archived meanwhile (or a
+    resolution superseded) was decided about, so its group is left to the next run."""
+    stored = {pk: state for pk, *state in Memory.objects.select_for_update()
+           .filter(pk__in=[m.pk for m in memories])
+           .values_list("pk", "content_hash", "status", "pinned", "superseded_by")}
+    return all(stored.get(m.pk) == [m.content_hash, Status.ACTIVE, False, None]
+               for m in memories)
+
+
+def _merge_duplicates(group: list[Memory], now: datetime) -> bool:
     keeper, repeats = group[0], group[1:]
     with transaction.atomic():
+        if not _as_read(group):
+            return False
         Memory.objects.filter(pk=keeper.pk).update(
             access_count=F("access_count") + sum(m.access_count for m in repeats),
             helpful_count=F("helpful_count") + len(repeats),
             importance=max(m.importance for m in group))
         _archive_into(repeats, keeper, "duplicate merged", now)
+    return True
 
 
 def _summarise(owner, project: str, contents: list[str], now: datetime) -> tuple[str, str]:
@@ -144,10 +158,13 @@ def _summarise(owner, project: str, contents: list[str], now: datetime) -> tuple
 
 
 def _consolidate_cluster(space: Space, cluster: list[Memory], summary: str, made_by: str,
-                         now: datetime) -> Memory:
+                         now: datetime) -> Memory | None:
     """One transaction per cluster: a killed run leaves it whole or untouched. The
-    summary is written in the cluster's space."""
+    summary is written in the cluster's space; None when a memory of the cluster
+    changed since it was read (_as_read)."""
     with transaction.atomic():
+        if not _as_read(cluster):
+            return None
         # Archived first, so that a summary worded like one of them is still a new memory.
         Memory.objects.filter(pk__in=[m.pk for m in cluster]).update(status=Status.ARCHIVED)
         result = remember(
@@ -319,11 +336,11 @@ def _consolidate_space(space: Space, strategy, provider, dry_run, now, report) -
         ids = [m.pk for m in members]
         merged = set()
         for group in near_duplicate_groups(vectors, ids, [m.content for m in members]):
+            merged.update(group[1:])
+            if not dry_run and not _merge_duplicates([by_id[i] for i in group], now):
+                continue
             report["deduplicated"] += len(group) - 1
             report["archived"] += len(group) - 1
-            merged.update(group[1:])
-            if not dry_run:
-                _merge_duplicates([by_id[i] for i in group], now)
         rest = [m for m in members if m.pk not in merged]
         for group in cluster(np.array([m.embedding for m in rest]), [m.pk for m in rest]):
             originals = [by_id[i] for i in group]
@@ -333,7 +350,8 @@ def _consolidate_space(space: Space, strategy, provider, dry_run, now, report) -
                        else None)
             if not dry_run:
                 summary, made_by = _summarise(space.owner, space.project, contents, now)
-                _consolidate_cluster(space, originals, summary, made_by, now)
+                if _consolidate_cluster(space, originals, summary, made_by, now) is None:
+                    continue
             report["clusters"] += 1
             report["archived"] += len(originals)
             report["consolidated_into"] += 1

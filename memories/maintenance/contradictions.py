@@ -243,7 +243,13 @@ def resolve_contradiction(contradiction: Contradiction, *, resolution: str, note
                          .select_related("memory_a", "memory_b").get(pk=contradiction.pk))
         if contradiction.status == ContradictionStatus.RESOLVED:
             raise ResolutionError("This contradiction is already resolved.")
-        a, b = contradiction.memory_a, contradiction.memory_b
+        a, b = contradiction.memory_a, contradiction.memory_b  # locked with it
+        side, winner = {Resolution.A_WINS: ("A", a),
+                        Resolution.B_WINS: ("B", b)}.get(resolution, ("", None))
+        if winner is not None and winner.status != Status.ACTIVE:
+            # the other side would be superseded by what no agent is handed any more
+            raise ResolutionError(f"Memory {side} was {winner.status}: restore it before "
+                                  "it can win, or resolve otherwise.")
         losers = []
         if resolution == Resolution.A_WINS:
             _supersede(b, a, by, now)

@@ -282,9 +282,11 @@ def _changes(version) -> list[Change]:
     before, after = version.before or {}, version.after or {}
     if version.change == VersionChange.CREATED:
         return [Change("content", after=after.get("content", ""))]
-    if version.change == VersionChange.REINFORCED:
+    if version.change == VersionChange.REINFORCED:  # and the validity it widened
         return [Change("duplicate", after=after.get("content", ""),
-                       before=after.get("similarity"))]
+                       before=after.get("similarity")),
+                *(Change(name, before.get(name), after[name])
+                  for name in ("valid_from", "expires_at") if name in after)]
     changes = []
     for name in after:
         if name == "content":

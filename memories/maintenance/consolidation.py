@@ -52,7 +52,7 @@ from ..models import (
 from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
 from ..providers.llm import RulesProvider
-from ..services.remembering import remember
+from ..services.remembering import remember, validity_change, widened_validity
 
 LINKS_PER_MEMORY = 5  # discover_connections: the strongest neighbours each memory links to
 CONSOLIDATION_BATCH = 2000  # memories one run clusters, or looks for links, per project
@@ -136,10 +136,16 @@ def _merge_duplicates(group: list[Memory], now: datetime) -> bool:
     with transaction.atomic():
         if not _as_read(group):
             return False
+        widened = widened_validity(keeper, repeats, now)  # the fact holds while any did
         Memory.objects.filter(pk=keeper.pk).update(
             access_count=F("access_count") + sum(m.access_count for m in repeats),
             helpful_count=F("helpful_count") + len(repeats),
-            importance=max(m.importance for m in group))
+            importance=max(m.importance for m in group), **widened)
+        if widened:
+            before, after = validity_change(keeper, widened)
+            MemoryVersion.objects.create(memory=keeper, change=VersionChange.UPDATED,
+                                         changed_at=now, before=before,
+                                         after={**after, "reason": "duplicate merged"})
         _archive_into(repeats, keeper, "duplicate merged", now)
     return True
 

@@ -423,16 +423,17 @@ def _write(owner, items, vectors, hashes, existing_by_hash, stored_match, batch_
         for m in to_create
     ]
     for memory, indexes in strengthened.values():
-        _strengthen(memory, [items[i] for i in indexes], now)
+        before, widened = _strengthen(memory, [items[i] for i in indexes], now)
         versions += [
             MemoryVersion(
                 memory=memory, change=VersionChange.REINFORCED, changed_by=owner,
                 agent_id=items[i].agent_id, changed_at=now,
+                before=before if n == 0 else {},
                 after={"content": items[i].content, "session_id": items[i].session_id,
                        "similarity": round(results[i].similarity, 4),
-                       "metadata": items[i].metadata},
+                       "metadata": items[i].metadata, **(widened if n == 0 else {})},
             )
-            for i in indexes
+            for n, i in enumerate(indexes)  # the first records the widened validity
         ]
     MemoryVersion.objects.bulk_create(versions)
     if vectors is None and to_create:
@@ -450,17 +451,48 @@ def _importance(item: NewMemory) -> float:
                            observation_type=item.observation_type)
 
 
-def _strengthen(memory: Memory, duplicates: list[NewMemory], now: datetime) -> None:
-    """A repeat is evidence the memory matters: count it and refresh its recency."""
+def _strengthen(memory: Memory, duplicates: list[NewMemory], now: datetime
+                ) -> tuple[dict, dict]:
+    """A repeat is evidence the memory matters: count it and refresh its recency. Its
+    validity widens the memory's (widened_validity). Returns what the validity was and is now,
+    for the repeat's version."""
     importance = max(_importance(item) for item in duplicates)
     new_tags = sorted(set(memory.tags).union(*(clean_tags(d.tags) for d in duplicates)))
+    widened = widened_validity(memory, duplicates, now)
     Memory.objects.filter(pk=memory.pk).update(
         helpful_count=F("helpful_count") + len(duplicates),
         importance=Greatest(F("importance"), importance),
         last_accessed_at=now,
         tags=new_tags,
+        **widened,
     )
-    memory.refresh_from_db(fields=["helpful_count", "importance", "last_accessed_at", "tags"])
+    recorded = validity_change(memory, widened)
+    memory.refresh_from_db(fields=["helpful_count", "importance", "last_accessed_at", "tags",
+                                   "valid_from", "expires_at"])
+    return recorded
+
+
+def widened_validity(memory: Memory, duplicates: Sequence, now: datetime) -> dict:
+    """The memory holds for as long as any statement of it says: from the earliest start
+    (a repeat without one holds from now), to the latest end, or for good when one has
+    none. Only the fields that change. `duplicates` are new items or stored memories."""
+    widened = {}
+    start = min(d.valid_from or now for d in duplicates)
+    if start < memory.valid_from:
+        widened["valid_from"] = start
+    ends = [d.expires_at for d in duplicates]
+    end = None if None in ends else max(ends)
+    if memory.expires_at is not None and (end is None or end > memory.expires_at):
+        widened["expires_at"] = end
+    return widened
+
+
+def validity_change(memory: Memory, widened: dict) -> tuple[dict, dict]:
+    """The widened validity as a version records it: before and after, in ISO text."""
+    def iso(value):
+        return value and value.isoformat()
+    return ({name: iso(getattr(memory, name)) for name in widened},
+            {name: iso(value) for name, value in widened.items()})
 
 
 # A link between two memories that followed each other in a session is weaker evidence

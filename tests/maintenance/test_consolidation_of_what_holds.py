@@ -54,3 +54,19 @@ def test_the_sides_of_a_contradiction_waiting_for_a_person_are_not_summarised(al
     assert sorted(m.content for m in held_now(alice)) == [OLD_PORT, NEW_PORT]
     waiting.refresh_from_db()
     assert waiting.status == "open"
+
+
+def test_a_nightly_merge_keeps_the_fact_for_as_long_as_the_repeat_said_it_holds(alice):
+    first = old(alice, "Deploys go through the staging cluster first.", days=90)
+    Memory.objects.filter(pk=first.pk).update(expires_at=NOW + timedelta(days=1))
+    Memory.objects.create(owner=alice, content="deploys go through the staging cluster first.",
+                          content_hash=first.content_hash, embedding=first.embedding,
+                          embedding_model=first.embedding_model,
+                          created_at=NOW - timedelta(days=80))
+
+    assert consolidate(owner=alice, now=NOW)["deduplicated"] == 1
+
+    first.refresh_from_db()
+    assert first.expires_at is None
+    assert first.versions.get(after__reason="duplicate merged").before == {
+        "expires_at": (NOW + timedelta(days=1)).isoformat()}

@@ -39,7 +39,7 @@ def _forgetting_candidates(owner, now: datetime):
             usage__kind__in=[UsageKind.CITED, UsageKind.HELPFUL],
             usage__created_at__gte=protect_since)),
     ).only("id", "owner_id", "memory_type", "importance", "access_count", "created_at",
-           "last_accessed_at", "pinned", "superseded_by", "valid_to", "content")
+           "last_accessed_at", "pinned", "superseded_by", "valid_to", "content", "updated_at")
 
 
 def _state(memory: Memory, now: datetime) -> MemoryState:
@@ -52,12 +52,16 @@ def _state(memory: Memory, now: datetime) -> MemoryState:
         or (memory.valid_to is not None and memory.valid_to <= now))
 
 
-def _set_status(memories: list[Memory], status: str, reasons: dict, now: datetime) -> None:
-    """One transaction per batch: a killed run leaves each memory changed or not, whole."""
+def _set_status(memories: list[Memory], status: str, reasons: dict, now: datetime) -> int:
+    """One transaction per batch: a killed run leaves each memory changed or not, whole.
+    A memory changed since it was read (a person pinned, edited or marked it) is left for
+    the next pass to decide on afresh. Returns how many changed."""
     with transaction.atomic():
-        changed = Memory.objects.filter(pk__in=[m.pk for m in memories], status=Status.ACTIVE)
-        ids = set(changed.values_list("pk", flat=True))
-        changed.update(status=status, updated_at=now)
+        read = {m.pk: m.updated_at for m in memories}
+        ids = {pk for pk, updated_at in Memory.objects.select_for_update()
+               .filter(pk__in=list(read), status=Status.ACTIVE).values_list("pk", "updated_at")
+               if updated_at == read[pk]}
+        Memory.objects.filter(pk__in=ids).update(status=status, updated_at=now)
         if status == Status.DELETED:
             signals.evidence_changed.send(
                 sender=Memory, memory_ids=ids,
@@ -67,6 +71,7 @@ def _set_status(memories: list[Memory], status: str, reasons: dict, now: datetim
                           before={"status": Status.ACTIVE},
                           after={"status": status, "reason": reasons[m.pk]})
             for m in memories if m.pk in ids])
+    return len(ids)
 
 
 def forget(*, owner=None, dry_run: bool = False, job: Job | None = None,
@@ -86,8 +91,12 @@ def forget(*, owner=None, dry_run: bool = False, job: Job | None = None,
 
     def apply(seen: int) -> None:
         if not dry_run:
-            _set_status(changes[ARCHIVE], Status.ARCHIVED, reasons, now)
-            _set_status(changes[FORGET], Status.DELETED, reasons, now)
+            for action, status, counted in ((ARCHIVE, Status.ARCHIVED, "archived"),
+                                            (FORGET, Status.DELETED, "forgotten")):
+                left = len(changes[action]) - _set_status(changes[action], status, reasons,
+                                                          now)
+                counts[counted] -= left
+                counts["kept"] += left
         changes[ARCHIVE], changes[FORGET] = [], []
         advance(seen)
 

@@ -255,6 +255,11 @@ def _parse_memory(record: dict, project: str | None) -> ImportLine:
     if not isinstance(pinned, bool):
         raise BadLine("pinned must be true or false")
     status = _choice(record, "status", list(IMPORTABLE_STATUSES), Status.ACTIVE)
+    # A line with an id restores its dates as exported (_parse_restored); one without is
+    # a new memory, and holds when its line says as remember() would take it.
+    validity = {} if record.get("id") is not None else {
+        "valid_from": datetime_field(record, "valid_from"),
+        "expires_at": datetime_field(record, "expires_at")}
     item = NewMemory(
         content=record.get("content"),
         memory_type=record.get("type") or MemoryType.SEMANTIC,
@@ -262,7 +267,7 @@ def _parse_memory(record: dict, project: str | None) -> ImportLine:
         project=(record.get("project") or "") if project is None else project,
         agent_id=record.get("agent_id") or "", session_id=record.get("session_id") or "",
         importance=record.get("importance"), tags=record.get("tags") or [],
-        metadata=record.get("metadata") or {})
+        metadata=record.get("metadata") or {}, **validity)
     errors = new_memory_errors(item)
     if errors:
         raise BadLine("; ".join(f"{field}: {message}" for field, messages in errors.items()
@@ -477,7 +482,8 @@ def _keep_exported_state(lines: list[ImportLine], results) -> None:
                                   and not line.pinned):
             continue
         if line.created_at is not None:
-            memory.created_at = memory.valid_from = line.created_at
+            memory.created_at = line.created_at
+            memory.valid_from = line.item.valid_from or line.created_at
         memory.status, memory.pinned = line.status, line.pinned
         changed.append(memory)
     if changed:

@@ -92,14 +92,15 @@ def _spaces(owner) -> list[Space]:
 
 
 def _consolidation_pool(space: Space, model_id: str, now: datetime):
-    """What may merge or be summarised: active memories not superseded or expired, and
-    on neither side of a contradiction a person is asked about. A resolved
-    contradiction's loser summarised with its neighbours would reach agents again as
-    current; a summary of both sides would settle the open one in a person's place."""
+    """What may merge or be summarised: active memories that hold now (not superseded,
+    expired or yet to start), on neither side of a contradiction a person is asked about.
+    A resolved contradiction's loser, or next month's fact, summarised with its
+    neighbours would reach agents as what holds now; a summary of both sides would
+    settle the open one in a person's place."""
     disputed = Contradiction.objects.confident().filter(status=ContradictionStatus.OPEN)
     return (space.memories().filter(status=Status.ACTIVE, is_synthetic=False,
                                     embedding_model=model_id)
-            .not_ended(now).exclude(embedding__isnull=True)
+            .current(now).exclude(embedding__isnull=True)
             .exclude(pk__in=disputed.values("memory_a"))
             .exclude(pk__in=disputed.values("memory_b")).order_by("created_at", "id"))
 

@@ -7,11 +7,10 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from memories.maintenance import consolidation
 from memories.capture.entities import link_entities
-from memories.maintenance.consolidation import consolidate
-from memories.services.remembering import remember
 from memories.engine.extraction import ExtractedMemory
+from memories.maintenance import consolidation
+from memories.maintenance.consolidation import consolidate
 from memories.models import (
     LinkRelation,
     Memory,
@@ -21,6 +20,7 @@ from memories.models import (
     UsageEvent,
     UsageKind,
 )
+from memories.services.remembering import remember
 from tests.helpers import anthropic_error, anthropic_reply
 
 NOW = timezone.now()
@@ -34,8 +34,19 @@ REDIS_NOTES = [
 def old(owner, content, *, days=60, **fields):
     memory = remember(owner=owner, content=content, **fields).memory
     then = NOW - timedelta(days=days)
-    Memory.objects.filter(pk=memory.pk).update(created_at=then, last_accessed_at=then)
+    Memory.objects.filter(pk=memory.pk).update(created_at=then, last_accessed_at=then,
+                                               valid_from=then)
     return Memory.objects.get(pk=memory.pk)
+
+
+def copy_past_dedup(memory, *, days=80):
+    """A copy of `memory` in its own scope that slipped past dedup (as an import might)."""
+    then = NOW - timedelta(days=days)
+    return Memory.objects.create(
+        owner=memory.owner, content=memory.content.lower(), content_hash=memory.content_hash,
+        scope=memory.scope, shared_with=memory.shared_with, project=memory.project,
+        embedding=memory.embedding, embedding_model=memory.embedding_model,
+        created_at=then, valid_from=then)
 
 
 @pytest.fixture
@@ -68,10 +79,7 @@ def test_a_cluster_becomes_one_summary_that_cites_its_archived_originals(alice, 
 
 def test_exact_duplicates_merge_first_into_the_oldest(alice, settings):
     first = old(alice, "Deploys go through the staging cluster first.", days=90)
-    Memory.objects.create(owner=alice, content="deploys go through the staging cluster first.",
-                          content_hash=first.content_hash, embedding=first.embedding,
-                          embedding_model=first.embedding_model,
-                          created_at=NOW - timedelta(days=80))
+    copy_past_dedup(first)
     report = consolidate(owner=alice, now=NOW)
     assert report["deduplicated"] == 1
     first.refresh_from_db()

@@ -3,7 +3,6 @@ its summary has decided about it: the run leaves that cluster as the person left
 (the next run sees it afresh), never archiving the person's change under a summary of
 the text it read before."""
 
-from datetime import timedelta
 
 import pytest
 
@@ -11,7 +10,7 @@ from memories.maintenance import consolidation
 from memories.maintenance.consolidation import consolidate
 from memories.models import LinkRelation, Memory, MemoryLink, Status
 from memories.services.editing import delete_memory, update_memory
-from tests.maintenance.test_consolidation import NOW, REDIS_NOTES, old
+from tests.maintenance.test_consolidation import NOW, REDIS_NOTES, copy_past_dedup, old
 
 EDITED = "The session cache moved to Valkey 8; entries expire after two hours."
 PERSON_DOES = {
@@ -51,10 +50,7 @@ def test_a_memory_a_person_changes_while_the_summary_is_written_is_left_as_they_
 def test_a_repeat_a_person_edits_before_the_nightly_merge_is_not_merged_away(
         alice, monkeypatch):
     first = old(alice, "Deploys go through the staging cluster first.", days=90)
-    repeat = Memory.objects.create(
-        owner=alice, content="deploys go through the staging cluster first.",
-        content_hash=first.content_hash, embedding=first.embedding,
-        embedding_model=first.embedding_model, created_at=NOW - timedelta(days=80))
+    repeat = copy_past_dedup(first)
     groups = consolidation.near_duplicate_groups
 
     def while_a_person_edits_the_repeat(*args, **kwargs):

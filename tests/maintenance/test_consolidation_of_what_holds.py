@@ -1,12 +1,13 @@
-"""Consolidation summarises only what holds now: a decided contradiction's loser, or an
-expired memory, summarised with its neighbours would reach agents again as current."""
+"""Consolidation summarises only what holds now: a decided contradiction's loser, an
+expired memory or one that holds only from a later date, summarised with its neighbours,
+would reach agents as current."""
 
 from datetime import timedelta
 
 from memories.maintenance.consolidation import consolidate
 from memories.maintenance.contradictions import resolve_contradiction
 from memories.models import Contradiction, Memory, Status
-from tests.maintenance.test_consolidation import NOW, old
+from tests.maintenance.test_consolidation import NOW, copy_past_dedup, old
 
 OLD_PORT = "The staging database listens on port 5433."
 NEW_PORT = "The staging database listens on port 5434."
@@ -42,6 +43,19 @@ def test_an_expired_memory_is_not_summarised_into_one_that_never_expires(alice):
     assert Memory.objects.get(pk=current.pk).status == Status.ACTIVE
 
 
+def test_a_memory_that_holds_only_from_next_month_is_not_summarised_into_one_that_holds_now(
+        alice):
+    coming = old(alice, NEW_PORT)
+    Memory.objects.filter(pk=coming.pk).update(valid_from=NOW + timedelta(days=30))
+    current = old(alice, OLD_PORT, days=61)
+
+    consolidate(owner=alice, now=NOW)
+
+    assert [m.content for m in held_now(alice).filter(valid_from__lte=NOW)] == [OLD_PORT]
+    assert Memory.objects.get(pk=coming.pk).status == Status.ACTIVE
+    assert Memory.objects.get(pk=current.pk).status == Status.ACTIVE
+
+
 def test_the_sides_of_a_contradiction_waiting_for_a_person_are_not_summarised(alice):
     older, newer = old(alice, OLD_PORT, days=61), old(alice, NEW_PORT)
     waiting = Contradiction.objects.create(owner=alice, memory_a=older, memory_b=newer,
@@ -59,10 +73,7 @@ def test_the_sides_of_a_contradiction_waiting_for_a_person_are_not_summarised(al
 def test_a_nightly_merge_keeps_the_fact_for_as_long_as_the_repeat_said_it_holds(alice):
     first = old(alice, "Deploys go through the staging cluster first.", days=90)
     Memory.objects.filter(pk=first.pk).update(expires_at=NOW + timedelta(days=1))
-    Memory.objects.create(owner=alice, content="deploys go through the staging cluster first.",
-                          content_hash=first.content_hash, embedding=first.embedding,
-                          embedding_model=first.embedding_model,
-                          created_at=NOW - timedelta(days=80))
+    copy_past_dedup(first)
 
     assert consolidate(owner=alice, now=NOW)["deduplicated"] == 1
 

@@ -2,24 +2,17 @@
 one or the other way, two projects never merge, and what a cluster becomes stays in its
 scope."""
 
-from datetime import timedelta
 
 import pytest
-from django.utils import timezone
 
 from memories.maintenance.consolidation import consolidate
 from memories.models import Memory, Role, Scope, Status
 from memories.services.projects import add_member, create_project
-from memories.services.remembering import remember
-
-NOW = timezone.now()
 from tests.helpers import SHOP
+from tests.maintenance.test_consolidation import NOW, REDIS_NOTES, copy_past_dedup
+from tests.maintenance.test_consolidation import old as stored_long_ago
+
 DEPLOYS = "Deploys go through the staging cluster first."
-REDIS_NOTES = [
-    "The session cache runs on Redis 7 with a one hour TTL.",
-    "Sessions are cached in Redis 7, expiring after one hour.",
-    "Redis 7 holds the session cache; entries expire after an hour.",
-]
 
 
 def old(owner, content, project=None, *, days=60):
@@ -27,19 +20,7 @@ def old(owner, content, project=None, *, days=60):
     only its scope sets it apart)."""
     shared = {"project": project.name, "scope": Scope.PROJECT, "shared_with": project} \
         if project else {"project": SHOP}
-    memory = remember(owner=owner, content=content, **shared).memory
-    then = NOW - timedelta(days=days)
-    Memory.objects.filter(pk=memory.pk).update(created_at=then, last_accessed_at=then)
-    return Memory.objects.get(pk=memory.pk)
-
-
-def repeat(memory, *, days=50):
-    """A copy of `memory` in its own scope that slipped past dedup (as an import might)."""
-    return Memory.objects.create(
-        owner=memory.owner, content=memory.content.lower(), content_hash=memory.content_hash,
-        scope=memory.scope, shared_with=memory.shared_with, project=memory.project,
-        embedding=memory.embedding, embedding_model=memory.embedding_model,
-        created_at=NOW - timedelta(days=days))
+    return stored_long_ago(owner, content, days=days, **shared)
 
 
 def active(*memories):
@@ -56,7 +37,7 @@ def test_the_same_text_private_and_shared_stays_two_memories(alice, team):
 
 def test_a_repeat_merges_into_its_own_scopes_memory_only(alice, team):
     private, shared = old(alice, DEPLOYS, days=90), old(alice, DEPLOYS, team, days=80)
-    slipped = repeat(private)
+    slipped = copy_past_dedup(private, days=50)
     report = consolidate(owner=alice, now=NOW)
     assert report["deduplicated"] == 1
     assert active(private, shared, slipped) == [True, True, False]
@@ -90,6 +71,6 @@ def test_a_cluster_is_summarised_in_its_scope_leaving_the_other_scopes_notes(ali
 def test_an_authors_project_memories_are_consolidated_only_while_they_write_there(
         alice, bob, team, role, merged):
     memory = old(bob, DEPLOYS, team, days=90)
-    repeat(memory)
+    copy_past_dedup(memory, days=50)
     add_member(team, by=alice, username="bob", role=role)
     assert consolidate(owner=bob, now=NOW)["deduplicated"] == merged

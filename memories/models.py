@@ -234,6 +234,13 @@ class MemoryQuerySet(OwnedQuerySet):
     def active(self):
         return self.filter(status=Status.ACTIVE)
 
+    def undisputed(self):
+        """Not a side of an open contradiction a person is asked about (a confident one):
+        machine work that merges, summarises or forgets would settle it in their place."""
+        disputed = Contradiction.objects.confident().filter(status=ContradictionStatus.OPEN)
+        return (self.exclude(pk__in=disputed.values("memory_a"))
+                .exclude(pk__in=disputed.values("memory_b")))
+
     # Validity: what holds now. A memory is current from valid_from until valid_to or
     # expires_at, and only while nothing supersedes it (a resolved contradiction's loser).
     def current(self, now):

@@ -32,8 +32,6 @@ from ..engine.consolidation import (
 from ..engine.context import count_tokens
 from ..jobs import progress_reporter
 from ..models import (
-    Contradiction,
-    ContradictionStatus,
     Job,
     JobKind,
     JobStatus,
@@ -97,12 +95,10 @@ def _consolidation_pool(space: Space, model_id: str, now: datetime):
     A resolved contradiction's loser, or next month's fact, summarised with its
     neighbours would reach agents as what holds now; a summary of both sides would
     settle the open one in a person's place."""
-    disputed = Contradiction.objects.confident().filter(status=ContradictionStatus.OPEN)
     return (space.memories().filter(status=Status.ACTIVE, is_synthetic=False,
                                     embedding_model=model_id)
-            .current(now).exclude(embedding__isnull=True)
-            .exclude(pk__in=disputed.values("memory_a"))
-            .exclude(pk__in=disputed.values("memory_b")).order_by("created_at", "id"))
+            .current(now).undisputed().exclude(embedding__isnull=True)
+            .order_by("created_at", "id"))
 
 
 def _archive_into(originals: list[Memory], keeper: Memory, reason: str, now: datetime) -> None:

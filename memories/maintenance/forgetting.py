@@ -31,7 +31,8 @@ FORGET_BATCH = 1000
 
 def _forgetting_candidates(owner, now: datetime):
     protect_since = now - timedelta(days=settings.ENGRAM_FORGET_PROTECT_DAYS)
-    memories = Memory.objects.filter(status=Status.ACTIVE)
+    # A side of an open contradiction waits for the person asked about it.
+    memories = Memory.objects.filter(status=Status.ACTIVE).undisputed()
     if owner is not None:
         memories = memories.filter(owner=owner)
     return memories.annotate(

@@ -132,20 +132,26 @@ def _is_type_like(name: str) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
-def _rust_use_paths(node: Node, prefix: str = "") -> list[str]:
-    """`use a::{b::C, d as e, f::*}` as the paths it brings in: a::b::C, a::d, a::f."""
-    kind = node.type
-    if kind == "use_as_clause":
-        return _rust_use_paths(node.child_by_field_name("path"), prefix)
-    if kind == "use_wildcard":
-        return [prefix + _text(node).removesuffix("*").rstrip(":")]
-    if kind == "scoped_use_list":
-        path = node.child_by_field_name("path")
-        inner = prefix + (_text(path) + "::" if path is not None else "")
-        return _rust_use_paths(node.child_by_field_name("list"), inner)
-    if kind == "use_list":
-        return [p for child in node.named_children for p in _rust_use_paths(child, prefix)]
-    return [prefix + _text(node)]
+def _rust_use_paths(node: Node) -> list[str]:
+    """`use a::{b::C, d as e, f::*}` as the paths it brings in: a::b::C, a::d, a::f. Walked
+    with a stack: lists nested deeper than Python's recursion limit are still read."""
+    paths, stack = [], [(node, "")]
+    while stack:
+        node, prefix = stack.pop()
+        kind = node.type
+        if kind == "use_as_clause":
+            stack.append((node.child_by_field_name("path"), prefix))
+        elif kind == "use_wildcard":
+            paths.append(prefix + _text(node).removesuffix("*").rstrip(":"))
+        elif kind == "scoped_use_list":
+            path = node.child_by_field_name("path")
+            inner = prefix + (_text(path) + "::" if path is not None else "")
+            stack.append((node.child_by_field_name("list"), inner))
+        elif kind == "use_list":
+            stack += [(child, prefix) for child in reversed(node.named_children)]
+        else:
+            paths.append(prefix + _text(node))
+    return paths
 
 
 class _Extractor:

@@ -3,7 +3,7 @@
 import pytest
 
 from codegraph import services
-from codegraph.models import CodeSymbol
+from codegraph.models import CodeEdge, CodeSymbol
 
 pytestmark = pytest.mark.django_db
 
@@ -19,3 +19,14 @@ def test_a_name_longer_than_its_column_nul_and_invalid_utf8_are_made_storable(al
     stored = {s.name: s.signature for s in CodeSymbol.objects.filter(owner=alice, project="p")}
     assert set(stored) == {long_name[:200], "g"}
     assert "\0" not in stored[long_name[:200]] and stored["g"] == "def g(b='\ufffd')"
+
+
+def test_a_rust_use_nested_deeper_than_pythons_recursion_limit_is_indexed(alice):
+    # Read by recursion, it raised RecursionError: the REST API answered "The JSON is
+    # nested too deeply" and refused the whole batch; `index_code` stopped with a traceback.
+    source = ("use " + "a::{" * 2000 + "B" + "}" * 2000 + ";\n").encode()
+    report = services.index_sources(alice, "p", [services.SourceFile("src/lib.rs", source)],
+                                    complete=True)
+    assert report.parsed == 1 and report.skipped == {}
+    imports = CodeEdge.objects.filter(owner=alice, project="p", kind="imports")
+    assert [e.target_text[:12] for e in imports] == ["a::a::a::a::"]

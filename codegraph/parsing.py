@@ -18,6 +18,7 @@ from tree_sitter import Node, Query, QueryCursor
 
 SIGNATURE_CHARS = 300
 TARGET_CHARS = 200
+QUALIFIED_CHARS = 400  # what is stored of a qualified name (models.CodeSymbol)
 
 FUNCTION, CLASS, IMPORT = "function", "class", "import"
 CONTAINS, CALLS, IMPORTS, INHERITS, REFERENCES = (
@@ -160,12 +161,19 @@ class _Extractor:
     def __init__(self, path: str, language: str, source: bytes):
         self.graph = FileGraph(path, language)
         self.language = language
+        self.source = source
         parser, query = _query(language)
         self.tree = parser.parse(source)
         self.captures = QueryCursor(query).captures(self.tree.root_node)
         # Definitions and Rust impls, outermost first: (start, end, symbol index or None,
         # qualified prefix, index of the enclosing entry).
         self.scopes: list[tuple[int, int, int | None, str, int | None]] = []
+        # Per scope, the symbol it is or is in (a Rust impl is none); and the classes by
+        # qualified name (the first of a name). Both were searched for: a Go method's
+        # receiver type among every symbol, a method's owner up through every impl around
+        # it, so a file of many methods cost the square of its size.
+        self.symbol_in: list[int | None] = []
+        self.classes: dict[str, int] = {}
 
     # -- definitions ----------------------------------------------------------------
     def _definition_name(self, node: Node) -> tuple[Node | None, str]:
@@ -186,19 +194,26 @@ class _Extractor:
             value = node.child_by_field_name("value")
             body = value.child_by_field_name("body") if value is not None else None
         end = body.start_byte if body is not None else node.end_byte
-        text = self.tree.root_node.text[node.start_byte:end].decode("utf-8", "replace")
+        text = self.source[node.start_byte:end].decode("utf-8", "replace")
         text = text.replace("\0", "\ufffd")
         return _squeeze(text.rstrip().removesuffix(":").removesuffix("=>").rstrip(), SIGNATURE_CHARS)
 
     def _enclosing(self, position: int) -> int | None:
-        """Index in self.scopes of the innermost scope around a byte position."""
+        """Index in self.scopes of the innermost scope around a byte position: the last
+        scope starting before it, or that scope's first ancestor still open there. An
+        ancestor ends no sooner than its descendants, so the ancestors closed by then are
+        passed in jumps (`self.jumps`), not one by one: a nesting thousands deep, closed
+        before thousands of references, cost their product in steps."""
         at = bisect_right(self.starts, position) - 1
-        while at is not None and at >= 0:
-            start, end, _, _, parent = self.scopes[at]
-            if start <= position < end:
-                return at
-            at = parent
-        return None
+        if at < 0:
+            return None
+        if position < self.scopes[at][1]:
+            return at
+        for jump in reversed(self.jumps):
+            up = jump[at]
+            if up is not None and self.scopes[up][1] <= position:
+                at = up
+        return self.scopes[at][4]
 
     def _symbol_at(self, position: int) -> int | None:
         """The innermost symbol (not a Rust impl) around a byte position."""
@@ -223,6 +238,7 @@ class _Extractor:
                 prefix = _text(impl_type) + "."
                 self._rust_impl_inherits(node, impl_type)
                 self.scopes.append((node.start_byte, node.end_byte, None, prefix, parent))
+                self.symbol_in.append(self._symbol_of_scope(parent))
             else:
                 name_node, own_prefix = self._definition_name(node)
                 name = _text(name_node)
@@ -238,23 +254,29 @@ class _Extractor:
                     kind, name, qualified, self._signature(node) if kind == FUNCTION else "",
                     node.start_point[0] + 1, node.end_point[0] + 1, owner))
                 index = len(self.graph.symbols) - 1
-                self.scopes.append((node.start_byte, node.end_byte, index, qualified + ".", parent))
+                # Only what is stored of the name: nested thousands deep, each name held
+                # every name around it.
+                self.scopes.append((node.start_byte, node.end_byte, index,
+                                    qualified[:QUALIFIED_CHARS] + ".", parent))
+                self.symbol_in.append(index)
                 if kind == CLASS:
+                    self.classes.setdefault(qualified, index)
                     self._class_bases(node, index)
             self.starts.append(node.start_byte)
             stack.append(len(self.scopes) - 1)
+        # jumps[k][i]: the 2**k-th enclosing scope of scope i (None past the outermost).
+        self.jumps = [[scope[4] for scope in self.scopes]]
+        while any(up is not None for up in self.jumps[-1]):
+            last = self.jumps[-1]
+            self.jumps.append([None if up is None else last[up] for up in last])
 
     def _symbol_of_scope(self, at: int | None) -> int | None:
         """The symbol of a scope, or of the nearest enclosing one that is a symbol."""
-        while at is not None and self.scopes[at][2] is None:
-            at = self.scopes[at][4]
-        return self.scopes[at][2] if at is not None else None
+        return self.symbol_in[at] if at is not None else None
 
     def _class_named(self, name: str, fallback: int | None) -> int | None:
-        for index, symbol in enumerate(self.graph.symbols):
-            if symbol.kind == CLASS and symbol.qualified_name == name:
-                return index
-        return fallback
+        """The first class of this qualified name declared so far."""
+        return self.classes.get(name, fallback)
 
     def _inherit(self, source: int | None, target: Node) -> None:
         if source is not None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from codegraph import services
+from codegraph import parsing, services
 from codegraph.models import CodeEdge, CodeSymbol
 
 pytestmark = pytest.mark.django_db
@@ -30,3 +30,42 @@ def test_a_rust_use_nested_deeper_than_pythons_recursion_limit_is_indexed(alice)
     assert report.parsed == 1 and report.skipped == {}
     imports = CodeEdge.objects.filter(owner=alice, project="p", kind="imports")
     assert [e.target_text[:12] for e in imports] == ["a::a::a::a::"]
+
+
+class CountingList(list):
+    """A list that counts the items read from it."""
+
+    reads = 0
+
+    def __getitem__(self, index):
+        CountingList.reads += 1
+        return super().__getitem__(index)
+
+    def __iter__(self):
+        for item in super().__iter__():
+            CountingList.reads += 1
+            yield item
+
+
+class CountingExtractor(parsing._Extractor):
+    """Reads its scopes and symbols through CountingLists."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.scopes, self.graph.symbols = CountingList(), CountingList()
+
+
+@pytest.mark.parametrize("language, source", [
+    # Methods of a type the file does not declare: each was looked for among every symbol.
+    ("go", "package a\n" + "".join(f"func (s *T) M{n}() {{}}\n" for n in range(300))),
+    # A nesting closed before the references: each walked up through all of it.
+    ("javascript", "function a(){" * 300 + "}" * 300 + "\nlet x = [" + "Ref, " * 300 + "];\n"),
+    # Functions inside nested impls: each method's owner was looked for through every impl.
+    ("rust", "impl A {" * 300 + "fn g() -> B { }\n" * 300 + "}" * 300),
+])
+def test_a_file_of_many_definitions_is_read_in_time_linear_in_its_size(monkeypatch, language,
+                                                                       source):
+    monkeypatch.setattr(CountingList, "reads", 0)
+    graph = CountingExtractor("x", language, source.encode()).run()
+    assert len(graph.symbols) >= 300
+    assert CountingList.reads < 20 * 300  # it was 45,000 to 90,000: the square of the size

@@ -102,6 +102,29 @@ def test_a_call_links_to_the_one_best_candidate_or_stays_as_written():
     assert target(_call("missing")) == (None, None)
 
 
+class CountedDefinition(Definition):
+    """A definition that counts how often its kind is read (once per look at it)."""
+
+    reads = 0
+
+    def __getattribute__(self, name):
+        if name == "kind":
+            CountedDefinition.reads += 1
+        return super().__getattribute__(name)
+
+
+def test_a_name_defined_and_called_many_times_is_linked_without_scoring_every_pair(
+        monkeypatch):
+    monkeypatch.setattr(CountedDefinition, "reads", 0)
+    definitions = [CountedDefinition(n, "d.py", "function", "f", f"C{n % 2}.f")
+                   for n in range(300)]
+    uses = [Use(n, "u.py", "calls", None, f"a{n}.f") for n in range(300)]  # each its own
+    uses += [Use("bare", "d.py", "calls", None, "f"), Use("C1", "u.py", "calls", None, "C1.f")]
+    linked = engine.link({"d.py": "python", "u.py": "python"}, definitions, uses)
+    assert len(linked) == 302 and set(linked.values()) == {(None, None)}  # equal candidates
+    assert CountedDefinition.reads < 10 * 300  # every use scored every one: 90,600
+
+
 def test_a_broken_or_empty_file_yields_what_can_be_read():
     broken = parsing.parse("x.py", "python", b"def ok(a):\n    return a\n\ndef broken(:\n")
     assert [s.qualified_name for s in broken.symbols][:1] == ["ok"]

@@ -54,6 +54,20 @@ def test_files_edited_together_in_three_tasks_within_five_minutes_are_a_pair(ali
     assert selectors.co_edits(bob, P) == []
 
 
+def test_the_files_edited_with_one_are_read_without_pairing_every_edit_of_its_tasks(
+        alice, monkeypatch):
+    task(alice, (0, "edit", "app/auth.py"), (5, "edit", "x_y.py"),
+         *((n, "edit", f"lib/m{n}.py") for n in range(10, 70)))
+    task(alice, (0, "edit", "lib/m10.py"), (5, "edit", "app/auth.py"))
+    made, co_edit = [], selectors.CoEdit
+    monkeypatch.setattr(selectors, "CoEdit", lambda *pair: made.append(pair) or co_edit(*pair))
+    # The asked file on either side of a pair, found by the end of its path.
+    assert selectors.co_edited_with(alice, P, "auth.py", min_count=1, limit=2) == [
+        ("lib/m10.py", 2), ("lib/m11.py", 1)]
+    assert len(made) == 2  # every pair of the task was read: 1,891
+    assert selectors.co_edits(alice, P, path="x%y.py", min_count=1) == []  # LIKE's %, _
+
+
 def test_a_failure_fixed_by_edits_in_three_tasks_becomes_a_procedural_memory(alice):
     tasks = [task(alice, (0, "bash", "python -m pytest tests/test_auth.py", False,
                           f"E   ImportError: cannot import name 'tok{i}' from 'app.auth'"),

@@ -286,7 +286,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["memories.api.parsers.JSONParser"],
     # ?format= names an import's file format (/api/v1/import), not a renderer: JSON is the
     # only one, so DRF's override of it has nothing to choose from anyway.
     "URL_FORMAT_OVERRIDE": None,

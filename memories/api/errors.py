@@ -102,8 +102,6 @@ def handle(exc, context):
     elif isinstance(exc, TooManyFieldsSent):
         exc = exceptions.ParseError(f"More than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} "
                                     "parameters: send fewer.")
-    elif isinstance(exc, RecursionError):  # the JSON parser on deeply nested input
-        exc = exceptions.ParseError("The JSON is nested too deeply to read.")
 
     response = exception_handler(exc, context)
     if response is not None:

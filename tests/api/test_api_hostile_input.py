@@ -44,7 +44,20 @@ def test_a_lone_surrogate_is_a_400_and_nothing_is_stored(api):
 
 
 def test_json_nested_too_deeply_is_a_400(api):
-    error(post_raw(api, "/api/v1/memories", "[" * 100_000), 400)
+    message = error(post_raw(api, "/api/v1/memories", "[" * 100_000), 400)["message"]
+    assert message == "The JSON is nested too deeply to read."
+
+
+def test_a_recursion_fault_inside_engram_is_not_blamed_on_the_input(api, monkeypatch):
+    def runs_away(**fields):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr("memories.api.views.remember", runs_away)
+    api.raise_request_exception = False
+    response = api.post("/api/v1/memories", {"content": "Deploys run on Fridays"},
+                        format="json")
+    assert response.status_code == 500
+    assert b"nested" not in response.content
 
 
 def test_a_body_over_the_limit_is_a_413(api, settings):

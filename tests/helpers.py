@@ -207,6 +207,16 @@ def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
         server.shutdown()
 
 
+def answer_json(handler: http.server.BaseHTTPRequestHandler, status: int, body) -> None:
+    """A `serving` handler's answer: `body` as JSON, with its length."""
+    payload = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
 def closed_port_url() -> str:
     """A loopback URL nothing listens on: connections to it are refused."""
     with socket.socket() as sock:

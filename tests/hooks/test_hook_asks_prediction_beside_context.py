@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tests.helpers import serving
+from tests.helpers import answer_json, serving
 
 
 @pytest.fixture
@@ -29,12 +29,7 @@ def engram_that_answers_context_only_once_predict_is_asked():
                         "memories": [{"id": "01", "content": "a memory"}]}
             else:
                 body = {}
-            payload = json.dumps(body).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            answer_json(self, 200, body)
 
     with serving(Handler) as url:
         yield url, seen

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from memories.models import Observation
-from tests.helpers import serving
+from tests.helpers import answer_json, serving
 
 
 @pytest.fixture
@@ -33,12 +33,7 @@ def picky_engram():
                 status, message = 202, ""
                 seen["taken"] += texts
                 seen["takes"] = None if seen["takes"] is None else seen["takes"] - 1
-            answer = json.dumps({"error": {"message": message}} if message else {}).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
+            answer_json(self, status, {"error": {"message": message}} if message else {})
 
     with serving(Handler) as url:
         yield url, seen

@@ -29,7 +29,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from memories import llm_usage
+from memories import llm_usage, selectors
 from memories.engine import reflection as engine
 from memories.engine.dedup import content_hash
 from memories.jobs import progress_reporter
@@ -380,11 +380,14 @@ def flagged_insights_citing(memory_ids, reason: str) -> list:
 
 def review(insight: Insight, *, approve: bool, by=None, now: datetime | None = None) -> Insight:
     """A person's verdict. A rejected insight's memory is archived (it leaves recall and
-    the context, its history kept); approving it again brings it back."""
+    the context, its history kept); approving it again brings it back. Reviewing changes
+    the insight's memory, so it takes someone who may change it (NotAllowed otherwise,
+    approving one whose memory stays as it is included)."""
     now = now or timezone.now()
     with transaction.atomic():
         insight = Insight.objects.select_for_update().select_related("memory").get(
             pk=insight.pk)
+        selectors.require_writable(insight.memory, by)
         insight.status = InsightStatus.APPROVED if approve else InsightStatus.REJECTED
         insight.reviewed_by, insight.reviewed_at = by, now
         insight.save(update_fields=["status", "reviewed_by", "reviewed_at"])

@@ -7,7 +7,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from memories.api.errors import Conflict
 from memories.api.maintenance import JobOutput
@@ -135,12 +134,14 @@ class ReflectionStateOutput(serializers.Serializer):
                                      help_text="your insights by status")
 
 
-class ReflectionStatus(APIView):
+class ReflectionStatus(ScopedView):
     throttle_scope = "memories"
 
     @extend_schema(responses=ReflectionStateOutput,
                    summary="Whether reflection is recommended now, why, and the counts behind it")
     def get(self, request):
+        # Its counts are of every project's memories and insights, as reflection is.
+        self.reach.refuse_unscoped("reflection")
         state = services.recommendation(request.user)
         counts = dict.fromkeys(InsightStatus.values, 0) | dict(
             Insight.objects.readable_by(request.user).order_by().values("status")

@@ -115,3 +115,18 @@ def test_create_api_key_command_refuses_a_bad_expiry(db):
         call_command("create_api_key", "dora", "--expires-in-days", "0")
     from django.contrib.auth import get_user_model
     assert not get_user_model().objects.filter(username="dora").exists()
+
+
+def test_a_restricted_key_learns_nothing_of_reflection_which_spans_every_project(
+        shop_key, alice, api_client_for):
+    from reflection.models import Insight
+
+    blog = Memory.objects.get(project="blog")
+    Insight.objects.create(owner=alice, memory=blog, question="What is the blog?",
+                           cited_ids=[], text_hash="t", cited_key="c")
+    refused = shop_key[0].get("/api/v1/reflection")
+    assert refused.status_code == 403
+    assert "reflection spans every project" in refused.json()["error"]["message"]
+    assert "insights" not in refused.json()
+    state = api_client_for(alice).get("/api/v1/reflection").json()
+    assert state["insights"]["pending_review"] == 1

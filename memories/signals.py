@@ -12,8 +12,9 @@ from django.dispatch import Signal
 memories_stored = Signal()
 
 # The evidence under these memories changed: superseded, edited, deleted, forgotten or
-# erased. Arguments: memory_ids, reason (words for a person). A receiver may answer with
-# a dict such as {"insights_flagged": [ids]}, which an erase lists in its receipt.
+# erased. Arguments: memory_ids, reason (words for a person), and from an erase seen_by
+# (who erased). A receiver may answer with a dict such as {"insights_flagged": [ids]},
+# which an erase lists in its receipt: only those seen_by reads.
 evidence_changed = Signal()
 
 # An agent handed over an observation (a new one, not a repeat).

@@ -7,6 +7,7 @@ from django.dispatch import receiver
 from memories.signals import evidence_changed, memories_stored, observation_received
 
 from . import services
+from .models import Insight
 
 
 @receiver(memories_stored, dispatch_uid="reflection.count_new_memories")
@@ -22,6 +23,11 @@ def count_observation(sender, *, owner, **kwargs):
 
 
 @receiver(evidence_changed, dispatch_uid="reflection.flag_insights")
-def flag_insights(sender, *, memory_ids, reason, **kwargs):
-    """Answers with the ids it flagged, which an erase lists in its receipt."""
-    return {"insights_flagged": services.flagged_insights_citing(memory_ids, reason)}
+def flag_insights(sender, *, memory_ids, reason, seen_by=None, **kwargs):
+    """Answers with the ids it flagged, which an erase lists in its receipt: of another
+    user's private insights, none (each is flagged all the same)."""
+    flagged = services.flagged_insights_citing(memory_ids, reason)
+    if seen_by is not None:
+        flagged = list(Insight.objects.readable_by(seen_by).filter(pk__in=flagged)
+                       .values_list("pk", flat=True))
+    return {"insights_flagged": flagged}

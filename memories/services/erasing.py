@@ -58,6 +58,7 @@ from ..models import (
     Relationship,
     TermDocuments,
     UsageEvent,
+    readable_by,
 )
 
 log = logging.getLogger(__name__)
@@ -234,8 +235,10 @@ def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dic
         removed["versions"] = set(memory.versions.values_list("pk", flat=True))
         removed["usage_events"] = set(UsageEvent.objects.filter(memory_id=pk)
                                       .values_list("pk", flat=True))
-        removed["links"] = set(MemoryLink.objects.filter(Q(from_memory_id=pk) | Q(to_memory_id=pk))
-                               .values_list("pk", flat=True))
+        links = MemoryLink.objects.filter(Q(from_memory_id=pk) | Q(to_memory_id=pk))
+        if by is not None:  # the receipt names only what the eraser reads
+            links = links.filter(readable_by(by, "from_memory__"), readable_by(by, "to_memory__"))
+        removed["links"] = set(links.values_list("pk", flat=True))
         removed["contradictions"] = set(Contradiction.objects.filter(
             Q(memory_a_id=pk) | Q(memory_b_id=pk)).values_list("pk", flat=True))
         removed["pending_checks"] = set(PendingCheck.objects.filter(memory_id=pk)
@@ -337,7 +340,7 @@ def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dic
         # ids); the memories that quoted it are told too, as edited evidence.
         for _, answer in signals.evidence_changed.send(
                 sender=Memory, memory_ids=[pk, *scrubbed["memories"]],
-                reason=f"cited memory {pk} was erased"):
+                reason=f"cited memory {pk} was erased", seen_by=by):
             if isinstance(answer, dict):
                 flagged["insights"] |= set(answer.get("insights_flagged", ()))
 

@@ -34,6 +34,7 @@ from memories.models import (
     Entity,
     LinkRelation,
     Memory,
+    MemoryEntity,
     MemoryLink,
     Observation,
     Status,
@@ -234,9 +235,14 @@ def neighbours(memory: Memory, user) -> list[Neighbour]:
     return found
 
 
-def entities(memory: Memory):
-    return list(Entity.objects.filter(memoryentity__memory=memory)
-                .only("name", "entity_type", "mention_count").order_by("name"))
+def entities(memory: Memory, user):
+    """The memory's entities, each with its mentions among the memories `user` reads (an
+    entity's own count takes in its author's private memories too)."""
+    return list(Entity.objects.filter(pk__in=MemoryEntity.objects.filter(memory=memory)
+                                      .values("entity"))
+                .annotate(mentions=Count("memoryentity", filter=readable_by(
+                    user, "memoryentity__memory__")))
+                .only("name", "entity_type").order_by("name"))
 
 
 USAGE_KINDS = [k.value for k in UsageKind]

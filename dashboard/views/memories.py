@@ -102,7 +102,7 @@ def _detail_context(request, memory, **extra) -> dict:
         # What this memory superseded: the losers of the contradictions it won.
         "predecessors": [n.memory for n in linked
                          if n.label == OUTGOING[LinkRelation.SUPERSEDES]],
-        "entities": entities(memory),
+        "entities": entities(memory, request.user),
         "usage": usage(memory),
         "contradiction": open_contradiction_of(request.user, memory),
         "form": None,

@@ -11,8 +11,10 @@ from django.utils.html import escape
 from memories.models import (
     Contradiction,
     ContradictionStatus,
+    Entity,
     LinkRelation,
     Memory,
+    MemoryEntity,
     MemoryLink,
     Role,
     Scope,
@@ -154,6 +156,19 @@ def test_a_link_to_a_private_memory_stays_out_of_the_members_sight(client, store
                               relation=LinkRelation.RELATED, strength=0.9)
     assert "dentist" in sign_in(client, alice).get(detail(store["decision"])).content.decode()
     assert "dentist" not in sign_in(client, bob).get(detail(store["decision"])).content.decode()
+
+
+def test_an_entitys_mentions_count_only_the_memories_one_reads(client, store, alice, bob):
+    stripe = Entity.objects.create(owner=alice, name="Stripe", canonical_name="stripe",
+                                   entity_type="organization", mention_count=3)
+    for text in ("Alice pays Stripe's fees from her own card", "Alice's Stripe login is 2FA"):
+        MemoryEntity.objects.create(memory=remember(owner=alice, content=text).memory,
+                                    entity=stripe)
+    MemoryEntity.objects.create(memory=store["decision"], entity=stripe)
+    chip = "organization · {} mention"
+    assert chip.format(3) in sign_in(client, alice).get(detail(store["decision"])).content.decode()
+    page = sign_in(client, bob).get(detail(store["decision"])).content.decode()
+    assert chip.format(1) in page and chip.format(3) not in page
 
 
 def test_the_stats_screen_counts_what_one_reads(client, store, dana, charlie):

@@ -130,3 +130,79 @@ def test_a_restricted_key_learns_nothing_of_reflection_which_spans_every_project
     assert "insights" not in refused.json()
     state = api_client_for(alice).get("/api/v1/reflection").json()
     assert state["insights"]["pending_review"] == 1
+
+
+@pytest.fixture
+def blogs_things(shop_key, alice):
+    """What alice keeps in project "blog": a contradiction, an insight, a job and an
+    observation, beside the memory the shop key is kept away from."""
+    from memories.models import Contradiction, Job, Observation
+    from reflection.models import Insight
+
+    blog = Memory.objects.get(project="blog")
+    other = remember(owner=alice, content="The blog checkout page is a React app.",
+                     project="blog").memory
+    Contradiction.objects.filter(owner=alice).delete()
+    return {
+        "memory": blog,
+        "contradiction": Contradiction.objects.create(owner=alice, memory_a=blog,
+                                                      memory_b=other, reason="Two."),
+        "insight": Insight.objects.create(owner=alice, memory=other, question="The blog?",
+                                          cited_ids=[blog.pk], text_hash="t", cited_key="c"),
+        "job": Job.objects.create(owner=alice, kind="consolidate", params={}),
+        "observation": Observation.objects.create(owner=alice, project="blog"),
+    }
+
+
+BLOG_CALLS = [
+    ("get", "/api/v1/memories/{memory}/history", None),
+    ("post", "/api/v1/memories/{memory}/feedback", {"signal": "helpful"}),
+    ("patch", "/api/v1/memories/{memory}", {"pinned": True}),
+    ("delete", "/api/v1/memories/{memory}", None),
+    ("post", "/api/v1/contradictions/{contradiction}/resolve", {"resolution": "a_wins"}),
+    ("post", "/api/v1/insights/{insight}/review", {"approve": True}),
+    ("get", "/api/v1/jobs/{job}", None),
+    ("get", "/api/v1/observations/{observation}", None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), BLOG_CALLS)
+def test_a_restricted_key_finds_nothing_of_another_project_and_changes_nothing(
+        shop_key, blogs_things, alice, api_client_for, method, path, body):
+    url = path.format(**{name: thing.pk for name, thing in blogs_things.items()})
+    def blog_state():
+        contradiction = blogs_things["contradiction"]
+        contradiction.refresh_from_db()
+        return contradiction.status, sorted(Memory.objects.filter(project="blog").values_list(
+            "status", "pinned", "helpful_count"))
+
+    before = blog_state()
+    assert getattr(shop_key[0], method)(url, body, format="json").status_code == 404
+    assert blog_state() == before
+    assert getattr(api_client_for(alice), method)(url, body, format="json").status_code == 200
+
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("post", "/api/v1/projects", {"name": "blog"}),
+    ("post", "/api/v1/projects/blog/members", {"username": "alice", "role": "owner"}),
+    ("post", "/api/v1/observe", {"project": "blog",
+                                 "messages": [{"role": "user", "text": "Blog runs Hugo"}]}),
+    ("post", "/api/v1/memories/consolidate", {"dry_run": True}),
+])
+def test_a_restricted_key_may_not_act_on_another_project_or_on_all_of_them(
+        shop_key, method, path, body):
+    answer = getattr(shop_key[0], method)(path, body, format="json")
+    assert answer.status_code == 403
+    assert "restricted to project 'shop'" in answer.json()["error"]["message"]
+
+
+def test_a_restricted_key_imports_only_into_its_project(shop_key, alice):
+    client = shop_key[0]
+    line = b'{"content": "The blog moved to Hugo."}\n'
+    refused = client.post("/api/v1/import?project=blog", line,
+                          content_type="application/x-ndjson")
+    assert refused.status_code == 403 and not Memory.objects.filter(
+        content__contains="Hugo").exists()
+    assert client.post("/api/v1/import", line,
+                       content_type="application/x-ndjson").status_code == 200
+    assert Memory.objects.get(content__contains="Hugo").project == "shop"

@@ -417,6 +417,8 @@ RING = ("superseded_by leads back to this memory (a memory superseded by itself,
         "of them, hides them all)")
 RING_WITH_STORED = (f"stored without its supersession: {RING}, with the memories already "
                     "stored")
+STORED_AS_IT_IS = ("already stored, and left as it is: an import does not supersede a "
+                   "memory stored before it (resolve a contradiction between them for that)")
 
 
 def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> None:
@@ -438,18 +440,20 @@ def import_engram(owner, parsed: EngramFile, report: ImportReport, *,
     remember_many. Each batch is a transaction (wrap the call in one for all or nothing).
     """
     ids: dict[str, uuid.UUID] = {}  # exported memory id -> stored memory id
+    new: set[uuid.UUID] = set()  # the memories this import stored
     batches = [parsed.memories[start:start + IMPORT_BATCH]
                for start in range(0, len(parsed.memories), IMPORT_BATCH)]
     fresh = embedded_ahead([line.item for line in batch if not line.restored]
                            for batch in batches)
     for batch, items in zip(batches, fresh, strict=True):
         with transaction.atomic():
-            _restore_memories(owner, [line for line in batch if line.restored], ids, report)
+            _restore_memories(owner, [line for line in batch if line.restored], ids, new,
+                              report)
             _remember_lines(owner, [line for line in batch if not line.restored], items,
                             report)
         advance(len(batch))
     with transaction.atomic():
-        _restore_graph(owner, parsed, ids, report)
+        _restore_graph(owner, parsed, ids, new, report)
     return report
 
 
@@ -491,9 +495,11 @@ def _keep_exported_state(lines: list[ImportLine], results) -> None:
                                    batch_size=IMPORT_BATCH)
 
 
-def _restore_memories(owner, lines: list[ImportLine], ids: dict, report: ImportReport) -> None:
-    """Memories exactly as exported. One already stored (the same text, project and
-    creation time) is the same memory: importing an export twice restores it once."""
+def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
+                      report: ImportReport) -> None:
+    """Memories exactly as exported (their ids added to `new`). One already stored (the
+    same text, project and creation time) is the same memory: importing an export twice
+    restores it once."""
     if not lines:
         return
     hashes = [content_hash(line.item.content) for line in lines]
@@ -511,6 +517,7 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, report: ImportR
         created.append((line, memory))
     memories = [memory for _, memory in created]
     updated = [memory.updated_at for memory in memories]
+    new.update(memory.pk for memory in memories)
     Memory.objects.bulk_create(memories)  # which sets updated_at to now (auto_now) ...
     for memory, updated_at in zip(memories, updated, strict=True):
         memory.updated_at = updated_at
@@ -543,13 +550,38 @@ def _restored_memory(owner, line: ImportLine, digest: str) -> Memory:
     return memory
 
 
-def _restore_supersession(owner, lines: list[ImportLine], ids: dict,
+def _changing_what_is_stored(lines: list[ImportLine], ids: dict, new: set) -> set[int]:
+    """The lines whose supersession would change a memory stored before the import (one
+    holding now would leave every context, or a successor a person chose be replaced),
+    less those finishing an import that stopped part way: the memory already ended as
+    its line says, with no successor yet. Returns their numbers."""
+    stored = {pk: (successor, valid_to) for pk, successor, valid_to in Memory.objects.filter(
+        pk__in={ids[line.restored.id] for line in lines} - new)
+        .values_list("pk", "superseded_by", "valid_to")}
+    changing = set()
+    for line in lines:
+        if ids[line.restored.id] not in stored:
+            continue
+        successor, valid_to = stored[ids[line.restored.id]]
+        if successor != ids[line.restored.superseded_by] and not (
+                successor is None and valid_to is not None
+                and valid_to == line.restored.fields["valid_to"]):
+            changing.add(line.number)
+    return changing
+
+
+def _restore_supersession(owner, lines: list[ImportLine], ids: dict, new: set,
                           report: ImportReport) -> None:
-    """Each line's supersession, less those that would close a ring with what is stored:
-    the file alone has none (_refuse_supersession_cycles), but its lines may be memories
-    already stored, or two of them one memory. Those lines' memories are stored."""
+    """Each line's supersession, less those that would close a ring with what is stored
+    (the file alone has none, _refuse_supersession_cycles, but its lines may be memories
+    already stored, or two of them one memory) and those that would change a memory
+    stored before (_changing_what_is_stored). Those lines' memories are stored, as
+    they were."""
     if not lines:
         return
+    changing = _changing_what_is_stored(lines, ids, new)
+    report.bad += [(number, STORED_AS_IT_IS) for number in sorted(changing)]
+    lines = [line for line in lines if line.number not in changing]
     successor = dict(Memory.objects.filter(owner=owner, superseded_by__isnull=False)
                      .values_list("pk", "superseded_by"))
     wanted = {ids[line.restored.id]: ids[line.restored.superseded_by] for line in lines}
@@ -562,13 +594,14 @@ def _restore_supersession(owner, lines: list[ImportLine], ids: dict,
         ["superseded_by"], batch_size=IMPORT_BATCH)
 
 
-def _restore_graph(owner, parsed: EngramFile, ids: dict, report: ImportReport) -> None:
+def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
+                   report: ImportReport) -> None:
     """What refers to other lines: supersession, links between memories, entities, the
     memories that name them, and relationships between them."""
     restored = [line for line in parsed.memories if line.restored
                 and line.restored.id in ids]
     _restore_supersession(owner, [line for line in restored
-                                  if line.restored.superseded_by in ids], ids, report)
+                                  if line.restored.superseded_by in ids], ids, new, report)
     MemoryLink.objects.bulk_create([
         MemoryLink(from_memory_id=ids[line.restored.id], to_memory_id=ids[link["to"]],
                    relation=link["relation"], strength=link["strength"],

@@ -571,11 +571,13 @@ def require_writable(memory: Memory, user) -> None:
 def versions_seen_by(memory: Memory, user):
     """A memory's versions that `user` may read: all of them for its author; for anyone
     else only those since it was last moved into its scope (a move is a version of its
-    own: what it said while private stays its author's)."""
+    own: what it said while private, or in the project it left, stays its author's; a
+    move between projects changes `shared_with` alone)."""
     versions = memory.versions.select_related("changed_by")
     if user.pk == memory.owner_id:
         return versions
-    move = (memory.versions.filter(after__has_key="scope").order_by("-changed_at", "-id")
+    move = (memory.versions.filter(after__has_any_keys=["scope", "shared_with"])
+            .order_by("-changed_at", "-id")
             .values_list("changed_at", "id").first())
     if move is None:
         return versions

@@ -256,20 +256,42 @@ def _store(owner, insight: engine.CitedInsight, *, question: str, rounds: int,
                             created_at=now) for m in cited], ignore_conflicts=True)
             found.save()
             _supersede_older(found, now)
+            _keep_rejection(found, now)
     except (DuplicateMemory, IntegrityError):
         return None
     return found
 
 
-def _supersede_older(newer: Insight, now: datetime) -> None:
-    """An insight on the same question and topic that cites no more than the new one
-    (the error came up once more) is superseded by it, never deleted."""
+def _restated_by(newer: Insight):
+    """The insights the new one restates: on the same question and topic, citing no more
+    than it (the error came up once more)."""
     if not newer.topic:
+        return Insight.objects.none()
+    return (Insight.objects.filter(owner=newer.owner, question=newer.question,
+                                   topic=newer.topic, cited_ids__contained_by=newer.cited_ids)
+            .exclude(pk=newer.pk))
+
+
+def _keep_rejection(newer: Insight, now: datetime) -> None:
+    """A person's rejection holds for what restates the insight they rejected: the new
+    one is stored rejected, its memory archived (a version says so), until someone
+    approves it."""
+    rejected = (_restated_by(newer).filter(status=InsightStatus.REJECTED)
+                .order_by("-reviewed_at").first())
+    if rejected is None:
         return
-    older = (Insight.objects.filter(owner=newer.owner, question=newer.question,
-                                    topic=newer.topic, superseded_by__isnull=True,
-                                    cited_ids__contained_by=newer.cited_ids)
-             .exclude(pk=newer.pk).exclude(status=InsightStatus.REJECTED))
+    newer.status = InsightStatus.REJECTED
+    newer.flagged_reason = (f"restates insight {rejected.pk}, which a person rejected: "
+                            "kept rejected until someone approves it")
+    newer.save(update_fields=["status", "flagged_reason"])
+    newer.memory = update_memory(newer.memory, status=Status.ARCHIVED, now=now)
+
+
+def _supersede_older(newer: Insight, now: datetime) -> None:
+    """An insight the new one restates (_restated_by) is superseded by it, never
+    deleted; a rejected one stays as the person left it."""
+    older = (_restated_by(newer).filter(superseded_by__isnull=True)
+             .exclude(status=InsightStatus.REJECTED))
     for old in older:
         old.superseded_by = newer
         old.save(update_fields=["superseded_by"])

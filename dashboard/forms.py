@@ -111,6 +111,10 @@ def _parse_tags(raw: str) -> list[str]:
     return [t.strip() for t in (raw or "").split(",") if t.strip()]
 
 
+def _as_typed(text: str) -> str:
+    return text.replace("\r\n", "\n").strip()
+
+
 class MemoryEditForm(forms.Form):
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 6, "autofocus": True}),
@@ -120,6 +124,18 @@ class MemoryEditForm(forms.Form):
                                   widget=forms.NumberInput(attrs={"step": "0.5"}))
     tags = forms.CharField(required=False, help_text="Comma-separated.",
                            widget=forms.TextInput(attrs={"autocomplete": "off"}))
+
+    def __init__(self, *args, memory=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.memory = memory
+
+    def clean_content(self):
+        """The text as stored when the person left it as it was: a browser sends a
+        textarea's lines back ending in CRLF, and the field strips the ends."""
+        content = self.cleaned_data["content"]
+        if self.memory is not None and _as_typed(content) == _as_typed(self.memory.content):
+            return self.memory.content
+        return content
 
     def clean_tags(self):
         tags = _parse_tags(self.cleaned_data["tags"])

@@ -138,7 +138,7 @@ def memory_edit(request, memory_id):
     if request.method != "POST":
         return _memory_panel(request, memory, changed=False,
                              form=MemoryEditForm.for_memory(memory))
-    form = MemoryEditForm(request.POST)
+    form = MemoryEditForm(request.POST, memory=memory)
     if form.is_valid():
         try:
             memory = update_memory(memory, by=request.user, **form.cleaned_data)

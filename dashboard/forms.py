@@ -1,6 +1,8 @@
 """Dashboard forms: each validates on the server and keeps what was typed on an error."""
 
 import datetime as dt
+import hashlib
+import json
 import uuid
 
 from django import forms
@@ -115,6 +117,12 @@ def _as_typed(text: str) -> str:
     return text.replace("\r\n", "\n").strip()
 
 
+def _as_read(memory) -> str:
+    """What the edit form changes, as stored: the mark of the state a person began from."""
+    state = json.dumps([memory.content, memory.importance, sorted(memory.tags)])
+    return hashlib.sha256(state.encode()).hexdigest()[:16]
+
+
 class MemoryEditForm(forms.Form):
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 6, "autofocus": True}),
@@ -124,6 +132,9 @@ class MemoryEditForm(forms.Form):
                                   widget=forms.NumberInput(attrs={"step": "0.5"}))
     tags = forms.CharField(required=False, help_text="Comma-separated.",
                            widget=forms.TextInput(attrs={"autocomplete": "off"}))
+    # The state the form was opened on (_as_read): saved over a change someone made
+    # since, it would put the old text back in this person's name.
+    read = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, memory=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -147,10 +158,19 @@ class MemoryEditForm(forms.Form):
                 f"Tags are at most {MAX_TAG_LENGTH} characters: {too_long[0][:20]}…")
         return tags
 
+    def clean(self):
+        data = super().clean()
+        read = data.pop("read", "")
+        if read and self.memory is not None and read != _as_read(self.memory):
+            raise forms.ValidationError(
+                "Someone changed this memory since you opened it. Copy what you typed, "
+                "reload to see their change (the history has it), then edit again.")
+        return data
+
     @classmethod
     def for_memory(cls, memory):
         return cls(initial={"content": memory.content, "importance": memory.importance,
-                            "tags": ", ".join(memory.tags)})
+                            "tags": ", ".join(memory.tags), "read": _as_read(memory)})
 
 
 BULK_ACTIONS = [("tag", "Add a tag"), ("archive", "Archive"), ("delete", "Delete"),

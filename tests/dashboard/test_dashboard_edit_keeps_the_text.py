@@ -1,11 +1,15 @@
 """The edit form changes only what the person changed: a browser sends a multi-line
 text back with CRLF line ends, and a text may start or end with white space; saving
 the form to add a tag leaves the text as stored (no version of it, no re-check, no
-insight citing it flagged as edited)."""
+insight citing it flagged as edited). A form opened before someone else's change is not
+saved over it."""
+
+import re
 
 import pytest
 
 from memories.models import Memory
+from memories.services.editing import update_memory
 from memories.services.remembering import remember
 
 pytestmark = pytest.mark.django_db
@@ -25,3 +29,37 @@ def test_adding_a_tag_through_the_form_leaves_a_multi_line_text_as_stored(client
     assert memory.content == TEXT and memory.tags == ["deploy", "shop"]
     [edit] = memory.versions.exclude(change="created")
     assert set(edit.after) == {"tags"}
+
+
+def _opened_form(client, memory) -> dict:
+    """The edit form's fields as the page hands them out, its hidden mark of the state it
+    was opened on included."""
+    page = client.get(f"/memories/{memory.pk}/edit", HTTP_HX_REQUEST="true").content.decode()
+    [read] = re.findall(r'<input type="hidden" name="read" value="(\w+)"', page)
+    return {"content": memory.content, "importance": str(memory.importance), "read": read}
+
+
+def test_saving_over_a_change_made_since_the_form_was_opened_is_refused(client, alice):
+    memory = remember(owner=alice, content="Staging listens on 5433", importance=6).memory
+    client.force_login(alice)
+    opened = _opened_form(client, memory)
+    update_memory(memory, by=alice, content="Staging listens on 5434")
+
+    response = client.post(f"/memories/{memory.pk}/edit", {**opened, "tags": "db"},
+                           HTTP_HX_REQUEST="true")
+
+    assert "Someone changed this memory since you opened it" in response.content.decode()
+    memory.refresh_from_db()
+    assert memory.content == "Staging listens on 5434" and memory.tags == []
+
+
+def test_a_form_opened_on_the_stored_state_saves(client, alice):
+    memory = remember(owner=alice, content="Staging listens on 5433", importance=6).memory
+    client.force_login(alice)
+    opened = _opened_form(client, memory)
+
+    client.post(f"/memories/{memory.pk}/edit", {**opened, "tags": "db"},
+                HTTP_HX_REQUEST="true")
+
+    memory.refresh_from_db()
+    assert memory.content == "Staging listens on 5433" and memory.tags == ["db"]

@@ -164,7 +164,12 @@ class _Extractor:
         self.source = source
         parser, query = _query(language)
         self.tree = parser.parse(source)
-        self.captures = QueryCursor(query).captures(self.tree.root_node)
+        # In source order, outer first: tree-sitter hands a capture's nodes in no fixed
+        # order (one file's imports came in six orders over 200 parses), and the graph of
+        # a file must not change between two parses of it.
+        self.captures = {
+            name: sorted(nodes, key=lambda node: (node.start_byte, -node.end_byte))
+            for name, nodes in QueryCursor(query).captures(self.tree.root_node).items()}
         # Definitions and Rust impls, outermost first: (start, end, symbol index or None,
         # qualified prefix, index of the enclosing entry).
         self.scopes: list[tuple[int, int, int | None, str, int | None]] = []

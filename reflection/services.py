@@ -255,8 +255,10 @@ def _store(owner, insight: engine.CitedInsight, *, question: str, rounds: int,
                 [MemoryLink(from_memory=found.memory, to_memory=m, relation=LinkRelation.CITES,
                             created_at=now) for m in cited], ignore_conflicts=True)
             found.save()
-            _supersede_older(found, now)
-            _keep_rejection(found, now)
+            # A restatement kept rejected leaves agents: it supersedes nothing (an
+            # approved insight it restates too would leave with it).
+            if not _keep_rejection(found, now):
+                _supersede_older(found, now)
     except (DuplicateMemory, IntegrityError):
         return None
     return found
@@ -272,19 +274,20 @@ def _restated_by(newer: Insight):
             .exclude(pk=newer.pk))
 
 
-def _keep_rejection(newer: Insight, now: datetime) -> None:
+def _keep_rejection(newer: Insight, now: datetime) -> bool:
     """A person's rejection holds for what restates the insight they rejected: the new
     one is stored rejected, its memory archived (a version says so), until someone
-    approves it."""
+    approves it. Whether it was."""
     rejected = (_restated_by(newer).filter(status=InsightStatus.REJECTED)
                 .order_by("-reviewed_at").first())
     if rejected is None:
-        return
+        return False
     newer.status = InsightStatus.REJECTED
     newer.flagged_reason = (f"restates insight {rejected.pk}, which a person rejected: "
                             "kept rejected until someone approves it")
     newer.save(update_fields=["status", "flagged_reason"])
     newer.memory = update_memory(newer.memory, status=Status.ARCHIVED, now=now)
+    return True
 
 
 def _supersede_older(newer: Insight, now: datetime) -> None:

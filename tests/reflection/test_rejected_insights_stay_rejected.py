@@ -51,3 +51,32 @@ def test_a_rejected_insight_is_not_stored_again_by_the_next_reflection(alice, ru
 
     assert result["insights_created"] == 0
     assert not Insight.objects.exclude(status=InsightStatus.REJECTED).exists()
+
+
+def _stored(owner, text, cited, now):
+    from memories.engine import reflection as engine
+    return reflection._store(
+        owner, engine.CitedInsight(text, tuple(m.pk for m in cited), topic="deploys"),
+        question="what keeps failing?", rounds=1, reflected_by="rules",
+        by_id={m.pk: m for m in cited}, now=now, dry_run=False)
+
+
+def test_a_restatement_kept_rejected_supersedes_no_other_insight(alice):
+    """A restatement stored rejected is out of what agents are handed: an insight it also
+    restates, which a person approved, must not be superseded by it (both would leave)."""
+    first, second, third = (remember(owner=alice, content=text, now=NOW).memory for text in (
+        "The deploy failed: the registry refused the push",
+        "The deploy failed again: the registry token had expired",
+        "The deploy failed once more: the registry was down"))
+    approved = _stored(alice, "Deploys fail at the registry", [first, second], NOW)
+    reflection.review(approved, approve=True, by=alice)
+    rejected = _stored(alice, "Deploys fail on Fridays", [first, third], NOW)
+    reflection.review(rejected, approve=False, by=alice)
+
+    again = _stored(alice, "Deploys keep failing at the registry", [first, second, third],
+                    NOW + timedelta(minutes=5))
+
+    assert again.status == InsightStatus.REJECTED
+    approved = Insight.objects.select_related("memory").get(pk=approved.pk)
+    assert approved.superseded_by is None
+    assert approved.memory.superseded_by is None and approved.memory.valid_to is None

@@ -48,6 +48,25 @@ def test_json_nested_too_deeply_is_a_400(api):
     assert message == "The JSON is nested too deeply to read."
 
 
+@pytest.mark.parametrize("depth", [300, 700])
+def test_json_read_whole_but_nested_deeper_than_engram_walks_is_a_400(api, depth):
+    """Python's reader follows it; the checks of what can be stored, walking it
+    recursively, did not (a 500)."""
+    api.raise_request_exception = False
+    metadata = '{"a": ' * depth + "1" + "}" * depth
+    response = post_raw(api, "/api/v1/memories",
+                        f'{{"content": "Deploys run on Fridays", "metadata": {metadata}}}')
+    assert error(response, 400)["message"] == "The JSON is nested too deeply to read."
+    assert not Memory.objects.exists()
+
+
+def test_json_nested_within_the_limit_is_read(api):
+    metadata = '{"a": ' * 120 + "1" + "}" * 120
+    response = post_raw(api, "/api/v1/memories",
+                        f'{{"content": "Deploys run on Fridays", "metadata": {metadata}}}')
+    assert response.status_code == 201, response.content
+
+
 def test_a_recursion_fault_inside_engram_is_not_blamed_on_the_input(api, monkeypatch):
     def runs_away(**fields):
         raise RecursionError("maximum recursion depth exceeded")

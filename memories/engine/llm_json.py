@@ -13,6 +13,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from .redaction import storable
+
 Model = TypeVar("Model", bound=BaseModel)
 
 MAX_REPORTED_ERRORS = 5
@@ -167,5 +169,7 @@ def _field_path(loc) -> str:
 
 
 def _short_repr(value) -> str:
-    shown = json.dumps(value, ensure_ascii=False, default=str)
+    # A lone surrogate the reply spelled as an escape would make the retry prompt (and the
+    # call's logged error) text no request and no database can carry.
+    shown = storable(json.dumps(value, ensure_ascii=False, default=str))
     return shown if len(shown) <= MAX_SHOWN_INPUT else shown[:MAX_SHOWN_INPUT - 3] + "..."

@@ -32,7 +32,7 @@ from memories.engine.context import count_tokens
 from memories.engine.contradiction import JudgeVerdict, ModelVerdict, rules_verdict
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
-from memories.engine.redaction import redact
+from memories.engine.redaction import redact, storable
 from memories.engine.reflection import Insights, Questions, ReflectionMemory
 
 from .errors import ProviderError
@@ -476,7 +476,9 @@ class ChatModelProvider(LLMProvider):
             raise LLMCallError(message, retryable=retryable, provider=self.name,
                                calls=calls) from exc
         calls.append(self._record(purpose, model, started, completion, ok=True))
-        return completion.text
+        # The vendor's JSON may carry a NUL or a lone surrogate in the text; a malformed
+        # reply is sent back to the model, which a lone surrogate would make unsendable.
+        return storable(completion.text)
 
     def _record(self, purpose, model, started, completion: Completion | None, *, ok,
                 error="") -> ModelCall:

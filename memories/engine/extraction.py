@@ -7,7 +7,7 @@ models, so whatever reaches `remember()` has already been checked field by field
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 MemoryTypeName = Literal["episodic", "semantic", "procedural"]
 KindName = Literal[
@@ -21,6 +21,17 @@ MAX_EXTRACTED_ENTITIES = 20
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    @model_validator(mode="after")
+    def _storable(self):
+        # JSON spells a NUL as an escape; PostgreSQL stores none, so a reply holding one
+        # is refused here, told back to the model like any other mistake. (A lone
+        # surrogate is no string to pydantic already.)
+        for name, value in self:
+            if any(isinstance(text, str) and "\x00" in text
+                   for text in (value if isinstance(value, list) else [value])):
+                raise ValueError(f"{name} holds a NUL character, which cannot be stored")
+        return self
 
 
 class ExtractedEntity(_Strict):

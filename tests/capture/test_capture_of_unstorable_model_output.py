@@ -55,3 +55,23 @@ def test_a_lone_surrogate_in_the_replys_text_itself_can_be_sent_back_to_the_mode
     assert observation.status == ObservationStatus.DONE
     assert Memory.objects.for_owner(alice).get().content == GOOD["content"]
     assert ModelCall.objects.filter(purpose="extract").count() == 2
+
+
+@pytest.mark.parametrize("bad", [
+    {"content": "The cache holds \x00 keys."},
+    {"content": "The cache is Redis.", "tags": ["cache\x00"]},
+    {"content": "The cache is Redis.", "entities": [{"name": "Re\x00dis"}]},
+    {"content": "The cache is Redis.",
+     "relationships": [{"source": "cache", "type": "is\x00", "target": "Redis"}]},
+], ids=["content", "tag", "entity", "relationship"])
+def test_a_nul_anywhere_in_an_extracted_memory_is_told_back_and_the_corrected_reply_kept(
+        alice, anthropic, bad):
+    anthropic.answer(reply(GATE_YES), reply({"memories": [GOOD, bad]}),
+                     reply({"memories": [GOOD]}))
+    observation = observe(alice)
+    assert observation.status == ObservationStatus.DONE
+    assert observation.chunks.get().status == ChunkStatus.EXTRACTED
+    assert list(Memory.objects.for_owner(alice).values_list("content", flat=True)) == [
+        GOOD["content"]]
+    first = ModelCall.objects.filter(purpose="extract").order_by("id").first()
+    assert "memories[1]" in first.error and "NUL" in first.error

@@ -5,6 +5,7 @@ stored raw for a retry, and after the last retry the rules extract it, so no chu
 silently dropped.
 """
 
+import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.utils import timezone
 from .. import llm_usage, selectors
 from ..engine.cost_control import retry_delay
 from ..engine.extraction import ExtractedMemory, Extraction
+from ..engine.redaction import storable
 from ..models import (
     ChunkStatus,
     Kind,
@@ -33,6 +35,8 @@ from .chunking import cut_into_chunks
 from .entities import link_entities
 
 SIMILAR_MEMORIES_SHOWN = 5  # existing memories handed to the extractor per chunk
+
+log = logging.getLogger(__name__)
 
 
 def process_observation(observation_id, *, now: datetime | None = None) -> Observation | None:
@@ -57,7 +61,7 @@ def process_observation(observation_id, *, now: datetime | None = None) -> Obser
             chunk = (ObservationChunk.objects.select_for_update(skip_locked=True)
                      .filter(due, pk=chunk_id).first())
             if chunk is not None:
-                _extract_chunk(observation, chunk, now)
+                _extract_or_keep(observation, chunk, now)
     unresolved = observation.chunks.filter(
         status__in=[ChunkStatus.PENDING, ChunkStatus.RETRY]).exists()
     if not unresolved:
@@ -78,7 +82,10 @@ def process_due_observations(*, now: datetime | None = None, limit: int = 200) -
         | Q(chunks__status=ChunkStatus.RETRY, chunks__next_attempt_at__lte=now),
     ).values_list("pk", flat=True).distinct()[:limit])
     for observation_id in ids:
-        process_observation(observation_id, now=now)
+        try:
+            process_observation(observation_id, now=now)
+        except Exception:  # a bug: this observation waits for the next sweep, not the rest
+            log.exception("The sweep could not process observation %s", observation_id)
     return len(ids)
 
 
@@ -139,6 +146,23 @@ def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datet
     chunk.next_attempt_at = None
     chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at",
                               "extracted_by", "memory_ids"])
+
+
+def _extract_or_keep(observation: Observation, chunk: ObservationChunk,
+                     now: datetime) -> None:
+    """_extract_chunk, where a failure it does not expect (a bug) undoes what it wrote and
+    keeps the chunk for a retry, with its error: the observation's later chunks, and the
+    observations after it, still run."""
+    try:
+        with transaction.atomic():
+            _extract_chunk(observation, chunk, now)
+    except Exception as exc:
+        log.exception("Extracting chunk %s of observation %s failed", chunk.position,
+                      observation.pk)
+        chunk.refresh_from_db()
+        chunk.attempts += 1
+        chunk.last_error = storable(f"extraction failed: {type(exc).__name__}: {exc}")[:2000]
+        _retry_later(chunk, now)
 
 
 def _retry_later(chunk: ObservationChunk, now) -> None:

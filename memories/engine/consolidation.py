@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from memories.engine.context import count_tokens
 from memories.engine.dedup import (
@@ -30,6 +30,7 @@ from memories.engine.dedup import (
     first_duplicate_in_batch,
 )
 from memories.engine.importance import clamp_importance
+from memories.engine.llm_json import StrictReply
 
 CLUSTER_THRESHOLD = 0.85  # seed 002 step 2
 DUPLICATE_THRESHOLD = 0.92  # seed 001 merge_similar_facts
@@ -427,10 +428,8 @@ def adjust_ranking(importance: float, *, retrieved: int = 0, cited: int = 0, ign
 SUMMARY_CAP_TOKENS = 120  # a consolidated memory: a few sentences at most
 
 
-class ClusterSummary(BaseModel):
+class ClusterSummary(StrictReply):
     """A model's summary of a cluster of memories, parsed strictly."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
     summary: str = Field(min_length=1, max_length=2_000)
 
 

@@ -196,7 +196,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from . import contradiction_words as lexicon
 from . import flows, schedules, short_forms, value_categories
@@ -207,6 +207,7 @@ from .dedup import (
     arrangement,
     conflicting_arrangement,
 )
+from .llm_json import StrictReply
 
 NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause must say
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
@@ -226,10 +227,8 @@ MAX_CLAUSES = 20  # clauses of a statement compared one by one
 MAX_SLOT_WORDS = 100  # content words beyond which two clauses are not aligned word by word
 
 
-class JudgeVerdict(BaseModel):
+class JudgeVerdict(StrictReply):
     """Whether two statements contradict, why, and how sure the judge is."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     contradicts: bool
     reason: str = Field(default="", max_length=MAX_REASON)

@@ -7,7 +7,9 @@ models, so whatever reaches `remember()` has already been checked field by field
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator
+
+from .llm_json import StrictReply
 
 MemoryTypeName = Literal["episodic", "semantic", "procedural"]
 KindName = Literal[
@@ -19,27 +21,12 @@ MAX_EXTRACTED_TAGS = 10
 MAX_EXTRACTED_ENTITIES = 20
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-
-    @model_validator(mode="after")
-    def _storable(self):
-        # JSON spells a NUL as an escape; PostgreSQL stores none, so a reply holding one
-        # is refused here, told back to the model like any other mistake. (A lone
-        # surrogate is no string to pydantic already.)
-        for name, value in self:
-            if any(isinstance(text, str) and "\x00" in text
-                   for text in (value if isinstance(value, list) else [value])):
-                raise ValueError(f"{name} holds a NUL character, which cannot be stored")
-        return self
-
-
-class ExtractedEntity(_Strict):
+class ExtractedEntity(StrictReply):
     name: str = Field(min_length=1, max_length=200)
     type: str = Field(default="concept", min_length=1, max_length=50)
 
 
-class ExtractedRelationship(_Strict):
+class ExtractedRelationship(StrictReply):
     """An edge between two entities the memory names, e.g. (api, uses, PostgreSQL)."""
 
     source: str = Field(min_length=1, max_length=200)
@@ -48,7 +35,7 @@ class ExtractedRelationship(_Strict):
     strength: float = Field(default=0.8, ge=0.0, le=1.0)
 
 
-class ExtractedMemory(_Strict):
+class ExtractedMemory(StrictReply):
     content: str = Field(min_length=1, max_length=MAX_EXTRACTED_CONTENT)
     memory_type: MemoryTypeName = "semantic"
     kind: KindName = "fact"
@@ -73,11 +60,11 @@ class ExtractedMemory(_Strict):
         return cleaned
 
 
-class Extraction(_Strict):
+class Extraction(StrictReply):
     memories: list[ExtractedMemory] = Field(default_factory=list, max_length=50)
 
 
-class GateDecision(_Strict):
+class GateDecision(StrictReply):
     worth_remembering: bool
     reason: str = Field(default="", max_length=500)
 

@@ -11,11 +11,28 @@ import re
 import typing
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .redaction import storable
 
 Model = TypeVar("Model", bound=BaseModel)
+
+class StrictReply(BaseModel):
+    """What a model's reply is parsed into: unknown fields ignored, text stripped, and a
+    NUL refused. JSON spells a NUL as an escape and PostgreSQL stores none: a reply
+    holding one is told back to the model like any other mistake, where it failed the
+    write of everything beside it. (A lone surrogate is no string to pydantic already.)"""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    @model_validator(mode="after")
+    def _storable(self):
+        for name, value in self:
+            if any(isinstance(text, str) and "\x00" in text
+                   for text in (value if isinstance(value, list) else [value])):
+                raise ValueError(f"{name} holds a NUL character, which cannot be stored")
+        return self
+
 
 MAX_REPORTED_ERRORS = 5
 MAX_SHOWN_INPUT = 60

@@ -45,10 +45,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from .contradiction import rules_verdict
 from .dedup import details
+from .llm_json import StrictReply
 
 IMPORTANCE_THRESHOLD = 150  # Algorithm 6
 OBSERVATION_THRESHOLD = 100
@@ -126,17 +127,13 @@ class ReflectionMemory:
     entities: tuple[str, ...] = ()
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-
-
-class Question(_Strict):
+class Question(StrictReply):
     text: str = Field(min_length=1, max_length=500)
     # The numbers of the statements that prompted the question; they join its evidence.
     about: list[int] = Field(default_factory=list, max_length=RECENT_MEMORIES)
 
 
-class Questions(_Strict):
+class Questions(StrictReply):
     questions: list[Question] = Field(default_factory=list, max_length=10)
 
     @field_validator("questions", mode="before")
@@ -148,7 +145,7 @@ class Questions(_Strict):
         return value
 
 
-class ProposedInsight(_Strict):
+class ProposedInsight(StrictReply):
     text: str = Field(min_length=1, max_length=2000)  # with "(because of 1, 3)"
     importance: float = Field(default=INSIGHT_IMPORTANCE, ge=1.0, le=10.0)
     # A few words naming what it is about: a later insight on the same topic that cites
@@ -156,7 +153,7 @@ class ProposedInsight(_Strict):
     topic: str = Field(default="", max_length=200)
 
 
-class Insights(_Strict):
+class Insights(StrictReply):
     insights: list[ProposedInsight] = Field(default_factory=list, max_length=20)
 
 

@@ -2,8 +2,11 @@
 
 import pytest
 
+from memories.engine.consolidation import ClusterSummary
+from memories.engine.contradiction import JudgeVerdict
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
+from memories.engine.reflection import Insights
 
 MEMORY = '{"content": "Engram runs on PostgreSQL 18", "importance": 7}'
 
@@ -108,3 +111,18 @@ def test_many_wrong_fields_are_summarised():
     memories = ", ".join('{"content": ""}' for _ in range(8))
     with pytest.raises(ReplyParseError, match=r"and 3 more"):
         parse_reply(f'{{"memories": [{memories}]}}', Extraction)
+
+
+@pytest.mark.parametrize(("reply", "model"), [
+    ('{"memories": [{"content": "Deploys run on Fridays\\u0000", "importance": 5}]}',
+     Extraction),
+    ('{"insights": [{"text": "Builds fail after upgrades\\u0000 (because of 1, 2)"}]}',
+     Insights),
+    ('{"summary": "Staging runs Redis 7\\u0000"}', ClusterSummary),
+    ('{"contradicts": false, "reason": "the same port\\u0000", "confidence": 0.9}',
+     JudgeVerdict),
+])
+def test_a_nul_spelled_as_an_escape_is_a_mistake_told_back_to_the_model(reply, model):
+    with pytest.raises(ReplyParseError, match="NUL"):
+        parse_reply(reply, model)
+    parse_reply(reply.replace("\\u0000", ""), model)  # the same reply without it parses

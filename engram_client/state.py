@@ -176,6 +176,7 @@ class Spool:
         if left == [payload]:
             os.rename(claimed, path)
             return
-        for number, part in enumerate(left):  # "-0" sorts before the entry's own ".json"
-            _write_json(f"{path.removesuffix('.json')}-{number}.json", part)
+        # "-000" sorts before the entry's own ".json", and the parts in their order
+        for number, part in enumerate(left):
+            _write_json(f"{path.removesuffix('.json')}-{number:03d}.json", part)
         os.unlink(claimed)

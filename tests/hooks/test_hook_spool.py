@@ -151,3 +151,21 @@ def test_an_entry_refused_for_its_project_does_not_hold_back_the_others(state):
     [kept] = spool.waiting()  # B's waits, for a key that may write it
     with open(kept) as file:
         assert json.load(file)["messages"][0]["text"] == "Repo B's build uses Bazel"
+
+
+def test_the_parts_left_of_an_entry_wait_in_their_order_however_many(state):
+    spool = Spool(str(state))
+    spool.keep(_entry("Deploys go out on Tuesdays"))
+    spool.keep(_entry("Staging listens on 5433"))  # behind it
+    parts = [_entry(f"part {number}") for number in range(12)]
+
+    def deliver(payload):
+        if payload["messages"][0]["text"].startswith("Deploys"):
+            raise Undelivered(Refused(503, "busy"), parts)
+
+    assert spool.send(deliver, _fate) == 0  # busy: the entry after it waits too
+    waiting = []
+    for path in spool.waiting():
+        with open(path) as file:
+            waiting.append(json.load(file)["messages"][0]["text"])
+    assert waiting == [f"part {number}" for number in range(12)] + ["Staging listens on 5433"]

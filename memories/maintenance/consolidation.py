@@ -121,9 +121,11 @@ def _as_read(memories: list[Memory]) -> bool:
     """Whether these memories are still as the run read them, their rows held until the
     transaction ends: one a person edited, pinned, deleted or archived meanwhile (or a
     resolution superseded) was decided about, so its group is left to the next run."""
+    # Rows locked in one order (the key's), as forgetting locks them: two runs never
+    # wait on each other in a ring.
     stored = {pk: state for pk, *state in Memory.objects.select_for_update()
-           .filter(pk__in=[m.pk for m in memories])
-           .values_list("pk", "content_hash", "status", "pinned", "superseded_by")}
+              .filter(pk__in=[m.pk for m in memories]).order_by("pk")
+              .values_list("pk", "content_hash", "status", "pinned", "superseded_by")}
     return all(stored.get(m.pk) == [m.content_hash, Status.ACTIVE, False, None]
                for m in memories)
 

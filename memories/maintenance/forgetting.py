@@ -59,9 +59,10 @@ def _set_status(memories: list[Memory], status: str, reasons: dict, now: datetim
     the next pass to decide on afresh. Returns how many changed."""
     with transaction.atomic():
         read = {m.pk: m.updated_at for m in memories}
+        # locked in one order, the key's, as consolidation locks them (_as_read)
         ids = {pk for pk, updated_at in Memory.objects.select_for_update()
-               .filter(pk__in=list(read), status=Status.ACTIVE).values_list("pk", "updated_at")
-               if updated_at == read[pk]}
+               .filter(pk__in=list(read), status=Status.ACTIVE).order_by("pk")
+               .values_list("pk", "updated_at") if updated_at == read[pk]}
         Memory.objects.filter(pk__in=ids).update(status=status, updated_at=now)
         if status == Status.DELETED:
             signals.evidence_changed.send(

@@ -245,7 +245,7 @@ class PredictContext(WorkView):
             session_id=given["session_id"], prompt=given["prompt"],
             exclude=frozenset(given["exclude"]))
         return prediction.predict(owner, signals, budget=given["max_tokens"],
-                                  now=timezone.now())
+                                  now=timezone.now(), reach=reach)
 
     @extend_schema(request=PredictInput, responses=PredictionOutput,
                    summary="What the agent will likely need next, from what it sees now, "

@@ -17,7 +17,7 @@ from django.conf import settings
 import codegraph.selectors
 from memories.engine.context import Block, count_tokens, pack
 from memories.models import Kind
-from memories.selectors import RecallFilters
+from memories.selectors import EVERYWHERE, Reach, RecallFilters
 from memories.services.context import UNREVIEWED, reviewed_for_agents
 from memories.services.recall import recall
 
@@ -95,10 +95,12 @@ def graph_neighbours(owner, project: str | None, path: str, limit: int) -> list[
 
 
 def predict(owner, signals: Signals, *, budget: int = DEFAULT_BUDGET,
-            now: datetime) -> Prediction:
+            now: datetime, reach: Reach = EVERYWHERE) -> Prediction:
+    """What `owner` will likely need for `signals`; memories only within `reach` (a key
+    restricted to a project is given none of no project, as in recall)."""
     project = signals.project
-    filters = RecallFilters(project=project, with_general=True) if project is not None \
-        else RecallFilters()
+    filters = reach.recall(RecallFilters(project=project, with_general=True)
+                           if project is not None else RecallFilters())
     candidates: list[tuple[float, Predicted]] = []
     seen: set[str] = set()
 

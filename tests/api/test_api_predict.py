@@ -111,6 +111,21 @@ def test_another_owner_and_a_restricted_key_see_nothing_of_alices(alice, bob, ch
     assert blog.status_code == 200 and blog.json()["items"] == []
 
 
+def test_a_restricted_key_is_not_given_memories_of_no_project(alice):
+    remember(owner=alice, content="The vault passphrase is 0451-lantern.")
+    remember(owner=alice, project="blog", kind=Kind.WORKFLOW,
+             memory_type=MemoryType.PROCEDURAL, content="deploy: build → upload → ping")
+    _, raw = create_api_key(owner=alice, name="blog", project="blog")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    answer = client.post(URL, {"activity": "deploy",
+                               "error_text": "the vault passphrase was rejected"},
+                         format="json")
+    assert answer.status_code == 200
+    assert "build → upload" in answer.json()["context"]
+    assert "0451" not in answer.json()["context"]
+
+
 def test_bad_signals_get_a_400(alice, api_client_for):
     client = api_client_for(alice)
     assert client.post(URL, {"max_tokens": 10}, format="json").status_code == 400

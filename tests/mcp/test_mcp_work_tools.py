@@ -7,7 +7,9 @@ import pytest
 from django.utils import timezone
 from mcp_helpers import call, with_client
 
+from memories.models import Kind, MemoryType
 from memories.services.api_keys import create_api_key
+from memories.services.remembering import remember
 from work.models import (
     FileInteraction,
     LearnedPattern,
@@ -77,6 +79,20 @@ def test_a_project_key_is_held_to_its_project_and_bad_arguments_are_tool_errors(
         return await call(client, "work_co_edits", min_count=0)
     failed, text = with_client(server_url, key, bad)
     assert failed and "min_count" in text
+
+
+def test_a_project_key_is_not_predicted_memories_of_no_project(server_url, alice):
+    remember(owner=alice, content="The vault passphrase is 0451-lantern.")
+    remember(owner=alice, project="blog", kind=Kind.WORKFLOW,
+             memory_type=MemoryType.PROCEDURAL, content="deploy: build → upload → ping")
+    _, key = create_api_key(owner=alice, name="blog only", project="blog")
+
+    async def predicts(client):
+        return await call(client, "context_predict", activity="deploy",
+                          error_text="the vault passphrase was rejected")
+    failed, text = with_client(server_url, key, predicts)
+    assert not failed and "build → upload" in text
+    assert "0451" not in text
 
 
 def test_the_decision_helpers_answer_with_the_rules_provider(server_url, alice, key_for,

@@ -13,6 +13,7 @@ from mcp import Client, StdioServerParameters
 from mcp_helpers import call, handles_in, run_async
 
 from memories.models import Memory
+from memories.services.api_keys import create_api_key
 from memories.services.remembering import remember
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,6 +44,31 @@ def test_the_sdk_stdio_client_uses_the_tools_as_the_keys_owner(alice, bob, key_f
     assert len(tools) == 26
     assert not stored_failed and handles_in(stored) == [memory.pk.hex[-8:]]
     assert not found_failed and handles_in(found) == [memory.pk.hex[-8:]]
+
+
+def test_a_project_key_over_stdio_reads_and_writes_only_its_project(alice):
+    remember(owner=alice, content="The shop launch code is 7781.", project="shop")
+    blog = remember(owner=alice, content="The blog launch code is 0451.", project="blog").memory
+    _, raw = create_api_key(owner=alice, name="shop agent", project="shop")
+    command = stdio_command("--key", raw)
+    server = StdioServerParameters(command=command[0], args=command[1:],
+                                   env=child_database_env(), cwd=str(ROOT))
+
+    async def scenario():
+        async with Client(server, read_timeout_seconds=60) as client:
+            return [await call(client, "memory_search", query="launch code"),
+                    await call(client, "memory_search", query="launch code", project="blog"),
+                    await call(client, "memory_forget", memory=str(blog.pk)),
+                    await call(client, "memory_remember", content="Posts go out Fridays.",
+                               project="blog")]
+
+    found, other, forget, write = run_async(scenario)
+    assert not found[0] and "7781" in found[1] and "0451" not in found[1]
+    assert other[0] and "restricted to project 'shop'" in other[1]
+    assert forget[0] and "No memory" in forget[1]
+    assert write[0] and not Memory.objects.filter(content__startswith="Posts").exists()
+    blog.refresh_from_db()
+    assert blog.status == "active"
 
 
 def alices_stdio_server() -> subprocess.Popen:

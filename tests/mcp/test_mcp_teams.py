@@ -4,7 +4,8 @@ them, and a tool refused by the caller's role says so; non-members see nothing."
 import pytest
 from mcp_helpers import call, with_client
 
-from memories.models import Memory, Scope, Status
+from memories.models import Contradiction, Memory, Scope, Status
+from memories.services.projects import remove_member
 from memories.services.remembering import remember
 from tests.helpers import SHOP
 
@@ -132,3 +133,44 @@ def test_observe_with_scope_project_is_refused_to_a_reader(calls_as, team, dana)
 
     failed, said = calls_as(dana, observes)
     assert failed and f"reader of project '{SHOP}'" in said
+
+
+def test_a_member_who_leaves_loses_sight_of_the_project_at_once(calls_as, shared, team,
+                                                                 bob):
+    handle = shared.pk.hex[-8:]
+
+    async def bob_looks(client):
+        return [await call(client, "memory_search", query="which database stores orders"),
+                await call(client, "memory_related", memory=handle),
+                await call(client, "memory_feedback", memory=handle, signal="harmful")]
+
+    before = calls_as(bob, bob_looks)
+    assert handle in before[0][1] and not before[1][0]
+    remove_member(team, by=bob, username="bob")
+    search, related, feedback = calls_as(bob, bob_looks)
+    assert search == (False, "No memory matches 'which database stores orders'.")
+    assert related[0] and "No memory" in related[1]
+    assert feedback[0] and "No memory" in feedback[1]
+    shared.refresh_from_db()
+    assert shared.harmful_count == 1  # bob's, while he was an editor
+
+
+def test_a_reader_cannot_resolve_a_project_contradiction_an_editor_can(calls_as, shared,
+                                                                       team, alice, dana,
+                                                                       bob):
+    other = remember(owner=alice, content="Orders moved to MySQL 8.", project=SHOP,
+                     scope=Scope.PROJECT, shared_with=team).memory
+    Contradiction.objects.all().delete()
+    contradiction = Contradiction.objects.create(owner=alice, memory_a=shared, memory_b=other,
+                                                 shared_with=team, reason="Two databases.")
+
+    async def resolves(client):
+        return await call(client, "memory_resolve", contradiction=str(contradiction.pk),
+                          resolution="a_wins")
+
+    failed, said = calls_as(dana, resolves)
+    assert failed and "Only the owners and editors" in said
+    contradiction.refresh_from_db()
+    assert contradiction.status == "open"
+    failed, said = calls_as(bob, resolves)
+    assert not failed and said.startswith("Resolved")

@@ -204,3 +204,17 @@ def test_the_project_index_lists_its_memories_most_important_first(server_url, a
     assert text.splitlines()[0] == "Project 'web': its 2 most important memories"
     assert handles_in(text)[0] == key.pk.hex[-8:]
     assert "Elsewhere" not in text
+
+
+def test_a_project_named_from_its_git_remote_is_read_with_its_slashes_percent_encoded(
+        server_url, alice, key_for):
+    remember(owner=alice, content="Critical: never deploy on Fridays.",
+             project="github.com/acme/shop", importance=9)
+
+    async def scenario(client):
+        read = await client.read_resource("engram://projects/github.com%2Facme%2Fshop/index")
+        return read.contents[0].text
+
+    text = with_client(server_url, key_for(alice), scenario)
+    assert text.splitlines()[0].startswith("Project 'github.com/acme/shop'")
+    assert "never deploy on Fridays" in text

@@ -34,15 +34,20 @@ def observe(owner):
     return observation
 
 
+def kept_only_the_good_memory(owner) -> None:
+    """The chunk extracted once the model corrected its reply: the good memory alone."""
+    observation = observe(owner)
+    assert observation.status == ObservationStatus.DONE
+    assert observation.chunks.get().status == ChunkStatus.EXTRACTED
+    assert list(Memory.objects.for_owner(owner).values_list("content", flat=True)) == [
+        GOOD["content"]]
+
+
 def test_a_lone_surrogate_spelled_in_the_reply_is_told_back_and_the_corrected_reply_kept(
         alice, anthropic):
     bad = {"memories": [GOOD, {"content": "The cache holds \ud800 keys."}]}
     anthropic.answer(reply(GATE_YES), reply(bad), reply({"memories": [GOOD]}))
-    observation = observe(alice)
-    assert observation.status == ObservationStatus.DONE
-    assert observation.chunks.get().status == ChunkStatus.EXTRACTED
-    assert list(Memory.objects.for_owner(alice).values_list("content", flat=True)) == [
-        GOOD["content"]]
+    kept_only_the_good_memory(alice)
     first = ModelCall.objects.filter(purpose="extract").order_by("id").first()
     assert "memories[1].content" in first.error
 
@@ -68,10 +73,6 @@ def test_a_nul_anywhere_in_an_extracted_memory_is_told_back_and_the_corrected_re
         alice, anthropic, bad):
     anthropic.answer(reply(GATE_YES), reply({"memories": [GOOD, bad]}),
                      reply({"memories": [GOOD]}))
-    observation = observe(alice)
-    assert observation.status == ObservationStatus.DONE
-    assert observation.chunks.get().status == ChunkStatus.EXTRACTED
-    assert list(Memory.objects.for_owner(alice).values_list("content", flat=True)) == [
-        GOOD["content"]]
+    kept_only_the_good_memory(alice)
     first = ModelCall.objects.filter(purpose="extract").order_by("id").first()
     assert "memories[1]" in first.error and "NUL" in first.error

@@ -6,9 +6,9 @@ from codegraph import parsing
 
 SOURCE = b'''import functools
 
-from django.conf import settings
-from django.urls import LocalePrefixPattern, URLResolver, path
-from django.views.i18n import set_language
+from shop.conf import settings
+from shop.urls import LocalePrefixPattern, URLResolver, path
+from shop.views.i18n import set_language
 
 
 def i18n_patterns(*urls):

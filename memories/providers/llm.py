@@ -18,6 +18,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -29,7 +30,12 @@ from memories.engine.consolidation import (
     summary_budget,
 )
 from memories.engine.context import count_tokens
-from memories.engine.contradiction import JudgeVerdict, ModelVerdict, rules_verdict
+from memories.engine.contradiction import (
+    JudgeVerdict,
+    ModelVerdict,
+    read_verdict,
+    rules_verdict,
+)
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
 from memories.engine.redaction import redact, storable
@@ -647,8 +653,17 @@ class RulesProvider(LLMProvider):
         return self._judged("extract",
                             lambda: rules_extractor.extract(chunk_text, existing=contents))
 
-    def judge(self, a, b):
-        return self._judged("judge", lambda: rules_verdict(a, b))
+    def judge(self, a, b, *, similarity: float | None = None, episodes: bool = False):
+        """The rules, and the contradiction reader where they leave the pair open.
+        `similarity`: the two memories' cosine where the caller knows it. `episodes`: one
+        is an episode (a chat turn, an event), which the rules alone judge: the reader
+        was fitted on statements of fact and reads two turns of one chat as a conflict."""
+        reader = contradiction_reader()
+        if reader is None or episodes:
+            return self._judged("judge", lambda: rules_verdict(a, b))
+        return self._judged("judge", lambda: read_verdict(
+            a, b, lambda said_a, said_b: float(reader.probabilities([(said_a, said_b)])[0]),
+            similarity=similarity))
 
     def reflection_questions(self, memories):
         return self._judged("reflect_questions", lambda: reflection.rules_questions(memories))
@@ -707,6 +722,18 @@ def chosen_llm_provider(configured: str, *, anthropic_key: str, openai_key: str)
     if openai_key:
         return "openai"
     return "rules"
+
+
+def contradiction_reader():
+    """The local contradiction reader the rules judge consults, unless settings turn it
+    off (ENGRAM_CONTRADICTION_READER=false: the rules alone)."""
+    from django.conf import settings
+
+    from . import contradiction_reader as reader
+
+    if not settings.ENGRAM_CONTRADICTION_READER:
+        return None
+    return reader.load(Path(settings.ENGRAM_MODEL_CACHE))
 
 
 def get_llm_provider() -> LLMProvider:

@@ -30,11 +30,14 @@ def test_a_changed_value_for_the_same_fact_is_recorded_as_open(alice, remember):
     assert contradiction.detected_by == "rules" and contradiction.reason
 
 
-def test_compatible_memories_are_not_flagged(alice, remember):
+def test_compatible_memories_are_not_queued(alice, remember):
+    """The reader is unsure of "listens on port 8080" / "is written in Go" (a chance
+    about 0.6): kept as unsure, shown on request, never in the queue."""
     remember(alice, "The orders API listens on port 8080")
     remember(alice, "The orders API is written in Go")
     remember(alice, "Lunch is at noon")
-    assert not Contradiction.objects.exists()
+    assert not Contradiction.objects.confident().exists()
+    assert count_open_contradictions(alice) == 0
 
 
 def test_memories_of_other_owners_are_never_compared(alice, bob, remember):
@@ -130,3 +133,17 @@ def test_a_check_counts_each_memory_once_in_its_progress_after_its_pairs(alice, 
     assert found and sum(steps) == 3
     # each memory's step comes once its pairs are judged, not all at the end
     assert len(steps) >= 2
+
+
+def test_a_conflict_said_in_other_words_is_flagged_between_two_facts(alice, remember):
+    remember(alice, "We keep 30 days of application logs.")
+    remember(alice, "Log retention is two weeks.")
+    contradiction = Contradiction.objects.for_owner(alice).get()
+    assert contradiction.confident and "read together" in contradiction.reason
+
+
+def test_two_turns_of_a_chat_are_judged_by_the_rules_alone(alice, remember):
+    """The reader was fitted on statements of fact; two turns of talk are episodes."""
+    for content in ("We keep 30 days of application logs.", "Log retention is two weeks."):
+        remember(alice, content, memory_type="episodic", kind="episode")
+    assert not Contradiction.objects.exists()

@@ -23,7 +23,7 @@ from memories.evaluation import (
     usage,
 )
 from memories.providers.embeddings import get_provider
-from memories.providers.llm import get_llm_provider
+from memories.providers.llm import RulesProvider, contradiction_reader, get_llm_provider
 
 
 def _categories(value: str) -> list[int]:
@@ -55,7 +55,10 @@ def _conversations(value: str) -> list[int]:
 def _judge(value: str) -> tuple[contradictions.Judge, str]:
     """The judge `--judge` names, and how the report names it."""
     if value == "rules":
-        return rules_verdict, "rules"
+        if contradiction_reader() is None:
+            return rules_verdict, "rules"
+        judge = RulesProvider().judge
+        return (lambda a, b: judge(a, b).value), "rules with the contradiction reader"
     if value.startswith("recorded:"):
         path = Path(value.removeprefix("recorded:"))
         try:
@@ -149,16 +152,17 @@ class Command(BaseCommand):
             self._usage(path or usage.DEFAULT_PATH, as_json)
             return
         if benchmark == "contradictions":
-            # no database and no embedding model: pairs are judged one by one
+            # no database: pairs are judged one by one
             # Recorded replies exist for the dev pairs only (they replay, they measure nothing).
             if judge.startswith("recorded:"):
                 default = (contradictions.DEFAULT_PATH,)
             else:
                 default = contradictions.available_paths()
-                if contradictions.HELDOUT_PATH not in default and path is None:
+                unwritten = [p.name for p in contradictions.HELDOUT_PATHS if p not in default]
+                if unwritten and path is None:
                     # on stderr, so --json stays parseable
-                    self.stderr.write(f"no held-out pairs: {contradictions.HELDOUT_PATH.name} "
-                                      f"is not written yet, so the dev split is all there is")
+                    self.stderr.write(f"held-out pairs missing: {', '.join(unwritten)} "
+                                      f"not written, so the held-out split is short")
             self._contradictions(path or default, judge, as_json)
             return
         if benchmark == "train-ranker":

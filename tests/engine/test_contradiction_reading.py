@@ -78,9 +78,9 @@ def test_the_reader_reads_what_the_statements_assert_without_their_transcript_st
 
 
 def test_talk_marks_lower_a_reading_below_the_queue():
-    plain = read_verdict(*RETENTION, reading(0.6))
+    plain = read_verdict(*RETENTION, reading(READ_QUEUED + 0.1))
     talk = read_verdict("You know we keep 30 days of application logs!",
-                        "Log retention is two weeks.", reading(0.6))
+                        "Log retention is two weeks.", reading(READ_QUEUED + 0.1))
     assert plain.confidence >= CONFIDENT > talk.confidence
 
 

@@ -2106,10 +2106,10 @@ def read_verdict(a: str, b: str, read: Callable[[str, str], float], *,
     if values and values == _stated_values(clause_b):  # the same values restated
         return verdict
     chance = read(said_a, said_b)
-    confidence = chance - TALK_PENALTY * (talk_marks(said_a) + talk_marks(said_b))
+    said = chance - TALK_PENALTY * (talk_marks(said_a) + talk_marks(said_b))
     # the reader's chance on the queue's scale: READ_QUEUED reads as CONFIDENT
-    confidence = round(min(1.0, max(0.0, confidence * CONFIDENT / READ_QUEUED)), 2)
-    if chance < READ_KEPT or (verdict.contradicts and verdict.confidence >= confidence):
+    confidence = round(min(1.0, said * CONFIDENT / READ_QUEUED), 2)
+    if said < READ_KEPT or (verdict.contradicts and verdict.confidence >= confidence):
         return verdict
     return _verdict(True, f"read together, the two cannot both hold (chance {chance:.2f})",
                     confidence)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,7 @@ from .minilm_onnx import (
 )
 
 WEIGHTS = Path(__file__).with_name("contradiction_reader.npz")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # A statement pair longer than this is cut from the longer side; the pairs it was fitted
 # on are far shorter, and judging stays cheap for long memories.
 MAX_PAIR_TOKENS = 256
@@ -81,10 +83,17 @@ class ContradictionReader(MiniLMEncoder):
         """For each (a, b): how likely the two statements cannot both hold, 0 to 1."""
         if not pairs:
             return np.zeros(0, np.float32)
-        both = list(pairs) + [(b, a) for a, b in pairs]
+        pairs = [(_utf8(a), _utf8(b)) for a, b in pairs]
+        both = pairs + [(b, a) for a, b in pairs]
         pooled = self.encode_ids([e.ids for e in self.tokenizer.encode_batch(both)])
         chance = 1.0 / (1.0 + np.exp(-(pooled @ self.head + self.bias)))
         return (chance[:len(pairs)] + chance[len(pairs):]) / 2
+
+
+def _utf8(text: str) -> str:
+    """The tokenizer refuses a lone surrogate, which no stored memory holds but a caller's
+    text may: it reads as U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def fingerprint() -> str:

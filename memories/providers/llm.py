@@ -14,6 +14,7 @@ The SDKs never retry on their own: retries belong to Engram's queue.
 import functools
 import hashlib
 import json
+import logging
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +43,8 @@ from memories.engine.redaction import redact, storable
 from memories.engine.reflection import Insights, Questions, ReflectionMemory
 
 from .errors import ProviderError
+
+logger = logging.getLogger(__name__)
 
 Purpose = Literal["gate", "extract", "judge", "reflect_questions", "reflect_insights",
                   "summarize", "plan_deviation", "plan_decompose", "plan_propose"]
@@ -636,7 +639,8 @@ class OllamaProvider(OpenAIProvider):
 
 
 class RulesProvider(LLMProvider):
-    """The offline rule-based extractor and judge: no model, no network, no cost."""
+    """The offline extractor and judge: rules, and for contradictions a small local model
+    that reads two statements together (contradiction_reader); no network, no cost."""
 
     name = "rules"
     gate_model = extract_model = "rules"
@@ -658,8 +662,8 @@ class RulesProvider(LLMProvider):
         `similarity`: the two memories' cosine where the caller knows it. `episodes`: one
         is an episode (a chat turn, an event), which the rules alone judge: the reader
         was fitted on statements of fact and reads two turns of one chat as a conflict."""
-        reader = contradiction_reader()
-        if reader is None or episodes:
+        reader = None if episodes else contradiction_reader()
+        if reader is None:
             return self._judged("judge", lambda: rules_verdict(a, b))
         return self._judged("judge", lambda: read_verdict(
             a, b, lambda said_a, said_b: float(reader.probabilities([(said_a, said_b)])[0]),
@@ -726,14 +730,21 @@ def chosen_llm_provider(configured: str, *, anthropic_key: str, openai_key: str)
 
 def contradiction_reader():
     """The local contradiction reader the rules judge consults, unless settings turn it
-    off (ENGRAM_CONTRADICTION_READER=false: the rules alone)."""
+    off (ENGRAM_CONTRADICTION_READER=false: the rules alone) or it cannot be loaded (the
+    model package missing, a model cache it cannot write): then the rules alone judge,
+    as they did before it, and the log says why."""
     from django.conf import settings
 
     from . import contradiction_reader as reader
+    from .minilm_onnx import ModelUnavailable
 
     if not settings.ENGRAM_CONTRADICTION_READER:
         return None
-    return reader.load(Path(settings.ENGRAM_MODEL_CACHE))
+    try:
+        return reader.load(Path(settings.ENGRAM_MODEL_CACHE))
+    except (ModelUnavailable, OSError) as exc:
+        logger.warning("contradiction reader unavailable, the rules judge alone: %s", exc)
+        return None
 
 
 def get_llm_provider() -> LLMProvider:

@@ -107,3 +107,11 @@ def test_two_statements_too_unalike_to_be_of_one_subject_are_not_read():
     read = reading(0.9)
     assert read_verdict(*RETENTION, read, similarity=READ_SIMILARITY).contradicts
     assert read.shown == [RETENTION]
+
+
+def test_a_reading_kept_only_before_the_talk_penalty_is_not_kept():
+    """A chance just over READ_KEPT, less two talk marks, is under it: nothing is kept."""
+    talk = ("You know we keep 30 days of application logs!",
+            "Did you know log retention is two weeks!")
+    verdict = read_verdict(*talk, reading(READ_KEPT + 0.05))
+    assert verdict == rules_verdict(*talk) and not verdict.contradicts

@@ -142,8 +142,15 @@ def test_a_conflict_said_in_other_words_is_flagged_between_two_facts(alice, reme
     assert contradiction.confident and "read together" in contradiction.reason
 
 
-def test_two_turns_of_a_chat_are_judged_by_the_rules_alone(alice, remember):
-    """The reader was fitted on statements of fact; two turns of talk are episodes."""
-    for content in ("We keep 30 days of application logs.", "Log retention is two weeks."):
-        remember(alice, content, memory_type="episodic", kind="episode")
+@pytest.mark.parametrize("first, second", [
+    ({"memory_type": "episodic", "kind": "episode"}, {"memory_type": "episodic",
+                                                      "kind": "episode"}),
+    ({"memory_type": "episodic"}, {}),
+    ({}, {"kind": "episode"}),
+])
+def test_a_pair_with_an_episode_is_judged_by_the_rules_alone(alice, remember, first, second):
+    """The reader was fitted on statements of fact; a turn of talk or an event is an
+    episode, by its type or by its kind."""
+    remember(alice, "We keep 30 days of application logs.", **first)
+    remember(alice, "Log retention is two weeks.", **second)
     assert not Contradiction.objects.exists()

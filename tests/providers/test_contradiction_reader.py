@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from memories.engine.contradiction import CONFIDENT
+from memories.engine.contradiction import CONFIDENT, READ_QUEUED
 from memories.providers import contradiction_reader
 from memories.providers.llm import RulesProvider
 from memories.providers.minilm_onnx import _bert_graph, packaged_model_dir, save_checked
@@ -78,6 +78,33 @@ def test_the_rules_judge_queues_a_contradiction_said_in_other_words_with_the_rea
     assert not alone.contradicts or alone.confidence < CONFIDENT
 
 
-def test_the_same_fact_said_twice_is_not_queued():
+def test_the_reader_reads_the_same_fact_said_twice_under_the_queue_mark(reader):
+    assert reader.probabilities([PARAPHRASE])[0] < READ_QUEUED
     verdict = RulesProvider().judge(*PARAPHRASE).value
     assert not verdict.contradicts or verdict.confidence < CONFIDENT
+
+
+def test_a_lone_surrogate_is_read_as_a_replacement_character(reader):
+    odd = ("We keep 30 days of application logs \ud800.", "Log retention is two weeks.")
+    clean = ("We keep 30 days of application logs \ufffd.", "Log retention is two weeks.")
+    assert reader.probabilities([odd])[0] == pytest.approx(reader.probabilities([clean])[0])
+
+
+def test_a_reader_that_cannot_be_built_leaves_the_rules_to_judge(settings, tmp_path):
+    """A model cache it cannot write (here a file where the folder should be): the rules
+    alone judge, as they did before the reader, and nothing raises."""
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a folder")
+    settings.ENGRAM_MODEL_CACHE = blocked / "models"
+    verdict = RulesProvider().judge(*RETENTION).value
+    assert not verdict.contradicts or verdict.confidence < CONFIDENT
+    settings.ENGRAM_MODEL_CACHE = tmp_path / "models"
+    assert RulesProvider().judge(*RETENTION).value.confidence >= CONFIDENT
+
+
+def test_episodes_are_judged_without_loading_the_reader(settings, tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a folder")
+    settings.ENGRAM_MODEL_CACHE = blocked / "models"
+    verdict = RulesProvider().judge(*RETENTION, episodes=True).value
+    assert not verdict.contradicts and not (blocked / "models").exists()

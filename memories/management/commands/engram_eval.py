@@ -125,7 +125,9 @@ class Command(BaseCommand):
                                  "in the file (1-5 dev, 6-10 held out; default 1-10)")
         parser.add_argument("--batch-size", type=int, default=128)
         parser.add_argument("--judge", default="rules",
-                            help="contradictions: rules (default), recorded:FILE.jsonl to "
+                            help="contradictions: rules (default; with the contradiction "
+                                 "reader unless ENGRAM_CONTRADICTION_READER=false), "
+                                 "recorded:FILE.jsonl to "
                                  "replay recorded model replies, or llm for the configured "
                                  "model (calls it once per pair)")
         parser.add_argument("--json", action="store_true", dest="as_json",

@@ -22,13 +22,10 @@ RUN pip install --no-cache-dir -r requirements.txt \
 
 COPY --chown=engram:engram . .
 USER engram
-# Build the default (int8) ONNX model and the contradiction reader into the image, so no
-# container builds them at start.
+# Build the default (int8) ONNX model into the image, so no container builds it at start.
 RUN python -c "from pathlib import Path; \
-from memories.providers import contradiction_reader; \
 from memories.providers.minilm_onnx import ensure_model; \
-ensure_model(Path('/opt/engram/models'), quantize=True); \
-contradiction_reader.load(Path('/opt/engram/models'))" \
+ensure_model(Path('/opt/engram/models'), quantize=True)" \
     && SECRET_KEY=build DATABASE_URL=postgres://unused@localhost/unused \
        python manage.py collectstatic --noinput -v0
 

@@ -352,9 +352,6 @@ if ENGRAM_LOCAL_EMBEDDING_PRECISION not in ("int8", "fp32"):
     raise ImproperlyConfigured(
         f"ENGRAM_LOCAL_EMBEDDING_PRECISION={ENGRAM_LOCAL_EMBEDDING_PRECISION!r}: use int8 or fp32."
     )
-# The rules judge of contradictions consults a local model that reads both statements
-# (memories/providers/contradiction_reader.py); false: the rules alone.
-ENGRAM_CONTRADICTION_READER = envbool("ENGRAM_CONTRADICTION_READER", True)
 ENGRAM_EMBEDDING_THREADS = envint("ENGRAM_EMBEDDING_THREADS", min(2, os.cpu_count() or 1), 1, 64)
 OPENAI_API_KEY = env("OPENAI_API_KEY")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL")

@@ -401,11 +401,6 @@ class Memory(models.Model):
     def validity(self) -> str:
         return self.validity_at(timezone.now())
 
-    @property
-    def is_episode(self) -> bool:
-        """An event or a turn of talk, told at its time, rather than a standing fact."""
-        return self.kind == Kind.EPISODE or self.memory_type == MemoryType.EPISODIC
-
     def writable_by(self, user) -> bool:
         """Whether `user` may change it (edit, pin, delete, erase, resolve)."""
         if self.scope == Scope.PRIVATE:

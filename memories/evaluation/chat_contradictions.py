@@ -2,8 +2,7 @@
 
 Each LoCoMo conversation is stored one turn a memory with its session, through
 `remember_many` (as `engram_eval locomo` stores it), then the on-demand scan judges every
-memory against its neighbours with the rules judge (turns are episodes, which its
-contradiction reader does not read). The figure is the open queue (the
+memory against its neighbours with the rules judge. The figure is the open queue (the
 contradictions `selectors.contradictions_for` lists by default: open and confident) per
 1,000 turns. Small talk holds almost no real contradictions, so nearly every flag is
 noise. Conversations 1-5 are the dev split, 6-10 held out.

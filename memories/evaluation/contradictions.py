@@ -47,21 +47,17 @@ seventh round: recall 0.220, precision 0.917; once after it: recall 0.240, preci
 0.923. Its misses were not printed. Without the file (before it is written, or a
 checkout that drops it) `available_paths()` scores the dev files only. Measure on both,
 tune on dev only.
-contradictions_heldout8.jsonl (100 pairs) is held out too: written the same way by a
-session that read nothing of the repository, committed alone (b254b42) before the
-contradiction reader was fitted (on the dev files only) and before anything judged it;
-and contradictions_heldout9.jsonl (100 pairs), written the same way and committed alone
-(931186a) after the eighth batch's first figures were seen and before the reader's last
-check (a statement about the past is not read) was scored on anything held out; and
-contradictions_heldout10.jsonl (100 pairs), written the same way and committed alone
-(7681d39) after the ninth batch's figures were seen and before the reader's queue mark
-moved from 0.6 to 0.7 was scored on it. Only figures were printed for all four.
+contradictions_heldout8.jsonl, contradictions_heldout9.jsonl and
+contradictions_heldout10.jsonl (100 pairs each) are held out too: written the same way by
+sessions that read nothing of the repository, each committed alone (b254b42, 931186a,
+7681d39) before anything scored it, while a learned contradiction reader was tried and
+not adopted (docs/BENCHMARKS.md, §8). Only figures were printed for all four.
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
 ("unsure").
 
-A judge is any callable (a, b) -> JudgeVerdict: `rules_verdict` (the rules alone), a provider's
+A judge is any callable (a, b) -> JudgeVerdict: `rules_verdict`, a provider's
 `lambda a, b: provider.judge(a, b).value`, or `RecordedJudge`, which replays model
 replies recorded in a JSONL file through the live parser, so the replay path is tested
 without network. The shipped replies were written by hand to agree with the labels: they

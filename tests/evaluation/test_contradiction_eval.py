@@ -10,7 +10,6 @@ from django.core.management import CommandError, call_command
 
 from memories.engine.contradiction import JudgeVerdict, rules_verdict
 from memories.evaluation import contradictions
-from memories.providers.llm import RulesProvider
 
 TINY = [
     {"id": "port", "split": "dev", "kind": "value", "contradicts": True,
@@ -179,36 +178,9 @@ def test_the_rules_hold_their_floors_on_the_held_out_pairs():
 ])
 def test_the_rules_alone_hold_their_floors_on_the_later_held_out_batches(path, precision,
                                                                          recall):
-    """Figures only, the rules unchanged since: the eighth batch 0.750 / 0.180, the ninth
-    0.800 / 0.160, the tenth 0.938 / 0.300 (precision / recall)."""
+    """Scored for figures only, on the rules of the seventh round: the eighth batch 0.750
+    / 0.180, the ninth 0.800 / 0.160, the tenth 0.938 / 0.300 (precision / recall)."""
     report = contradictions.evaluate(path, rules_verdict)
-    assert report["precision"] >= precision and report["recall"] >= recall
-
-
-def _with_the_reader(a, b):
-    return RulesProvider().judge(a, b).value
-
-
-def test_the_judge_with_its_reader_keeps_its_figures_on_the_dev_pairs_it_was_fitted_on():
-    """In-sample: the reader was fitted on these 1,092 pairs (precision 0.954, recall
-    0.989). Left out one blind-written batch at a time, it read 0.864 / 0.760 alone."""
-    report = contradictions.evaluate(contradictions.DEV_PATHS, _with_the_reader)
-    assert report["precision"] >= 0.94 and report["recall"] >= 0.98
-
-
-@pytest.mark.parametrize("path, precision, recall", [
-    (contradictions.HELDOUT7_PATH, 0.74, 0.86),
-    (contradictions.HELDOUT8_PATH, 0.69, 0.76),
-    (contradictions.HELDOUT9_PATH, 0.76, 0.82),
-    (contradictions.HELDOUT10_PATH, 0.70, 0.78),
-])
-def test_the_judge_with_its_reader_holds_its_floors_on_the_held_out_batches(path, precision,
-                                                                            recall):
-    """None was read to fit or tune the reader; figures only were printed. The tenth
-    batch, scored once on the final judge: precision 0.727, recall 0.800. The others were
-    scored before its last changes too (docs/BENCHMARKS.md, §8), now: 0.759 / 0.880,
-    0.709 / 0.780, 0.778 / 0.840. The issue's target is 0.8 / 0.8."""
-    report = contradictions.evaluate(path, _with_the_reader)
     assert report["precision"] >= precision and report["recall"] >= recall
 
 

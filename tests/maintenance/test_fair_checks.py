@@ -80,11 +80,7 @@ def test_a_drain_checks_one_slice_then_queues_itself_behind_the_others(
 
 
 def test_a_worker_lost_mid_slice_loses_no_check_and_repeats_none(
-        alice, stopped_worker, django_capture_on_commit_callbacks, monkeypatch, settings):
-    # The drain's bookkeeping, counted by the one real clash: the rules alone judge, since
-    # the contradiction reader takes two of these made-up notes ("The amber birch notebook
-    # keeps cedarish recipes") for one claim with other values.
-    settings.ENGRAM_CONTRADICTION_READER = False
+        alice, stopped_worker, django_capture_on_commit_callbacks, monkeypatch):
     with django_capture_on_commit_callbacks(execute=True):
         remember(owner=alice, content="The orders API listens on port 8080")
         stored = 2 + sum(result.created for result in bulk(alice, 25))

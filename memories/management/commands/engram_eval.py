@@ -23,7 +23,7 @@ from memories.evaluation import (
     usage,
 )
 from memories.providers.embeddings import get_provider
-from memories.providers.llm import RulesProvider, contradiction_reader, get_llm_provider
+from memories.providers.llm import get_llm_provider
 
 
 def _categories(value: str) -> list[int]:
@@ -55,10 +55,7 @@ def _conversations(value: str) -> list[int]:
 def _judge(value: str) -> tuple[contradictions.Judge, str]:
     """The judge `--judge` names, and how the report names it."""
     if value == "rules":
-        if contradiction_reader() is None:
-            return rules_verdict, "rules"
-        judge = RulesProvider().judge
-        return (lambda a, b: judge(a, b).value), "rules with the contradiction reader"
+        return rules_verdict, "rules"
     if value.startswith("recorded:"):
         path = Path(value.removeprefix("recorded:"))
         try:
@@ -125,9 +122,7 @@ class Command(BaseCommand):
                                  "in the file (1-5 dev, 6-10 held out; default 1-10)")
         parser.add_argument("--batch-size", type=int, default=128)
         parser.add_argument("--judge", default="rules",
-                            help="contradictions: rules (default; with the contradiction "
-                                 "reader unless ENGRAM_CONTRADICTION_READER=false), "
-                                 "recorded:FILE.jsonl to "
+                            help="contradictions: rules (default), recorded:FILE.jsonl to "
                                  "replay recorded model replies, or llm for the configured "
                                  "model (calls it once per pair)")
         parser.add_argument("--json", action="store_true", dest="as_json",
@@ -154,7 +149,7 @@ class Command(BaseCommand):
             self._usage(path or usage.DEFAULT_PATH, as_json)
             return
         if benchmark == "contradictions":
-            # no database: pairs are judged one by one
+            # no database and no embedding model: pairs are judged one by one
             # Recorded replies exist for the dev pairs only (they replay, they measure nothing).
             if judge.startswith("recorded:"):
                 default = (contradictions.DEFAULT_PATH,)

@@ -65,9 +65,12 @@ measure nothing, and no figure is reported from them.
 """
 
 import json
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from memories.engine.contradiction import CONFIDENT, JudgeVerdict, pair_key
 from memories.engine.dedup import content_hash
@@ -209,6 +212,40 @@ def evaluate(path: Path | Sequence[Path], judge: Judge) -> dict:
         "per_kind": {kind: _scores([r for r in rows if r["kind"] == kind]) for kind in kinds},
         "misses": [row for row in rows if row["expected"] != row["got"]],
     }
+
+
+SWEEP_SHOWN = 20  # queued pairs a sweep lists, to read what its noise is
+
+
+def sweep(paths: Sequence[Path], judge: Judge, embed: Callable[[list[str]], np.ndarray], *,
+          statements: int = 600, neighbours: int = 5, seed: int = 0) -> dict:
+    """A judge as the scanner meets it in a store of facts, where most neighbours agree:
+    `statements` statements of the labelled pairs drawn at random (seeded), each judged
+    against its `neighbours` nearest statements from *other* lines (cosine of `embed`'s
+    unit vectors; the pair it was written in is left out). The pairs carry no label, so
+    the figure is how much is queued; the first SWEEP_SHOWN are listed to read. The
+    balanced pairs cannot show this: a judge that queues two statements because they are
+    on one subject scores well there and floods a real queue (docs/BENCHMARKS.md, §8)."""
+    texts, line = [], []
+    for number, pair in enumerate(pair for path in paths for pair in load(path)):
+        texts += [pair.a, pair.b]
+        line += [number, number]
+    vectors = np.asarray(embed(texts), dtype=np.float32)
+    similar = vectors @ vectors.T
+    same_line = np.asarray(line)[:, None] == np.asarray(line)[None, :]
+    similar[same_line] = -np.inf
+    drawn = random.Random(seed).sample(range(len(texts)), min(statements, len(texts)))
+    pairs = sorted({tuple(sorted((i, int(j)))) for i in drawn
+                    for j in np.argsort(-similar[i], kind="stable")[:neighbours]})
+    queued = []
+    for i, j in pairs:
+        verdict = judge(texts[i], texts[j])
+        if verdict.contradicts and verdict.confidence >= CONFIDENT:
+            queued.append({"a": texts[i], "b": texts[j], "similarity": float(similar[i, j]),
+                           "confidence": verdict.confidence, "reason": verdict.reason})
+    return {"statements": len(drawn), "neighbours": neighbours, "pairs": len(pairs),
+            "queued": len(queued), "queued_share": _ratio(len(queued), len(pairs)),
+            "shown": queued[:SWEEP_SHOWN]}
 
 
 def _ratio(part: int, whole: int) -> float | None:

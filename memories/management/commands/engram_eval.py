@@ -87,12 +87,15 @@ class Command(BaseCommand):
             "and the paraphrase set and print its coefficients. LoCoMo and paraphrase "
             "figures are reported per split (dev: tune on it; heldout: do not). "
             "`chat-contradictions PATH`: open contradictions per 1,000 turns of LoCoMo chat "
-            "stored turn by turn (conversations 1-5 dev, 6-10 held out).")
+            "stored turn by turn (conversations 1-5 dev, 6-10 held out). "
+            "`contradiction-sweep [PATH]`: how much a judge queues among nearest neighbours "
+            "from other lines of the dev pairs, as in a store of facts.")
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark",
                             choices=["locomo", "paraphrase", "extraction", "contradictions",
-                                     "usage", "train-ranker", "chat-contradictions"])
+                                     "usage", "train-ranker", "chat-contradictions",
+                                     "contradiction-sweep"])
         parser.add_argument("path", nargs="?", type=Path,
                             help="LoCoMo JSON (required for locomo), or paraphrase, "
                                  "extraction or contradictions JSONL (defaults to the set "
@@ -125,11 +128,17 @@ class Command(BaseCommand):
                             help="contradictions: rules (default), recorded:FILE.jsonl to "
                                  "replay recorded model replies, or llm for the configured "
                                  "model (calls it once per pair)")
+        parser.add_argument("--statements", type=int, default=600,
+                            help="contradiction-sweep: statements drawn (default 600)")
+        parser.add_argument("--neighbours", type=int, default=5,
+                            help="contradiction-sweep: nearest others each is judged "
+                                 "against (default 5)")
         parser.add_argument("--json", action="store_true", dest="as_json",
                             help="print JSON instead of tables")
 
     def handle(self, *args, benchmark, path, categories, limit_conversations, batch_size,
-               judge, as_json, split, reuse, write, conversations, turns, **options):
+               judge, as_json, split, reuse, write, conversations, turns, statements,
+               neighbours, **options):
         if batch_size < 1:
             raise CommandError("--batch-size must be positive.")
         if reuse is not None:
@@ -139,6 +148,11 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from exc
         if benchmark == "chat-contradictions":
             self._chat_contradictions(path, _conversations(conversations), batch_size, as_json)
+            return
+        if benchmark == "contradiction-sweep":
+            if statements < 1 or neighbours < 1:
+                raise CommandError("--statements and --neighbours must be positive.")
+            self._contradiction_sweep(path, judge, statements, neighbours, as_json)
             return
         if benchmark == "extraction":
             # no database and no embedding model: the rules extractor is pure
@@ -376,6 +390,26 @@ class Command(BaseCommand):
             out(f"  {miss['id']} ({miss['split']}, {miss['kind']}): {what}: {miss['a']!r} / "
                 f"{miss['b']!r}")
 
+
+    def _contradiction_sweep(self, path, judge, statements, neighbours, as_json):
+        chosen, judge_name = _judge(judge)
+        paths = (path,) if path else contradictions.DEV_PATHS
+        try:
+            report = contradictions.sweep(paths, chosen, get_provider().embed_documents,
+                                          statements=statements, neighbours=neighbours)
+        except (OSError, ValueError, KeyError) as exc:
+            raise CommandError(f"cannot sweep {', '.join(map(str, paths))}: {exc}") from exc
+        report["judge"] = judge_name
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Contradiction sweep: {report['statements']} statements, each against its "
+            f"{neighbours} nearest from other lines; judge {judge_name}")
+        out(f"{report['pairs']} pairs, {report['queued']} queued "
+            f"({_f(report['queued_share']).strip()})")
+        for item in report["shown"]:
+            out(f"  {item['confidence']:.2f}  {item['a'][:70]}  /  {item['b'][:70]}")
 
     def _chat_contradictions(self, path, numbers, batch_size, as_json):
         if path is None:

@@ -236,7 +236,8 @@ def sweep(paths: Sequence[Path], judge: Judge, embed: Callable[[list[str]], np.n
     similar[same_line] = -np.inf
     drawn = random.Random(seed).sample(range(len(texts)), min(statements, len(texts)))
     pairs = sorted({tuple(sorted((i, int(j)))) for i in drawn
-                    for j in np.argsort(-similar[i], kind="stable")[:neighbours]})
+                    for j in np.argsort(-similar[i], kind="stable")[:neighbours]
+                    if np.isfinite(similar[i, j])})  # fewer others than neighbours
     queued = []
     for i, j in pairs:
         verdict = judge(texts[i], texts[j])

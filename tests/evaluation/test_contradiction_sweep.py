@@ -46,7 +46,23 @@ def test_a_statement_is_judged_against_its_nearest_others_never_its_own_pair(tmp
     assert all("9090" in item["a"] + item["b"] for item in report["shown"])
 
 
-@pytest.mark.django_db
+def test_a_statement_is_never_judged_against_itself_or_its_own_pair(tmp_path):
+    seen = []
+
+    def judge(a, b):
+        seen.append((a, b))
+        return JudgeVerdict(contradicts=True, reason="", confidence=0.9)
+
+    vectors = np.eye(6, dtype=np.float32)
+    report = contradictions.sweep([_write(tmp_path, LINES[:1])], judge, lambda t: vectors[:2],
+                                  statements=2, neighbours=5)
+    assert (report["pairs"], report["queued"], seen) == (0, 0, [])
+    report = contradictions.sweep([_write(tmp_path, LINES)], judge, lambda t: vectors,
+                                  statements=6, neighbours=10)
+    assert report["pairs"] == 12 == len(seen)  # every pair of other lines, once
+    assert all(a != b for a, b in seen)
+
+
 def test_engram_eval_sweeps_with_the_local_model_and_the_rules(tmp_path):
     """A positive control: port 8080 and port 9090 are in other lines, nearest neighbours
     in the real model's space, and the rules queue them."""

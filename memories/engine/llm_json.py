@@ -17,6 +17,7 @@ from .redaction import storable
 
 Model = TypeVar("Model", bound=BaseModel)
 
+
 class StrictReply(BaseModel):
     """What a model's reply is parsed into: unknown fields ignored, text stripped, and a
     NUL refused. JSON spells a NUL as an escape and PostgreSQL stores none: a reply

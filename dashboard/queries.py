@@ -15,7 +15,9 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     FloatField,
+    OuterRef,
     Q,
+    Subquery,
     Value,
     prefetch_related_objects,
 )
@@ -37,6 +39,7 @@ from memories.models import (
     MemoryEntity,
     MemoryLink,
     Observation,
+    ObservationChunk,
     Status,
     UsageEvent,
     UsageKind,
@@ -317,13 +320,18 @@ def history(memory: Memory, user) -> tuple[list[HistoryEntry], bool]:
 
 
 def recent_observations(owner, *, limit: int = 15):
-    """The latest extraction work from /observe, with its chunks counted by status."""
+    """The latest extraction work from /observe, with its chunks counted by status and
+    the error of its first failed chunk."""
     by_status = {f"chunks_{status}": Count("chunks", filter=Q(chunks__status=status))
                  for status in ChunkStatus.values}
+    first_failure = (ObservationChunk.objects
+                     .filter(observation=OuterRef("pk"), status=ChunkStatus.FAILED)
+                     .order_by("position").values("last_error")[:1])
     return (Observation.objects.for_owner(owner)
             .only("id", "project", "agent_id", "session_id", "status", "memories_created",
                   "memories_strengthened", "created_at", "processed_at")
-            .annotate(chunks_total=Count("chunks"), **by_status)
+            .annotate(chunks_total=Count("chunks"), first_failure=Subquery(first_failure),
+                      **by_status)
             .order_by("-created_at")[:limit])
 
 
@@ -374,6 +382,7 @@ THRESHOLDS = [
         ("ENGRAM_CAPTURE_SKIP_TOOLS", "tools whose events are dropped"),
         ("ENGRAM_CAPTURE_SKIP_PATHS", "file paths whose events are dropped"),
         ("ENGRAM_CAPTURE_MAX_ATTEMPTS", "model attempts per chunk before the rules extract it"),
+        ("ENGRAM_CAPTURE_MAX_FAILURES", "attempts per chunk before a failing one waits for a person"),
     ]),
     ("Forgetting", [
         ("ENGRAM_FORGET_HALF_LIFE_DAYS", "half-life of an unused episode, in days"),

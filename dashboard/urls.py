@@ -57,6 +57,8 @@ urlpatterns = [
     path("work/", worklog.work_log, name="work_log"),
     # The store as a whole
     path("jobs/", jobs.job_list, name="jobs"),
+    path("jobs/observations/<uuid:observation_id>/retry", jobs.observation_retry,
+         name="observation_retry"),
     path("keys/", api_keys.api_key_list, name="api_keys"),
     path("keys/<int:key_id>/revoke/", api_keys.api_key_revoke, name="revoke_api_key"),
     path("transfer/", transfer.transfer_page, name="transfer"),

@@ -392,6 +392,9 @@ ENGRAM_WORK_IDLE_MINUTES = envint("ENGRAM_WORK_IDLE_MINUTES", 30, 1, 10_000)
 ENGRAM_WORK_PATTERN_MIN_COUNT = envint("ENGRAM_WORK_PATTERN_MIN_COUNT", 3, 1, 1000)
 ENGRAM_WORK_PATTERN_MIN_CONFIDENCE = envfloat("ENGRAM_WORK_PATTERN_MIN_CONFIDENCE", 0.5, 0.0, 1.0)
 ENGRAM_CAPTURE_MAX_ATTEMPTS = envint("ENGRAM_CAPTURE_MAX_ATTEMPTS", 5, 1, 100)
+# Attempts in all before a chunk failing from something else (a bug, the database) is set
+# aside as failed: 10 back-offs of 1 minute doubling to 1 hour span about four hours.
+ENGRAM_CAPTURE_MAX_FAILURES = envint("ENGRAM_CAPTURE_MAX_FAILURES", 10, 1, 1000)
 # Cost control: model tokens per owner and project per UTC day, after which the rules
 # extract; and the circuit breaker: this many failures in a row open it for the cooldown.
 ENGRAM_LLM_DAILY_TOKENS = envint("ENGRAM_LLM_DAILY_TOKENS", 200_000, 0, 10**10)

@@ -598,7 +598,10 @@ class KeywordStats(models.Model):
 
 class ObservationStatus(models.TextChoices):
     PENDING = "pending"  # stored, waiting for the worker
-    DONE = "done"  # every chunk extracted, skipped by the gate, or kept for a retry
+    DONE = "done"  # every chunk extracted or skipped by the gate
+    # Done but for chunks that failed past their retries: kept raw with their error until
+    # a person retries them (dashboard, API), so nothing is lost and nothing spins for ever.
+    FAILED = "failed"
 
 
 class Observation(models.Model):
@@ -646,6 +649,9 @@ class ChunkStatus(models.TextChoices):
     SKIPPED = "skipped"  # the gate found nothing worth keeping
     EXTRACTED = "extracted"
     RETRY = "retry"  # the model failed or misbehaved; kept raw for a later attempt
+    # A failure no model fallback mends (a bug, the database) met on every attempt up to
+    # ENGRAM_CAPTURE_MAX_FAILURES: kept raw, retried only when a person asks.
+    FAILED = "failed"
 
 
 class ObservationChunk(OwnedThroughParent):

@@ -1,11 +1,15 @@
 """Jobs: running and recent ones with live progress, extraction work, and a job starter."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
+from memories.capture.extraction import NothingToRetry, retry_failed_chunks
 from memories.jobs import ACTIVE_STATUSES, JobAlreadyActive, recent_jobs, start_job
+from memories.models import ObservationStatus
 from memories.queue import backlog
 
 from ..forms import StartJobForm
@@ -32,12 +36,29 @@ def job_list(request):
         if started:
             trigger_client_event(response, "jobStarted", {"id": str(started.pk)})
         return response
-    job_list = recent_jobs(request.user)
-    observations = list(recent_observations(request.user))
-    context = {"form": form, "jobs": job_list, "observations": observations,
-               # Staff see every owner's backlog; a person sees their own.
-               "backlog": backlog(owner=None if request.user.is_staff else request.user),
-               "polling": any(job.status in ACTIVE_STATUSES for job in job_list)
-               or any(o.status == "pending" for o in observations)}
     template = "dashboard/jobs.html#job-list" if request.htmx else "dashboard/jobs.html"
-    return render(request, template, context)
+    return render(request, template, {"form": form, **_job_list(request.user)})
+
+
+@login_required
+@require_POST
+def observation_retry(request, observation_id):
+    """Send an observation's failed chunks through extraction again."""
+    try:
+        if retry_failed_chunks(request.user, observation_id) is None:
+            raise Http404("No such observation.")
+    except NothingToRetry as exc:  # retried already, from another tab or the API
+        messages.info(request, str(exc))
+    if request.htmx:
+        return render(request, "dashboard/jobs.html#job-list", _job_list(request.user))
+    return redirect("jobs")
+
+
+def _job_list(user) -> dict:
+    jobs = recent_jobs(user)
+    observations = list(recent_observations(user))
+    return {"jobs": jobs, "observations": observations,
+            # Staff see every owner's backlog; a person sees their own.
+            "backlog": backlog(owner=None if user.is_staff else user),
+            "polling": any(job.status in ACTIVE_STATUSES for job in jobs)
+            or any(o.status == ObservationStatus.PENDING for o in observations)}

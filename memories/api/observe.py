@@ -1,14 +1,17 @@
 """Ingest for automatic capture: agents hand over what happened; extraction runs later."""
 
 from django.conf import settings
+from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from memories.capture.extraction import NothingToRetry, retry_failed_chunks
 from memories.capture.observe import observe
-from memories.models import ChunkStatus, Observation, Scope
+from memories.models import ChunkStatus, Observation, ObservationChunk, Scope
 
+from .errors import Conflict
 from .views import ScopedView, project_creator_field, scope_field
 
 
@@ -29,18 +32,30 @@ class ToolEventInput(serializers.Serializer):
                                        max_length=100, required=False, default=list)
 
 
+class FailedChunkOutput(serializers.ModelSerializer):
+    error = serializers.CharField(source="last_error")
+
+    class Meta:
+        model = ObservationChunk
+        fields = ["position", "attempts", "error"]
+        read_only_fields = fields
+
+
 class ObservationOutput(serializers.ModelSerializer):
     job_id = serializers.UUIDField(source="pk")
     scope = serializers.SerializerMethodField(
         help_text="project: its memories are shared with the project's members (personal "
                   "ones, preferences, stay private); private: they are the author's alone")
     chunks = serializers.SerializerMethodField()
+    failed_chunks = serializers.SerializerMethodField(
+        help_text="Chunks that failed past their retries, with the error each last met; "
+                  "POST .../retry extracts them again")
 
     class Meta:
         model = Observation
         fields = ["job_id", "status", "project", "scope", "agent_id", "session_id",
                   "created_at", "processed_at", "memories_created", "memories_strengthened",
-                  "notes", "chunks"]
+                  "notes", "chunks", "failed_chunks"]
         read_only_fields = fields
 
     def get_scope(self, observation) -> str:
@@ -51,6 +66,11 @@ class ObservationOutput(serializers.ModelSerializer):
         for status in observation.chunks.values_list("status", flat=True):
             counts[status] += 1
         return counts
+
+    @extend_schema_field(FailedChunkOutput(many=True))
+    def get_failed_chunks(self, observation) -> list:
+        failed = observation.chunks.filter(status=ChunkStatus.FAILED).order_by("position")
+        return FailedChunkOutput(failed, many=True).data
 
 
 class ObservedOutput(ObservationOutput):
@@ -100,7 +120,7 @@ class Observe(ScopedView):
         return Response(ObservedOutput(observation).data, status=202)
 
 
-class ObservationDetail(ScopedView):
+class ObservationView(ScopedView):
     throttle_scope = "observe"
 
     def get_queryset(self):
@@ -109,9 +129,28 @@ class ObservationDetail(ScopedView):
             observations = observations.filter(project=self.reach.project)
         return observations
 
+
+class ObservationDetail(ObservationView):
     @extend_schema(responses=ObservationOutput,
                    summary="The state of an observation's extraction job")
     def get(self, request, job_id):
         return Response(ObservationOutput(get_object_or_404(self.get_queryset(),
                                                             pk=job_id)).data)
+
+
+class ObservationRetry(ObservationView):
+    @extend_schema(request=None, responses={202: ObservationOutput},
+                   summary="Extract an observation's failed chunks again",
+                   description="Chunks that failed past their retries (`chunks.failed`) are "
+                               "kept raw; this queues them again with every attempt back. "
+                               "409 when none of its chunks failed.")
+    def post(self, request, job_id):
+        observation = get_object_or_404(self.get_queryset(), pk=job_id)
+        try:
+            observation = retry_failed_chunks(request.user, observation.pk)
+        except NothingToRetry as exc:
+            raise Conflict(str(exc)) from None
+        if observation is None:  # deleted since it was read
+            raise Http404
+        return Response(ObservationOutput(observation).data, status=202)
 

@@ -20,6 +20,8 @@ urlpatterns = [
     path("observe", observe.Observe.as_view(), name="api-observe"),
     path("observations/<uuid:job_id>", observe.ObservationDetail.as_view(),
          name="api-observation"),
+    path("observations/<uuid:job_id>/retry", observe.ObservationRetry.as_view(),
+         name="api-observation-retry"),
     path("contradictions", maintenance.ContradictionList.as_view(),
          name="api-contradictions"),
     path("contradictions/<uuid:contradiction_id>/resolve",

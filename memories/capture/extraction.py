@@ -2,7 +2,8 @@
 then the extractor, shown the owner's similar memories so it updates instead of repeating;
 every write goes through remember(). A model that fails or misbehaves leaves the chunk
 stored raw for a retry, and after the last retry the rules extract it, so no chunk is
-silently dropped.
+silently dropped. A chunk that keeps failing for another reason (a bug, the database) is
+set aside as failed, still raw, until a person retries it: nothing spins for ever.
 """
 
 import logging
@@ -13,7 +14,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .. import llm_usage, selectors
+from .. import llm_usage, queue, selectors
 from ..engine.cost_control import retry_delay
 from ..engine.extraction import ExtractedMemory, Extraction
 from ..engine.redaction import storable
@@ -62,12 +63,37 @@ def process_observation(observation_id, *, now: datetime | None = None) -> Obser
                      .filter(due, pk=chunk_id).first())
             if chunk is not None:
                 _extract_or_keep(observation, chunk, now)
-    unresolved = observation.chunks.filter(
-        status__in=[ChunkStatus.PENDING, ChunkStatus.RETRY]).exists()
-    if not unresolved:
-        observation.status = ObservationStatus.DONE
+    statuses = set(observation.chunks.values_list("status", flat=True).distinct())
+    if not statuses & {ChunkStatus.PENDING, ChunkStatus.RETRY}:
+        observation.status = (ObservationStatus.FAILED if ChunkStatus.FAILED in statuses
+                              else ObservationStatus.DONE)
         observation.processed_at = now
         observation.save(update_fields=["status", "processed_at"])
+    return observation
+
+
+class NothingToRetry(Exception):
+    pass
+
+
+def retry_failed_chunks(owner, observation_id) -> Observation | None:
+    """Send an observation's failed chunks through extraction again, with every attempt
+    back, once a person asks (the cause mended). None when `owner` has no such
+    observation; raises NothingToRetry when none of its chunks failed."""
+    with transaction.atomic():
+        observation = (Observation.objects.for_owner(owner).select_for_update()
+                       .filter(pk=observation_id).first())
+        if observation is None:
+            return None
+        retried = observation.chunks.filter(status=ChunkStatus.FAILED).update(
+            status=ChunkStatus.PENDING, attempts=0, next_attempt_at=None)
+        if not retried:
+            raise NothingToRetry(f"No chunk of observation {observation.pk} has failed; "
+                                 f"it is {observation.status}.")
+        observation.status = ObservationStatus.PENDING
+        observation.processed_at = None
+        observation.save(update_fields=["status", "processed_at"])
+        queue.process_observation(observation.pk)
     return observation
 
 
@@ -140,7 +166,7 @@ def _extract_chunk(observation: Observation, chunk: ObservationChunk, now: datet
         except DatabaseError as exc:
             chunk.attempts += 1
             chunk.last_error = f"storing failed: {exc}"[:2000]
-            _retry_later(chunk, now)
+            _retry_later(chunk, now, failed=True)
             return
         chunk.status = ChunkStatus.EXTRACTED
     chunk.next_attempt_at = None
@@ -162,12 +188,20 @@ def _extract_or_keep(observation: Observation, chunk: ObservationChunk,
         chunk.refresh_from_db()
         chunk.attempts += 1
         chunk.last_error = storable(f"extraction failed: {type(exc).__name__}: {exc}")[:2000]
-        _retry_later(chunk, now)
+        _retry_later(chunk, now, failed=True)
 
 
-def _retry_later(chunk: ObservationChunk, now) -> None:
-    chunk.status = ChunkStatus.RETRY
-    chunk.next_attempt_at = now + retry_delay(chunk.attempts)
+def _retry_later(chunk: ObservationChunk, now, *, failed: bool = False) -> None:
+    """Keep the chunk for a retry with back-off. A failure no fallback mends (`failed`)
+    that has used up its attempts sets the chunk aside for a person instead."""
+    if failed and chunk.attempts >= settings.ENGRAM_CAPTURE_MAX_FAILURES:
+        chunk.status, chunk.next_attempt_at = ChunkStatus.FAILED, None
+        log.error("Chunk %s of observation %s failed %d times; it waits for a person to "
+                  "retry it: %s", chunk.position, chunk.observation_id, chunk.attempts,
+                  chunk.last_error)
+    else:
+        chunk.status = ChunkStatus.RETRY
+        chunk.next_attempt_at = now + retry_delay(chunk.attempts)
     chunk.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
 
 

@@ -1,9 +1,12 @@
 """A chunk whose extraction fails in a way nobody foresaw (a bug, not a provider's error)
 is kept for a retry with the error it met; the observation's other chunks are still
-extracted, and the sweep still reaches other observations."""
+extracted, and the sweep still reaches other observations. One that fails on every
+attempt is set aside, raw, until a person retries it."""
 
 from datetime import timedelta
 
+import pytest
+from django.db import DatabaseError
 from django.utils import timezone
 
 from memories.capture import extraction
@@ -73,3 +76,73 @@ def test_the_sweep_goes_on_past_an_observation_it_cannot_process(alice, bob, mon
     assert Memory.objects.for_owner(bob).filter(content__icontains="PostgreSQL 16").exists()
     alices.refresh_from_db()  # still waiting, for the next sweep
     assert alices.status == ObservationStatus.PENDING and not alices.chunks.exists()
+
+
+def test_a_chunk_failing_on_every_attempt_is_set_aside_for_a_person_and_retried_on_request(
+        alice, monkeypatch, settings):
+    settings.ENGRAM_CAPTURE_MAX_FAILURES = 3
+    real_run = extraction._run
+
+    def run_with_a_bug(provider, observation, chunk, shared_with):
+        if chunk.position == 0:
+            raise RuntimeError("a bug in extraction")
+        return real_run(provider, observation, chunk, shared_with)
+
+    monkeypatch.setattr(extraction, "_run", run_with_a_bug)
+    observation = observe(alice)
+    process_observation(observation.pk)
+    later = timezone.now()
+    for _ in range(2):
+        later += timedelta(hours=2)
+        assert process_due_observations(now=later) == 1
+
+    first = observation.chunks.get(position=0)
+    assert (first.status, first.attempts, first.next_attempt_at) == (ChunkStatus.FAILED, 3, None)
+    assert "RuntimeError: a bug in extraction" in first.last_error
+    assert first.text  # still stored as observed
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.FAILED
+    assert process_due_observations(now=later + timedelta(days=1)) == 0  # no longer spins
+
+    # the bug mended, a person's retry extracts it with every attempt back
+    monkeypatch.setattr(extraction, "_run", real_run)
+    assert extraction.retry_failed_chunks(alice, observation.pk).status == \
+        ObservationStatus.PENDING
+    first.refresh_from_db()
+    assert (first.status, first.attempts) == (ChunkStatus.PENDING, 0)
+    process_observation(observation.pk)
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+    assert Memory.objects.for_owner(alice).filter(content__icontains="PostgreSQL 16").exists()
+
+
+def test_a_chunk_whose_memories_cannot_be_stored_is_set_aside_after_its_attempts(
+        alice, monkeypatch, settings):
+    settings.ENGRAM_CAPTURE_MAX_FAILURES = 2
+
+    def store_fails(*args, **kwargs):
+        raise DatabaseError("could not extend file: No space left on device")
+
+    monkeypatch.setattr(extraction, "_store", store_fails)
+    observation = observe(alice)
+    process_observation(observation.pk)
+    assert set(observation.chunks.values_list("status", flat=True)) == {ChunkStatus.RETRY}
+    process_due_observations(now=timezone.now() + timedelta(hours=2))
+
+    assert set(observation.chunks.values_list("status", flat=True)) == {ChunkStatus.FAILED}
+    assert "No space left on device" in observation.chunks.first().last_error
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.FAILED
+
+
+def test_retrying_an_observation_with_no_failed_chunk_is_refused_and_changes_nothing(alice, bob):
+    observation = observe(alice)
+    process_observation(observation.pk)
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+
+    with pytest.raises(extraction.NothingToRetry, match="No chunk of observation"):
+        extraction.retry_failed_chunks(alice, observation.pk)
+    assert extraction.retry_failed_chunks(bob, observation.pk) is None  # not bob's
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE

@@ -130,3 +130,40 @@ def test_an_htmx_start_answers_with_the_form_and_tells_the_list(
     partial = response.content.decode()
     assert partial.lstrip().startswith('<section id="start-job"')
     assert "jobStarted" in response["HX-Trigger"]
+
+
+def failed_observation(owner):
+    observation = Observation.objects.create(owner=owner, project="shop", payload_hash="f1",
+                                             status=ObservationStatus.FAILED)
+    ObservationChunk.objects.create(observation=observation, position=0, tokens=9,
+                                    text="We decided to use PostgreSQL 16 for orders.",
+                                    status=ChunkStatus.FAILED, attempts=10,
+                                    last_error="storing failed: No space left on device")
+    return observation
+
+
+def test_a_failed_chunk_is_shown_with_its_error_and_a_retry_button(signed_in, alice):
+    observation = failed_observation(alice)
+    page = signed_in.get(JOBS).content.decode()
+    assert "1 failed after every retry" in page and "No space left on device" in page
+    assert reverse("observation_retry", args=[observation.pk]) in page
+
+
+def test_retry_sends_the_failed_chunk_through_extraction_again(
+        signed_in, alice, django_capture_on_commit_callbacks):
+    observation = failed_observation(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = signed_in.post(reverse("observation_retry", args=[observation.pk]),
+                                HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200 and 'id="job-list"' in answer.content.decode()
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+    assert observation.chunks.get().status == ChunkStatus.EXTRACTED
+
+
+def test_no_one_else_can_retry_ones_observation(client, alice, bob):
+    observation = failed_observation(alice)
+    client.force_login(bob)
+    assert client.post(reverse("observation_retry", args=[observation.pk])).status_code == 404
+    assert "failed after every retry" not in client.get(JOBS).content.decode()
+    assert observation.chunks.get().status == ChunkStatus.FAILED

@@ -321,7 +321,7 @@ def history(memory: Memory, user) -> tuple[list[HistoryEntry], bool]:
 
 def recent_observations(owner, *, limit: int = 15):
     """The latest extraction work from /observe, with its chunks counted by status and
-    the error of its first failed chunk."""
+    the error of its first failed chunk (the error of cutting it is in its notes)."""
     by_status = {f"chunks_{status}": Count("chunks", filter=Q(chunks__status=status))
                  for status in ChunkStatus.values}
     first_failure = (ObservationChunk.objects
@@ -329,7 +329,7 @@ def recent_observations(owner, *, limit: int = 15):
                      .order_by("position").values("last_error")[:1])
     return (Observation.objects.for_owner(owner)
             .only("id", "project", "agent_id", "session_id", "status", "memories_created",
-                  "memories_strengthened", "created_at", "processed_at")
+                  "memories_strengthened", "created_at", "processed_at", "notes")
             .annotate(chunks_total=Count("chunks"), first_failure=Subquery(first_failure),
                       **by_status)
             .order_by("-created_at")[:limit])

@@ -599,8 +599,9 @@ class KeywordStats(models.Model):
 class ObservationStatus(models.TextChoices):
     PENDING = "pending"  # stored, waiting for the worker
     DONE = "done"  # every chunk extracted or skipped by the gate
-    # Done but for chunks that failed past their retries: kept raw with their error until
-    # a person retries them (dashboard, API), so nothing is lost and nothing spins for ever.
+    # Done but for chunks that failed past their retries (or it could not be cut into
+    # chunks, notes["cutting_failed"]): kept raw with the error until a person retries it
+    # (dashboard, API), so nothing is lost and nothing spins for ever.
     FAILED = "failed"
 
 

@@ -36,6 +36,7 @@ from .chunking import cut_into_chunks
 from .entities import link_entities
 
 SIMILAR_MEMORIES_SHOWN = 5  # existing memories handed to the extractor per chunk
+CUTTING_FAILED = "cutting_failed"  # the observation's note of its failures to be cut
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,13 @@ def process_observation(observation_id, *, now: datetime | None = None) -> Obser
         if observation is None:  # gone, or another worker holds it
             return None
         if not observation.chunks.exists():
-            cut_into_chunks(observation)
+            try:
+                with transaction.atomic():
+                    cut_into_chunks(observation)
+            except Exception as exc:  # a bug: counted, so it cannot keep the sweep busy
+                log.exception("Cutting observation %s into chunks failed", observation.pk)
+                _cutting_failed(observation, exc, now)
+                return observation
     due = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RETRY, next_attempt_at__lte=now)
     # In conversation order, always: what a chunk yields depends on what is stored before
     # it (restatements are dropped), so a sweep after a crash must take the same order.
@@ -77,9 +84,10 @@ class NothingToRetry(Exception):
 
 
 def retry_failed_chunks(owner, observation_id) -> Observation | None:
-    """Send an observation's failed chunks through extraction again, with every attempt
-    back, once a person asks (the cause mended). None when `owner` has no such
-    observation; raises NothingToRetry when none of its chunks failed."""
+    """Send an observation's failed chunks (or, if it could not be cut, the whole of it)
+    through extraction again, with every attempt back, once a person asks (the cause
+    mended). None when `owner` has no such observation; raises NothingToRetry when
+    nothing of it failed."""
     with transaction.atomic():
         observation = (Observation.objects.for_owner(owner).select_for_update()
                        .filter(pk=observation_id).first())
@@ -87,14 +95,32 @@ def retry_failed_chunks(owner, observation_id) -> Observation | None:
             return None
         retried = observation.chunks.filter(status=ChunkStatus.FAILED).update(
             status=ChunkStatus.PENDING, attempts=0, next_attempt_at=None)
-        if not retried:
-            raise NothingToRetry(f"No chunk of observation {observation.pk} has failed; "
+        uncut = (observation.status == ObservationStatus.FAILED
+                 and not observation.chunks.exists())
+        if not (retried or uncut):
+            raise NothingToRetry(f"Nothing of observation {observation.pk} has failed; "
                                  f"it is {observation.status}.")
         observation.status = ObservationStatus.PENDING
         observation.processed_at = None
-        observation.save(update_fields=["status", "processed_at"])
+        observation.notes.pop(CUTTING_FAILED, None)
+        observation.save(update_fields=["status", "processed_at", "notes"])
         queue.process_observation(observation.pk)
     return observation
+
+
+def _cutting_failed(observation: Observation, exc: Exception, now: datetime) -> None:
+    """Count a failure to cut the observation into chunks (a bug: what it holds was
+    checked when it arrived) in its notes; past ENGRAM_CAPTURE_MAX_FAILURES the sweep
+    leaves it, failed, until a person retries it."""
+    failure = observation.notes.get(CUTTING_FAILED, {"attempts": 0})
+    failure = {"attempts": failure["attempts"] + 1,
+               "error": storable(f"{type(exc).__name__}: {exc}")[:2000]}
+    observation.notes[CUTTING_FAILED] = failure
+    fields = ["notes"]
+    if failure["attempts"] >= settings.ENGRAM_CAPTURE_MAX_FAILURES:
+        observation.status, observation.processed_at = ObservationStatus.FAILED, now
+        fields += ["status", "processed_at"]
+    observation.save(update_fields=fields)
 
 
 def process_due_observations(*, now: datetime | None = None, limit: int = 200) -> int:

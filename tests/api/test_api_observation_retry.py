@@ -58,7 +58,7 @@ def test_a_retry_with_nothing_failed_is_a_409_that_says_so(alice, api_client_for
     observation.chunks.update(status=ChunkStatus.EXTRACTED)
     answer = api_client_for(alice).post(retry_path(observation))
     assert answer.status_code == 409
-    assert "No chunk of observation" in answer.json()["error"]["message"]
+    assert "Nothing of observation" in answer.json()["error"]["message"]
 
 
 def test_another_users_observation_cannot_be_retried(alice, bob, api_client_for):

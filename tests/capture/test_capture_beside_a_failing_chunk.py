@@ -141,8 +141,39 @@ def test_retrying_an_observation_with_no_failed_chunk_is_refused_and_changes_not
     observation.refresh_from_db()
     assert observation.status == ObservationStatus.DONE
 
-    with pytest.raises(extraction.NothingToRetry, match="No chunk of observation"):
+    with pytest.raises(extraction.NothingToRetry, match="Nothing of observation"):
         extraction.retry_failed_chunks(alice, observation.pk)
     assert extraction.retry_failed_chunks(bob, observation.pk) is None  # not bob's
     observation.refresh_from_db()
     assert observation.status == ObservationStatus.DONE
+
+
+def test_an_observation_that_cannot_be_cut_stops_keeping_the_sweep_busy_until_retried(
+        alice, monkeypatch, settings):
+    settings.ENGRAM_CAPTURE_MAX_FAILURES = 2
+    real_cut = extraction.cut_into_chunks
+
+    def cut_with_a_bug(observation):
+        raise RuntimeError("a bug in chunking")
+
+    monkeypatch.setattr(extraction, "cut_into_chunks", cut_with_a_bug)
+    observation = observe(alice, now=timezone.now() - timedelta(minutes=10))
+    assert process_due_observations() == 1
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.PENDING  # one failure: tried again
+    assert observation.notes["cutting_failed"]["attempts"] == 1
+    assert process_due_observations() == 1
+
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.FAILED
+    assert "RuntimeError: a bug in chunking" in observation.notes["cutting_failed"]["error"]
+    assert observation.messages[0]["text"] == DECISION[0]["text"]  # kept as observed
+    assert process_due_observations() == 0
+
+    monkeypatch.setattr(extraction, "cut_into_chunks", real_cut)
+    extraction.retry_failed_chunks(alice, observation.pk)
+    process_observation(observation.pk)
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+    assert "cutting_failed" not in observation.notes
+    assert Memory.objects.for_owner(alice).filter(content__icontains="PostgreSQL 16").exists()

@@ -167,3 +167,12 @@ def test_no_one_else_can_retry_ones_observation(client, alice, bob):
     assert client.post(reverse("observation_retry", args=[observation.pk])).status_code == 404
     assert "failed after every retry" not in client.get(JOBS).content.decode()
     assert observation.chunks.get().status == ChunkStatus.FAILED
+
+
+def test_an_observation_that_could_not_be_cut_shows_why_and_a_retry_button(signed_in, alice):
+    observation = Observation.objects.create(
+        owner=alice, project="shop", payload_hash="f2", status=ObservationStatus.FAILED,
+        notes={"cutting_failed": {"attempts": 10, "error": "RuntimeError: a bug"}})
+    page = signed_in.get(JOBS).content.decode()
+    assert "could not be cut into chunks, kept as observed: RuntimeError: a bug" in page
+    assert reverse("observation_retry", args=[observation.pk]) in page

@@ -53,8 +53,8 @@ class FileGraph:
 
 
 _COMMON_CALLS = """
-(call_expression function: [(identifier) @call (member_expression property: (property_identifier) @call)])
-(new_expression constructor: [(identifier) @call (member_expression property: (property_identifier) @call)])
+(call_expression function: [(identifier) @call (member_expression property: (property_identifier) @call) @callee])
+(new_expression constructor: [(identifier) @call (member_expression property: (property_identifier) @call) @callee])
 """
 _JAVASCRIPT = _COMMON_CALLS + """
 (function_declaration body: (_)) @function
@@ -78,7 +78,7 @@ QUERIES = {
 (class_definition) @class
 (import_statement) @import
 (import_from_statement) @import
-(call function: [(identifier) @call (attribute attribute: (identifier) @call)])
+(call function: [(identifier) @call (attribute attribute: (identifier) @call) @callee])
 (identifier) @ref
 """,
     "javascript": _JAVASCRIPT,
@@ -89,7 +89,7 @@ QUERIES = {
 (method_declaration) @function
 (type_spec type: [(struct_type) (interface_type)]) @class
 (import_spec) @import
-(call_expression function: [(identifier) @call (selector_expression field: (field_identifier) @call)])
+(call_expression function: [(identifier) @call (selector_expression field: (field_identifier) @call) @callee])
 (type_identifier) @ref
 """,
     "rust": """
@@ -100,7 +100,7 @@ QUERIES = {
 (impl_item) @scope
 (use_declaration) @import
 (mod_item !body) @import
-(call_expression function: [(identifier) @call (field_expression field: (field_identifier) @call) (scoped_identifier name: (identifier) @call)])
+(call_expression function: [(identifier) @call (field_expression field: (field_identifier) @call) @callee (scoped_identifier name: (identifier) @call) @callee])
 (type_identifier) @ref
 """,
 }
@@ -376,11 +376,13 @@ class _Extractor:
     # -- calls and references ---------------------------------------------------------
     def read_uses(self) -> None:
         callees = set()
+        # What is called, `obj.method` or a bare `f`: a called member ends where its name
+        # ends. Read from the captures, since a node's parent is found by walking down
+        # from the root, which made files nested thousands deep quadratic.
+        members = {node.end_byte: node for node in self.captures.get("callee", [])}
         for name_node in self.captures.get("call", []):
             callees.add(name_node.start_byte)
-            function = name_node.parent
-            if function.type in ("call", "call_expression", "new_expression"):
-                function = name_node  # a bare name: f(), new Foo()
+            function = members.get(name_node.end_byte, name_node)
             self.graph.references.append(Reference(
                 CALLS, self._symbol_at(name_node.start_byte),
                 _squeeze(_text(function), TARGET_CHARS), name_node.start_point[0] + 1))

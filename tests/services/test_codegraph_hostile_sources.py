@@ -69,3 +69,35 @@ def test_a_file_of_many_definitions_is_read_in_time_linear_in_its_size(monkeypat
     graph = CountingExtractor("x", language, source.encode()).run()
     assert len(graph.symbols) >= 300
     assert CountingList.reads < 20 * 300  # it was 45,000 to 90,000: the square of the size
+
+
+class NoParent:
+    """A captured node that refuses to name its parent: tree-sitter finds a parent by
+    walking down from the root, so one lookup per call made a deep file quadratic."""
+
+    def __init__(self, node):
+        self._node = node
+
+    def __getattr__(self, name):
+        if name == "parent":
+            raise AssertionError("a call was read through its node's parent")
+        return getattr(self._node, name)
+
+
+class ParentlessExtractor(parsing._Extractor):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.captures = {name: [NoParent(node) for node in nodes]
+                         for name, nodes in self.captures.items()}
+
+
+@pytest.mark.parametrize("language, source, called", [
+    ("javascript", "function a(){ b(); c.d(); new e.F(); }", ["b", "c.d", "e.F"]),
+    ("python", "def a():\n    b()\n    c.d()\n", ["b", "c.d"]),
+    ("go", "package a\nfunc a() { b(); c.D() }", ["b", "c.D"]),
+    ("rust", "fn a() { b(); c.d(); E::new(); }", ["E::new", "b", "c.d"]),
+])
+def test_calls_in_functions_nested_thousands_deep_are_read_without_asking_for_parents(
+        language, source, called):
+    graph = ParentlessExtractor("x", language, source.encode()).run()
+    assert sorted(r.target for r in graph.references if r.kind == "calls") == called

@@ -160,12 +160,19 @@ class MemoryEditForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        read = data.pop("read", "")
-        if read and self.memory is not None and read != _as_read(self.memory):
+        self.read = data.pop("read", "")
+        if self.memory is not None:
+            self.unchanged(self.memory)
+        return data
+
+    def unchanged(self, memory) -> None:
+        """Refuse the save when `memory` is no longer the state the form was opened on.
+        Checked when the form is read, and again by update_memory on the locked row, so
+        a change saved between the two is not overwritten either."""
+        if self.read and self.read != _as_read(memory):
             raise forms.ValidationError(
                 "Someone changed this memory since you opened it. Copy what you typed, "
                 "reload to see their change (the history has it), then edit again.")
-        return data
 
     @classmethod
     def for_memory(cls, memory):

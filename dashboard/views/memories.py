@@ -141,7 +141,8 @@ def memory_edit(request, memory_id):
     form = MemoryEditForm(request.POST, memory=memory)
     if form.is_valid():
         try:
-            memory = update_memory(memory, by=request.user, **form.cleaned_data)
+            memory = update_memory(memory, by=request.user, check=form.unchanged,
+                                   **form.cleaned_data)
         except ValidationError as exc:
             form.add_error(None, exc)
     if form.errors:

@@ -3,6 +3,7 @@ feedback from agents and people, and bulk changes with their undo."""
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -58,13 +59,16 @@ def _scope_error(memory: Memory, by, scope, shared_with) -> str | None:
 
 
 def update_memory(memory: Memory, *, by=None, agent_id: str = "",
-                  now: datetime | None = None, **changes) -> Memory:
+                  now: datetime | None = None,
+                  check: Callable[[Memory], None] | None = None, **changes) -> Memory:
     """Change content, importance, tags, status or pinning, keeping every change.
 
     Each call that changes something writes one MemoryVersion with the changed fields
     before and after, so any edit, deletion or restore can be read back and undone.
     New content is re-embedded (or queued when the provider is down). A person (`by`)
-    changes only what their role allows (selectors.require_writable).
+    changes only what their role allows (selectors.require_writable). `check` is called
+    with the row once it is locked, before anything is written, and raises to refuse the
+    change (a form opened on a state someone has changed since).
     """
     selectors.require_writable(memory, by)
     redacted = Counter()
@@ -104,6 +108,8 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
         changes["importance"] = float(changes["importance"])
     with transaction.atomic():
         memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        if check is not None:
+            check(memory)
         # Taken once the row is ours: concurrent edits get their times in the order they
         # were applied, which is the order the history is read in.
         now = now or timezone.now()

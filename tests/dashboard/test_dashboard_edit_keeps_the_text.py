@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from dashboard.forms import MemoryEditForm
 from memories.models import Memory
 from memories.services.editing import update_memory
 from memories.services.remembering import remember
@@ -63,3 +64,24 @@ def test_a_form_opened_on_the_stored_state_saves(client, alice):
 
     memory.refresh_from_db()
     assert memory.content == "Staging listens on 5433" and memory.tags == ["db"]
+
+
+def test_a_change_saved_between_the_forms_check_and_the_save_is_not_overwritten(
+        client, alice, monkeypatch):
+    memory = remember(owner=alice, content="Staging listens on 5433", importance=6).memory
+    client.force_login(alice)
+    opened = _opened_form(client, memory)
+    checked = MemoryEditForm.clean
+
+    def someone_saves_right_after_the_check(form):
+        data = checked(form)
+        update_memory(memory, by=alice, content="Staging listens on 5434")
+        return data
+
+    monkeypatch.setattr(MemoryEditForm, "clean", someone_saves_right_after_the_check)
+    response = client.post(f"/memories/{memory.pk}/edit", {**opened, "tags": "db"},
+                           HTTP_HX_REQUEST="true")
+
+    assert "Someone changed this memory since you opened it" in response.content.decode()
+    memory.refresh_from_db()
+    assert memory.content == "Staging listens on 5434" and memory.tags == []

@@ -3,7 +3,8 @@
 It never blocks the agent. Whatever happens (Engram down or slow, an error answer,
 malformed input on stdin, a bug here) it exits 0, printing nothing but the documented
 output of a successful call; exit code 2 would block the prompt (claude-mem #729).
-Observations Engram could not take wait in a spool and go with a later event.
+Observations Engram could not take wait in a spool and go with a later event; what is
+read from the transcript goes into the spool before the read position moves.
 """
 import json
 import os
@@ -173,10 +174,10 @@ class Hook:
                 if _command(tool_input) and (session.data.get("last_failure") or {}).get(
                         "command") == _command(tool_input):
                     session.data.pop("last_failure")  # the failing command passes now
-        self._observe("tool_events", [{
+        self._observe_tool_event({
             "tool_name": _text(tool_name[:200]), "input": _cut(tool_input),
             "response": _cut(response if response is not None else {}),
-            "success": not failed, "file_paths": _file_paths(tool_input)}])
+            "success": not failed, "file_paths": _file_paths(tool_input)})
         return
 
     def tool_failed(self):
@@ -195,10 +196,10 @@ class Hook:
             if _command(tool_input):
                 session.data["last_failure"] = {"command": _command(tool_input),
                                                 "error": f"$ {_command(tool_input)}\n{error}"}
-        self._observe("tool_events", [{
+        self._observe_tool_event({
             "tool_name": _text(tool_name[:200]), "input": _cut(tool_input),
             "response": {"error": error}, "success": False,
-            "file_paths": _file_paths(tool_input)}])
+            "file_paths": _file_paths(tool_input)})
 
     def stopped(self):
         reply = self.event.get("last_assistant_message")
@@ -212,17 +213,18 @@ class Hook:
             if turn.get("prompt") and not any(m["role"] == "user" for m in messages):
                 messages.insert(0, {"role": "user", "text": turn["prompt"]})
             messages = self._unsent(session, messages)
-        if messages:
-            self._observe("messages", messages)
+            kept = self._keep(messages)
+        if kept:
+            self._send(kept)
         reply = reply or "\n".join(m["text"] for m in messages if m["role"] == "assistant")
         self._mark_usage(turn, reply, [*turn.get("tools", []), *tools])
 
     def compacting(self):
         with local.Session(self.folder, self.session_id) as session:
             messages, _ = self._new_in_transcript(session)
-            messages = self._unsent(session, messages)
-        if messages:
-            self._observe("messages", messages)
+            kept = self._keep(self._unsent(session, messages))
+        if kept:
+            self._send(kept)
 
     def session_ended(self):
         # Claude Code gives a plugin's SessionEnd hooks 1.5 s in all: one quick try, then
@@ -230,10 +232,10 @@ class Hook:
         self.client.timeout = min(self.client.timeout, SESSION_END_SECONDS)
         with local.Session(self.folder, self.session_id) as session:
             messages, _ = self._new_in_transcript(session)
-            messages = self._unsent(session, messages)
+            kept = self._keep(self._unsent(session, messages))
             session.forget()
-        if messages:
-            self._observe("messages", messages, send_spooled=False)
+        if kept:
+            self._send(kept, send_spooled=False)
 
     # -- helpers -------------------------------------------------------------------
 
@@ -311,23 +313,52 @@ class Hook:
         return [{"role": m["role"], "text": _text(_cut(m["text"], MAX_MESSAGE_TEXT))}
                 for m in fresh]
 
-    def _observe(self, kind: str, items: list, send_spooled=True):
-        """Hand `items` (kind: messages or tool_events) over, in as many requests as Engram's
-        limits take; what Engram cannot take now waits in the spool, so nothing read is lost."""
-        payloads = [{"project": self.project, "agent_id": self.conf.agent_id,
-                     "session_id": self.session_id, kind: batch} for batch in _batches(items)]
+    def _payloads(self, kind: str, items: list) -> list[dict]:
+        """`items` (kind: messages or tool_events) in as many observations as Engram's
+        limits take."""
+        return [{"project": self.project, "agent_id": self.conf.agent_id,
+                 "session_id": self.session_id, kind: batch} for batch in _batches(items)]
+
+    def _observe_tool_event(self, event: dict):
+        """Hand a tool event over; when Engram cannot take it now, it waits in the spool. It
+        is sent first, not spooled first: it is read from no file, so a spool that cannot be
+        written would lose it even while Engram is up."""
+        [payload] = self._payloads("tool_events", [event])
+        self._send_spooled()
+        try:
+            self._deliver(payload)
+        except local.Undelivered as undelivered:
+            if isinstance(undelivered.cause, Refused):
+                local.log(self.folder, f"observation spooled: {undelivered.cause.message}")
+            try:
+                self.spool.keep(*undelivered.left)
+            except OSError as error:
+                local.log(self.folder, f"spool not written, a tool event is lost: {error}")
+
+    def _keep(self, messages: list) -> list[str]:
+        """Put messages read from the transcript in the spool, before the session (and the
+        read position in it) is saved: when the spool cannot be written, the OSError leaves
+        the session unsaved, and the same lines are read again at the next event."""
+        try:
+            return self.spool.keep(*self._payloads("messages", messages))
+        except OSError as error:
+            local.log(self.folder, f"spool not written, the transcript's new lines will be "
+                                   f"read again at the next event: {error}")
+            raise
+
+    def _send(self, kept: list[str], send_spooled=True):
+        """Send what waited in the spool before, then `kept` (this event's, unless that took
+        them): a backlog longer than one event sends delays no new observation."""
         if send_spooled:
             self._send_spooled()
-        for index, payload in enumerate(payloads):
-            try:
-                self._deliver(payload)
-            except local.Undelivered as undelivered:
-                if isinstance(undelivered.cause, Refused):
-                    local.log(self.folder, f"observation spooled: {undelivered.cause.message}")
-                # Engram cannot take one now: the rest would fail alike, each after a timeout.
-                for waiting in [*undelivered.left, *payloads[index + 1:]]:
-                    self.spool.keep(waiting)
-                return
+        self.spool.send(self._deliver, self._fate_of_new, kept)
+
+    def _fate_of_new(self, cause: Exception) -> str:
+        """As for any spooled entry; a refusal of this event's own is said in the log, since
+        it names what to fix (the key, the address)."""
+        if isinstance(cause, Refused):
+            local.log(self.folder, f"observation spooled: {cause.message}")
+        return _fate(cause)
 
     def _deliver(self, payload: dict) -> None:
         """Post one observation. A body Engram judges bad goes again in halves, down to the

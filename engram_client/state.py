@@ -39,10 +39,17 @@ def _safe(name: str) -> str:
 
 
 def _write_json(path: str, data) -> None:
+    """Whole or not at all: a reader never sees half a file, and a failed write (a full
+    disk) leaves no temporary file behind."""
     temporary = path + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as file:
-        json.dump(data, file)
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as file:
+            json.dump(data, file)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def log(folder: str, message: str) -> None:
@@ -106,15 +113,30 @@ class Spool:
         self.folder = os.path.join(folder, "spool")
         self.log_folder = folder
 
-    def keep(self, payload: dict) -> None:
+    def keep(self, *payloads: dict) -> list[str]:
+        """Put `payloads` in the spool, in their order, and say where. All or none: when one
+        cannot be written, those written are taken back and the OSError raised, so a caller
+        may read them again without sending any twice."""
+        if not payloads:
+            return []
         os.makedirs(self.folder, exist_ok=True)
-        _write_json(os.path.join(self.folder, f"{time.time_ns():020d}-{os.getpid()}.json"),
-                    payload)
+        # numbered under one time: a coarse clock (Windows) may give two writes the same
+        stem, paths = f"{self.folder}{os.sep}{time.time_ns():020d}-{os.getpid()}", []
+        try:
+            for number, payload in enumerate(payloads):
+                paths.append(f"{stem}-{number:03d}.json")
+                _write_json(paths[-1], payload)
+        except OSError:
+            for path in paths:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            raise
         waiting = self.waiting()
         for path in waiting[:max(0, len(waiting) - SPOOL_MAX_FILES)]:
             with contextlib.suppress(OSError):
                 os.unlink(path)
                 log(self.log_folder, f"spool full: dropped {os.path.basename(path)}")
+        return paths
 
     def waiting(self) -> list[str]:
         try:
@@ -138,23 +160,29 @@ class Spool:
                     log(self.log_folder, f"spooled {name} was left half-sent: it waits again")
         return back
 
-    def send(self, deliver, fate) -> int:
-        """Deliver what waits, oldest first. Each file is claimed by a rename first, so two
-        hooks flushing at once never send it twice. `deliver` raises Undelivered with what
+    def send(self, deliver, fate, paths: list[str] | None = None) -> int:
+        """Deliver what waits, oldest first, or only `paths` of it (those another hook has
+        not sent meanwhile). Each file is claimed by a rename first, so two hooks flushing
+        at once never send it twice. `deliver` raises Undelivered with what
         Engram has not taken; `fate(cause)` says what comes next: SKIP (refused for what it
         holds, a project the key may not write: the next may pass), STOP (Engram cannot
         take any now: down, busy, the key or the address wrong)."""
         sent = 0
-        for path in self.waiting()[:SPOOL_SEND_PER_EVENT]:
+        for path in self.waiting()[:SPOOL_SEND_PER_EVENT] if paths is None else paths:
             claimed = path + ".sending"
             try:
                 os.rename(path, claimed)
+            except OSError:  # sent, or being sent, by another hook: its claim is its own
+                continue
+            try:
                 os.utime(claimed)  # when it was claimed, for _reclaim
                 with open(claimed, encoding="utf-8") as file:
                     payload = json.load(file)
-            except (OSError, ValueError):
+            except (OSError, ValueError) as error:
                 with contextlib.suppress(OSError):
                     os.unlink(claimed)
+                    log(self.log_folder, f"spooled {os.path.basename(path)} unreadable, "
+                                         f"dropped: {error}")
                 continue
             try:
                 deliver(payload)

@@ -135,6 +135,19 @@ def test_an_old_entry_being_sent_now_is_not_taken_back_by_another_hook(state):
     assert seen_meanwhile == [[]] and not os.listdir(state / "spool")
 
 
+def test_an_entry_another_hook_is_sending_is_left_to_it(state):
+    spool = Spool(str(state))
+    [path] = spool.keep(_entry("Staging listens on 5433"))
+
+    def deliver(payload):  # meanwhile another hook, which listed the entry, sends it too
+        assert Spool(str(state)).send(pytest.fail, _fate, [path]) == 0
+        raise Undelivered(Refused(503, "busy"), [payload])
+
+    assert spool.send(deliver, _fate) == 0
+    assert [os.path.basename(waiting) for waiting in spool.waiting()] == [
+        os.path.basename(path)]  # it waits again, not deleted by the other hook
+
+
 def test_an_entry_refused_for_its_project_does_not_hold_back_the_others(state):
     spool = Spool(str(state))
     for text in ("Repo B's build uses Bazel", "Repo A deploys with Helm"):

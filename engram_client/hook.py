@@ -75,8 +75,8 @@ def _batches(items: list) -> list[list]:
 
 def _fate(cause: Exception) -> str:
     """What becomes of a spooled observation Engram did not take (local.Spool.send)."""
-    # a key that may not write this one's project: another, of another project, may pass
-    return local.SKIP if isinstance(cause, Refused) and cause.status == 403 else local.STOP
+    # a key that may not write this one's project: it is set aside, another may pass
+    return local.ASIDE if isinstance(cause, Refused) and cause.status == 403 else local.STOP
 
 
 def _halves(payload: dict) -> list[dict]:
@@ -354,11 +354,12 @@ class Hook:
         self.spool.send(self._deliver, self._fate_of_new, kept)
 
     def _fate_of_new(self, cause: Exception) -> str:
-        """As for any spooled entry; a refusal of this event's own is said in the log, since
-        it names what to fix (the key, the address)."""
-        if isinstance(cause, Refused):
+        """As for any spooled entry; a refusal of this event's own that leaves it waiting is
+        said in the log, since it names what to fix (the key, the address)."""
+        then = _fate(cause)
+        if isinstance(cause, Refused) and then == local.STOP:
             local.log(self.folder, f"observation spooled: {cause.message}")
-        return _fate(cause)
+        return then
 
     def _deliver(self, payload: dict) -> None:
         """Post one observation. A body Engram judges bad goes again in halves, down to the

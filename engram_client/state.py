@@ -14,6 +14,9 @@ except ImportError:  # Windows: events of one session rarely overlap there; go u
 # Spooled observations past these are dropped oldest first (and said so in the log):
 # a spool must not fill a disk while Engram is away for weeks.
 SPOOL_MAX_FILES = 2000
+# Entries Engram refused for their project, set aside for a person to read: enough to see
+# what and why, and a key refused at every event cannot fill a disk either.
+REFUSED_MAX_FILES = 200
 SPOOL_SEND_PER_EVENT = 50
 STALE_SESSION_SECONDS = 7 * 24 * 3600
 # A spool entry claimed for sending this long ago belongs to a hook that died sending it
@@ -21,7 +24,7 @@ STALE_SESSION_SECONDS = 7 * 24 * 3600
 # all, Engram keeps an observation once (the hash of its payload).
 STALE_CLAIM_SECONDS = 1_800
 # What becomes of a spooled entry Engram did not take (Spool.send).
-SKIP, STOP = "skip", "stop"
+ASIDE, STOP = "aside", "stop"
 
 
 class Undelivered(Exception):
@@ -111,6 +114,7 @@ def prune_sessions(folder: str, now: float) -> None:
 class Spool:
     def __init__(self, folder: str):
         self.folder = os.path.join(folder, "spool")
+        self.refused_folder = os.path.join(self.folder, "refused")
         self.log_folder = folder
 
     def keep(self, *payloads: dict) -> list[str]:
@@ -131,12 +135,14 @@ class Spool:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
             raise
-        waiting = self.waiting()
-        for path in waiting[:max(0, len(waiting) - SPOOL_MAX_FILES)]:
+        self._drop_oldest(self.waiting(), SPOOL_MAX_FILES, "spool")
+        return paths
+
+    def _drop_oldest(self, paths: list[str], limit: int, what: str) -> None:
+        for path in paths[:max(0, len(paths) - limit)]:
             with contextlib.suppress(OSError):
                 os.unlink(path)
-                log(self.log_folder, f"spool full: dropped {os.path.basename(path)}")
-        return paths
+                log(self.log_folder, f"{what} full: dropped {os.path.basename(path)}")
 
     def waiting(self) -> list[str]:
         try:
@@ -145,6 +151,15 @@ class Spool:
             return []
         names += self._reclaim([name for name in names if name.endswith(".json.sending")])
         return [os.path.join(self.folder, name)
+                for name in sorted(name for name in names if name.endswith(".json"))]
+
+    def refused(self) -> list[str]:
+        """The entries set aside, oldest first."""
+        try:
+            names = os.listdir(self.refused_folder)
+        except OSError:
+            return []
+        return [os.path.join(self.refused_folder, name)
                 for name in sorted(name for name in names if name.endswith(".json"))]
 
     def _reclaim(self, claimed: list[str]) -> list[str]:
@@ -163,10 +178,11 @@ class Spool:
     def send(self, deliver, fate, paths: list[str] | None = None) -> int:
         """Deliver what waits, oldest first, or only `paths` of it (those another hook has
         not sent meanwhile). Each file is claimed by a rename first, so two hooks flushing
-        at once never send it twice. `deliver` raises Undelivered with what
-        Engram has not taken; `fate(cause)` says what comes next: SKIP (refused for what it
-        holds, a project the key may not write: the next may pass), STOP (Engram cannot
-        take any now: down, busy, the key or the address wrong)."""
+        at once never send it twice. `deliver` raises Undelivered with what Engram has not
+        taken; `fate(cause)` says what comes next: ASIDE (refused for what it holds, a
+        project the key may not write, so refused again at every event: it is set aside,
+        and the next may pass), STOP (Engram cannot take any now: down, busy, the key or
+        the address wrong; it waits)."""
         sent = 0
         for path in self.waiting()[:SPOOL_SEND_PER_EVENT] if paths is None else paths:
             claimed = path + ".sending"
@@ -187,10 +203,14 @@ class Spool:
             try:
                 deliver(payload)
             except Undelivered as undelivered:
+                then = fate(undelivered.cause)
                 # the claim may be gone (reclaimed by another hook): the hook goes on
                 with contextlib.suppress(OSError):
-                    self._wait_again(claimed, path, payload, undelivered.left)
-                if fate(undelivered.cause) == STOP:
+                    if then == ASIDE:
+                        self._set_aside(claimed, path, payload, undelivered)
+                    else:
+                        self._move_left(claimed, path, payload, undelivered.left)
+                if then == STOP:
                     break
                 continue
             with contextlib.suppress(OSError):
@@ -198,9 +218,9 @@ class Spool:
             sent += 1
         return sent
 
-    def _wait_again(self, claimed: str, path: str, payload: dict, left: list[dict]) -> None:
-        """What of a claimed entry Engram has not taken waits in the entry's place in the
-        order: the entry itself, or the parts left of it."""
+    def _move_left(self, claimed: str, path: str, payload: dict, left: list[dict]) -> None:
+        """What of a claimed entry Engram has not taken goes to `path` (the entry's place
+        in the order, or refused/): the entry itself, or the parts left of it."""
         if left == [payload]:
             os.rename(claimed, path)
             return
@@ -208,3 +228,17 @@ class Spool:
         for number, part in enumerate(left):
             _write_json(f"{path.removesuffix('.json')}-{number:03d}.json", part)
         os.unlink(claimed)
+
+    def _set_aside(self, claimed: str, path: str, payload: dict,
+                   undelivered: Undelivered) -> None:
+        """Keep a refused entry (what of it Engram has not taken) in refused/, as it was:
+        moved back into the spool, it is sent again."""
+        os.makedirs(self.refused_folder, exist_ok=True)
+        name = os.path.basename(path)
+        self._move_left(claimed, os.path.join(self.refused_folder, name), payload,
+                         undelivered.left)
+        refused = self.refused()
+        log(self.log_folder, f"spooled {name} refused, set aside in spool/refused/ "
+                             f"({min(len(refused), REFUSED_MAX_FILES)} there), not sent "
+                             f"again: {undelivered.cause}")
+        self._drop_oldest(refused, REFUSED_MAX_FILES, "refused spool")

@@ -148,24 +148,6 @@ def test_an_entry_another_hook_is_sending_is_left_to_it(state):
         os.path.basename(path)]  # it waits again, not deleted by the other hook
 
 
-def test_an_entry_refused_for_its_project_does_not_hold_back_the_others(state):
-    spool = Spool(str(state))
-    for text in ("Repo B's build uses Bazel", "Repo A deploys with Helm"):
-        spool.keep({"project": text.split("'")[0][-1], **_entry(text)})
-    delivered = []
-
-    def deliver(payload):
-        if payload["messages"][0]["text"].startswith("Repo B"):
-            raise Undelivered(Refused(403, "This key is restricted to project A."), [payload])
-        delivered.append(payload)
-
-    assert spool.send(deliver, _fate) == 1
-    assert [p["messages"][0]["text"] for p in delivered] == ["Repo A deploys with Helm"]
-    [kept] = spool.waiting()  # B's waits, for a key that may write it
-    with open(kept) as file:
-        assert json.load(file)["messages"][0]["text"] == "Repo B's build uses Bazel"
-
-
 def test_the_parts_left_of_an_entry_wait_in_their_order_however_many(state):
     spool = Spool(str(state))
     spool.keep(_entry("Deploys go out on Tuesdays"))

@@ -695,6 +695,12 @@ class Reach:
             return filters
         return replace(filters, project=self.project_for(filters.project), with_general=False)
 
+    def links(self, links):
+        """Memory links narrowed to those between two memories of the key's project."""
+        if self.project is None:
+            return links
+        return links.filter(from_memory__project=self.project, to_memory__project=self.project)
+
     def contradictions(self, contradictions):
         if self.project is None:
             return contradictions
@@ -725,7 +731,8 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     Each returned memory carries `similarity` and `dense_rank` (HNSW over the active
     model's vectors), `keyword_score` and `keyword_rank` (BM25 over the postings,
     any query word), and `graph_hop` / `graph_from` (reached over links, in either
-    direction, from the top hits of the other two lists); absent parts are None.
+    direction, from the top hits of the other two lists, through candidates only);
+    absent parts are None.
     `keyword_max` is the BM25 score of a memory holding every query term once at
     average length: the scale for normalising keyword scores.
 
@@ -810,6 +817,12 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         ctes.append("keyword AS (SELECT NULL::uuid AS id, NULL::float AS score, "
                     "NULL::bigint AS rank WHERE false)")
     # Graph walk: links in either direction from the strongest hits, up to graph_depth.
+    # Each step lands only on a memory that could be a candidate itself (`where`: what the
+    # reader reads, within the filters and the key's project), checked before the
+    # strongest are taken: a readable memory reached through one the caller cannot see,
+    # or a link to it crowding readable ones out, would show how their links run. Links
+    # are grouped by neighbour before that lookup: a hub's neighbour is looked up once,
+    # not once a relation.
     ctes.append("""seeds AS (
             SELECT id FROM dense WHERE rank <= %s
             UNION SELECT id FROM keyword WHERE rank <= %s)""")
@@ -819,12 +832,14 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
             UNION ALL
             SELECT e.other, w.hop + 1, w.id FROM walk w
             JOIN LATERAL (
-                SELECT CASE WHEN from_memory_id = w.id THEN to_memory_id
-                            ELSE from_memory_id END other
-                FROM {links} WHERE w.id IN (from_memory_id, to_memory_id)
-                GROUP BY 1 ORDER BY max(strength) DESC, 1 LIMIT %s) e ON true
+                SELECT other FROM (
+                    SELECT CASE WHEN from_memory_id = w.id THEN to_memory_id
+                                ELSE from_memory_id END other, max(strength) s
+                    FROM {links} WHERE w.id IN (from_memory_id, to_memory_id) GROUP BY 1) l
+                JOIN {table} m ON m.id = other WHERE {where}
+                ORDER BY s DESC, 1 LIMIT %s) e ON true
             WHERE w.hop < %s AND e.other IS DISTINCT FROM w.came_from)""")
-    args += [LINKS_WALKED, graph_depth]
+    args += [*params, LINKS_WALKED, graph_depth]
     # Per memory reached: the fewest links from a seed, the memory it was first reached
     # from, and every walked memory it is linked to (each one link away), so ranking can
     # let it inherit from the strongest of them. A seed linked to another seed keeps no
@@ -837,8 +852,9 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
             FROM walk WHERE hop > 0 GROUP BY id)""")
     # Each candidate is looked up by its key (OFFSET 0 keeps the planner from flattening
     # the lateral join): joined as a set, the planner hashed every row of a small owner,
-    # 3,000 read for 50 candidates. The lists are joined to the pool before that lookup:
-    # joined to each row it found, they were hashed again for every candidate (0.5 ms).
+    # 3,000 read for 50 candidates; every list has met `where` already. The lists are
+    # joined to the pool before that lookup: joined to each row it found, they were
+    # hashed again for every candidate (0.5 ms).
     # Every candidate carries its cosine, those that only the keyword list or the graph
     # walk brought too (exact, over a few dozen rows): a memory reached over a link is
     # then ranked by its own meaning as well as by where it was reached from.
@@ -859,11 +875,11 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         LEFT JOIN keyword k ON k.id = pool.id
         LEFT JOIN graph g ON g.id = pool.id
         CROSS JOIN LATERAL (
-            SELECT * FROM {table} m WHERE m.id = pool.id AND {where} OFFSET 0) m
+            SELECT * FROM {table} m WHERE m.id = pool.id OFFSET 0) m
     """
-    # The columns are read by position, in CandidateRow's order: unnamed, they keep a
-    # project member's query under psycopg's cache line (_compact).
-    alias, rows = _server_bound(_compact(sql), [*args, *outer, *params])
+    # The columns are read by position, in CandidateRow's order: unnamed, they keep the
+    # query shorter for psycopg's cache line (_compact).
+    alias, rows = _server_bound(_compact(sql), [*args, *outer])
     width = len(_READ_FIELDS)
     return [CandidateRow(row[:width], *row[width:], alias) for row in rows]
 
@@ -876,9 +892,10 @@ def _compact(sql: str) -> str:
     parameters) once and remembers it; the indented candidate query had 4,664 and was
     converted on every recall. Compacted, an owner's recall over their own memories
     (about 3,800) is converted once and the server reads less: p50 2.25 to 2.03 ms, p95
-    2.66 to 2.31 ms a round trip at 10,000 memories (docs/BENCHMARKS.md); a project
-    member's with the hooks' project filter, about 4,030, too. Narrower filters on top
-    can still pass the line and are converted each time, as before.
+    2.66 to 2.31 ms a round trip at 10,000 memories (docs/BENCHMARKS.md). A project
+    member's, whose condition each step of the graph walk repeats (about 4,160 with the
+    hooks' project filter), and narrower filters on top pass the line and are converted
+    each time (61 us).
     """
     # a line comment would swallow everything after it on one line; inside a literal (a
     # model id may hold "--") two dashes are no comment
@@ -909,25 +926,25 @@ def _server_bound(sql: str, params: list) -> tuple[str, list[tuple]]:
 
 
 def related_memories(memory: Memory, *, reader, depth: int, include_superseded: bool = False,
-                     now: datetime | None = None, reach: "Reach | None" = None,
+                     now: datetime | None = None, reach: Reach = EVERYWHERE,
                      ) -> list[tuple[Memory, int, str]]:
     """Memories linked to `memory` within `depth` hops, either direction, nearest first,
-    that `reader` reads: a project memory may be linked to its author's private ones,
-    which no other member ever sees.
+    that `reader` reads within `reach`: a project memory may be linked to its author's
+    private ones, which no other member ever sees.
 
     Each comes with its hop count and the relation of the link that first reached it.
     Deleted memories are not walked through or returned; superseded, expired and not yet
     valid ones are walked through but returned only with `include_superseded`. Only
-    what the reader reads is walked through, so a hop never passes through a memory
-    they cannot see.
+    what the reader reads within reach is walked through, so a hop never passes through
+    a memory they cannot see.
     """
     seen = {memory.pk: (0, "")}
     frontier = {memory.pk}
     for hop in range(1, depth + 1):
-        links = MemoryLink.objects.filter(
+        links = reach.links(MemoryLink.objects.filter(
             Q(from_memory__in=frontier) | Q(to_memory__in=frontier),
             readable_by(reader, "from_memory__"), readable_by(reader, "to_memory__"),
-        ).exclude(from_memory__status=Status.DELETED).exclude(to_memory__status=Status.DELETED)
+        )).exclude(from_memory__status=Status.DELETED).exclude(to_memory__status=Status.DELETED)
         frontier = set()
         for from_id, to_id, relation in links.values_list("from_memory", "to_memory",
                                                           "relation"):
@@ -941,8 +958,6 @@ def related_memories(memory: Memory, *, reader, depth: int, include_superseded: 
         pk__in=[pk for pk in seen if pk != memory.pk]).defer("embedding", "search_vector")
     if not include_superseded:
         found = found.current(now or timezone.now())
-    if reach is not None:
-        found = reach.memories(found)
     return sorted(((m, *seen[m.pk]) for m in found), key=lambda row: (row[1], str(row[0].pk)))
 
 

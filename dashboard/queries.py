@@ -53,6 +53,7 @@ from memories.selectors import (
     RecallFilters,
     projects_of,
     require_writable,
+    successors_hidden,
     versions_seen_by,
     with_members,
 )
@@ -312,8 +313,8 @@ def _changes(version) -> list[Change]:
 def history(memory: Memory, user) -> tuple[list[HistoryEntry], bool]:
     """The newest versions `user` may read (selectors.versions_seen_by) with what each
     changed; True when older ones are not shown."""
-    versions = list(versions_seen_by(memory, user)
-                    .order_by("-changed_at", "-id")[:HISTORY_SHOWN + 1])
+    versions = successors_hidden(versions_seen_by(memory, user)
+                                 .order_by("-changed_at", "-id")[:HISTORY_SHOWN + 1], user)
     return ([HistoryEntry(v, _changes(v)) for v in versions[:HISTORY_SHOWN]],
             len(versions) > HISTORY_SHOWN)
 

@@ -925,6 +925,41 @@ def _server_bound(sql: str, params: list) -> tuple[str, list[tuple]]:
     return replicas.read(run)
 
 
+def readable_ids(user, ids: Iterable, *, reach: Reach = EVERYWHERE) -> set:
+    """Those of `ids` (None ignored) that are memories `user` reads within `reach`, in one
+    query: a memory names others (what superseded it, what a merge made) that may have
+    left the reader's sight since (made private, moved to another project)."""
+    ids = {pk for pk in ids if pk is not None}
+    if not ids:
+        return set()
+    return set(reach.memories(Memory.objects.readable_by(user)).filter(pk__in=ids)
+               .values_list("pk", flat=True))
+
+
+def successors_hidden(versions, user, *, reach: Reach = EVERYWHERE) -> list:
+    """`versions` (MemoryVersion) as a list, each `superseded_by` one records shown as
+    None unless `user` reads that memory within `reach` (readable_ids): what superseded a
+    memory may have been made private or moved to another project since. One query."""
+    versions = list(versions)
+    readable = readable_ids(user, {_successor(side) for version in versions
+                                   for side in (version.before, version.after)},
+                            reach=reach)
+    for version in versions:
+        version.before, version.after = (
+            side if side.get("superseded_by") is None or _successor(side) in readable
+            else {**side, "superseded_by": None} for side in (version.before, version.after))
+    return versions
+
+
+def _successor(change: dict) -> uuid.UUID | None:
+    """The memory a version says superseded it: an imported version may hold anything."""
+    named = change.get("superseded_by")
+    try:
+        return uuid.UUID(named) if isinstance(named, str) else None
+    except ValueError:
+        return None
+
+
 def related_memories(memory: Memory, *, reader, depth: int, include_superseded: bool = False,
                      now: datetime | None = None, reach: Reach = EVERYWHERE,
                      ) -> list[tuple[Memory, int, str]]:

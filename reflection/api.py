@@ -1,6 +1,7 @@
 """Reflection over the API: run it, read the insights with their evidence, review them."""
 
 import logging
+import uuid
 
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
@@ -10,7 +11,7 @@ from rest_framework.response import Response
 
 from memories.api.errors import Conflict
 from memories.api.maintenance import JobOutput
-from memories.api.views import ScopedView, page_by_status
+from memories.api.views import ScopedView, if_readable, page_by_status
 from memories.jobs import JobAlreadyActive, start_job
 from memories.models import JobKind, Memory
 
@@ -24,7 +25,11 @@ class CitationOutput(serializers.Serializer):
     id = serializers.UUIDField()
     content = serializers.CharField()
     status = serializers.CharField()
-    superseded_by = serializers.UUIDField(allow_null=True, source="superseded_by_id")
+    superseded_by = serializers.SerializerMethodField(
+        help_text="The memory that replaced it, if the reader reads that one")
+
+    def get_superseded_by(self, memory) -> uuid.UUID | None:
+        return if_readable(self.context, memory.superseded_by_id)
 
 
 class InsightOutput(serializers.ModelSerializer):
@@ -33,6 +38,8 @@ class InsightOutput(serializers.ModelSerializer):
     reviewed_by = serializers.CharField(source="reviewed_by.username", allow_null=True,
                                         default=None)
     citations = serializers.SerializerMethodField()
+    superseded_by = serializers.SerializerMethodField(
+        help_text="The newer insight that replaced it, if the reader reads that one")
 
     class Meta:
         model = Insight
@@ -47,7 +54,11 @@ class InsightOutput(serializers.ModelSerializer):
         one of a project they left, is only in cited_ids)."""
         cited = self.context["cited"]
         return CitationOutput([cited[i] for i in insight.cited_ids if i in cited],
-                              many=True).data
+                              many=True, context=self.context).data
+
+    def get_superseded_by(self, insight) -> uuid.UUID | None:
+        successor = insight.superseded_by_id
+        return successor if successor in self.context["readable_insights"] else None
 
 
 def _cited_memories(insights, reader, reach) -> dict:
@@ -70,8 +81,15 @@ class OwnedInsightView(ScopedView):
                 .defer("memory__embedding", "memory__search_vector"))
 
     def output(self, insights, **kwargs):
-        return InsightOutput(insights, context={"cited": _cited_memories(
-            insights if kwargs.get("many") else [insights], self.request.user, self.reach)},
+        shown = insights if kwargs.get("many") else [insights]
+        cited = _cited_memories(shown, self.request.user, self.reach)
+        # An insight, or a memory it cites, may have been superseded by one the reader
+        # does not read (private to its author, in another project): its id stays theirs.
+        successors = {i.superseded_by_id for i in shown} - {None}
+        readable = set(self.get_queryset().filter(pk__in=successors)
+                       .values_list("pk", flat=True)) if successors else set()
+        return InsightOutput(insights, context={
+            "cited": cited, **self.shown(cited.values()), "readable_insights": readable},
             **kwargs).data
 
 

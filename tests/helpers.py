@@ -360,3 +360,23 @@ def queued(a: str, b: str) -> bool:
     answers = {v.contradicts and v.confidence >= CONFIDENT for v in verdicts}
     assert len(answers) == 1, verdicts
     return answers.pop()
+
+
+def merged_out_of_sight(team, alice, bob):
+    """alice's and bob's memories of project `team` that contradict each other, merged
+    by bob, who then made the merged text private: the contradiction, resolved."""
+    from memories.maintenance.contradictions import resolve_contradiction
+    from memories.models import Contradiction, Scope
+    from memories.services.editing import update_memory
+    from memories.services.remembering import remember
+
+    shared = {"project": team.name, "scope": Scope.PROJECT, "shared_with": team}
+    old = remember(owner=alice, content="The orders API listens on port 8080", **shared).memory
+    new = remember(owner=bob, content="The orders API listens on port 9090", **shared).memory
+    disputed = Contradiction.objects.create(owner=alice, memory_a=old, memory_b=new,
+                                            shared_with=team, detected_by="rules")
+    resolved = resolve_contradiction(
+        disputed, resolution="merged", by=bob,
+        merged_content="Since the May release orders go to 9090; 8080 only answers health checks")
+    update_memory(resolved.merged_into, by=bob, scope=Scope.PRIVATE)
+    return resolved

@@ -17,7 +17,7 @@ from django_htmx.http import trigger_client_event
 
 from memories.llm_usage import llm_status
 from memories.models import LinkRelation, Status
-from memories.selectors import listed, require_erasable
+from memories.selectors import listed, readable_ids, require_erasable
 from memories.services.editing import (
     FeedbackTooSoon,
     bulk_change,
@@ -93,8 +93,11 @@ def memory_list(request):
 
 def _detail_context(request, memory, **extra) -> dict:
     linked = neighbours(memory, request.user)
+    successor = memory.superseded_by_id
     context = {
         "memory": memory,
+        # What superseded it, unless made private or moved out of the person's sight since.
+        "successor": successor if successor in readable_ids(request.user, [successor]) else None,
         "read_only": read_only_reason(memory, request.user),
         "erasable": memory.owner_id == request.user.pk,
         "strength": strength(memory),

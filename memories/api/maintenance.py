@@ -1,5 +1,7 @@
 """Contradictions to resolve, and the jobs that maintain the store."""
 
+import uuid
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -12,14 +14,21 @@ from memories.maintenance.contradictions import ResolutionError, resolve_contrad
 from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
 
 from .errors import Conflict
-from .views import MemoryOutput, ScopedView, page_by_status
+from .views import MemoryOutput, ScopedView, if_readable, page_by_status
 
 
 class ContradictionOutput(serializers.ModelSerializer):
+    """A contradiction, given the context `ContradictionView.shown_all` makes."""
+
     memory_a = MemoryOutput()
     memory_b = MemoryOutput()
     resolved_by = serializers.CharField(source="resolved_by.username", allow_null=True,
                                         default=None)
+    merged_into = serializers.SerializerMethodField(
+        help_text="The memory a merge made, if the caller reads it")
+
+    def get_merged_into(self, contradiction) -> uuid.UUID | None:
+        return if_readable(self.context, contradiction.merged_into_id)
 
     class Meta:
         model = Contradiction
@@ -37,6 +46,10 @@ class ContradictionView(ScopedView):
 
     def get_queryset(self):
         return self.reach.contradictions(selectors.contradictions_of(self.request.user))
+
+    def shown_all(self, contradictions) -> dict:
+        return self.shown([m for c in contradictions for m in (c.memory_a, c.memory_b)],
+                          *(c.merged_into_id for c in contradictions))
 
 
 class ContradictionList(ContradictionView):
@@ -58,7 +71,8 @@ class ContradictionList(ContradictionView):
         if not filters.validated_data["unsure"]:
             found = found.confident()
         return page_by_status(self, found, self.Filters,
-                              lambda page: ContradictionOutput(page, many=True).data)
+                              lambda page: ContradictionOutput(
+                                  page, many=True, context=self.shown_all(page)).data)
 
 
 class ContradictionResolve(ContradictionView):
@@ -87,7 +101,8 @@ class ContradictionResolve(ContradictionView):
                                                          **data.validated_data)
         except ResolutionError as exc:
             raise Conflict(str(exc)) from None
-        return Response(ContradictionOutput(self.get_queryset().get(pk=resolved.pk)).data)
+        resolved = self.get_queryset().get(pk=resolved.pk)
+        return Response(ContradictionOutput(resolved, context=self.shown_all([resolved])).data)
 
 
 class JobOutput(serializers.ModelSerializer):

@@ -8,6 +8,7 @@ and writes only into it.
 """
 
 import logging
+import uuid
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -63,8 +64,20 @@ def include_superseded_field():
                   "valid (marked as such in a context). By default only what holds now.")
 
 
+def if_readable(context: dict, memory_id: uuid.UUID | None) -> uuid.UUID | None:
+    """`memory_id` when the caller reads that memory (`ScopedView.shown`), else None."""
+    return memory_id if memory_id in context["readable"] else None
+
+
 class MemoryOutput(serializers.ModelSerializer):
+    """A memory, given the context `ScopedView.shown` makes for the memories shown."""
+
     author = serializers.SerializerMethodField(help_text="Who wrote it (its owner)")
+    superseded_by = serializers.SerializerMethodField(
+        help_text="The memory that replaced it, if the caller reads that one")
+
+    def get_superseded_by(self, memory) -> uuid.UUID | None:
+        return if_readable(self.context, memory.superseded_by_id)
 
     def get_author(self, memory) -> str:
         names = self.context.setdefault("authors", {})  # one lookup per author, not per memory
@@ -90,6 +103,15 @@ class ScopedView(APIView):
     def reach(self) -> selectors.Reach:
         """What the caller's key may reach (a session reaches every project)."""
         return selectors.Reach.of_key(self.request.auth)
+
+    def shown(self, memories, *named) -> dict:
+        """The serializer context for showing `memories`: which of their successors (and
+        of the `named` ids, such as a merge's result) the caller reads within reach, in
+        one query. One made private or moved to another project since is not theirs to
+        know of: it shows as null."""
+        return {"readable": selectors.readable_ids(
+            self.request.user, [*(m.superseded_by_id for m in memories), *named],
+            reach=self.reach)}
 
 
 def recorded_after_response(response: Response, request, hits, *, agent_id: str,
@@ -212,7 +234,8 @@ class MemoryListCreate(OwnedMemoryView):
         except DuplicateMemory as duplicate:
             raise Conflict(str(duplicate)) from None
         body = self.CreateOutput({"action": result.action, "similarity": result.similarity,
-                                  "memory": result.memory}).data
+                                  "memory": result.memory},
+                                 context=self.shown([result.memory])).data
         return Response(body, status=201 if result.created else 200)
 
     @extend_schema(parameters=[ListFilters], responses=MemoryOutput(many=True),
@@ -230,7 +253,8 @@ class MemoryListCreate(OwnedMemoryView):
         memories = selectors.listed(self.get_queryset(), **given)
         paginator = NewestFirstPages()
         page = paginator.paginate_queryset(memories, request, view=self)
-        return paginator.get_paginated_response(MemoryOutput(page, many=True).data)
+        return paginator.get_paginated_response(
+            MemoryOutput(page, many=True, context=self.shown(page)).data)
 
 
 class MemoryDetail(OwnedMemoryView):
@@ -262,7 +286,8 @@ class MemoryDetail(OwnedMemoryView):
 
     @extend_schema(responses=MemoryOutput, summary="One memory")
     def get(self, request, memory_id):
-        return Response(MemoryOutput(self.get_memory(memory_id)).data)
+        memory = self.get_memory(memory_id)
+        return Response(MemoryOutput(memory, context=self.shown([memory])).data)
 
     @extend_schema(request=UpdateInput, responses=MemoryOutput,
                    summary="Change a memory; every change is kept as a version")
@@ -277,13 +302,13 @@ class MemoryDetail(OwnedMemoryView):
             changes["shared_with"] = shared_with(
                 request.user, changes["scope"], self.reach.project_for(project) or "", creator)
         memory = update_memory(memory, by=request.user, agent_id=agent_id, **changes)
-        return Response(MemoryOutput(memory).data)
+        return Response(MemoryOutput(memory, context=self.shown([memory])).data)
 
     @extend_schema(responses=MemoryOutput,
                    summary="Delete a memory (soft: PATCH status=active restores it)")
     def delete(self, request, memory_id):
         memory = delete_memory(self.get_memory(memory_id), by=request.user)
-        return Response(MemoryOutput(memory).data)
+        return Response(MemoryOutput(memory, context=self.shown([memory])).data)
 
 
 class IdsOutput(serializers.Serializer):
@@ -335,7 +360,8 @@ class MemoryHistory(OwnedMemoryView):
     def get(self, request, memory_id):
         memory = self.get_memory(memory_id)
         versions = selectors.versions_seen_by(memory, request.user).order_by("changed_at", "id")
-        return Response(self.VersionOutput(versions, many=True).data)
+        return Response(self.VersionOutput(selectors.successors_hidden(
+            versions, request.user, reach=self.reach), many=True).data)
 
 
 class MemoryRelated(OwnedMemoryView):
@@ -366,7 +392,8 @@ class MemoryRelated(OwnedMemoryView):
         unreviewed = selectors.unreviewed_insights(m for m, _, _ in rows)
         return Response(self.RelatedOutput(
             [{"memory": m, "hop": hop, "relation": relation, "unreviewed": m.pk in unreviewed}
-             for m, hop, relation in rows], many=True).data)
+             for m, hop, relation in rows], many=True,
+            context=self.shown(m for m, _, _ in rows)).data)
 
 
 class MemoryFeedback(OwnedMemoryView):
@@ -465,7 +492,8 @@ class MemorySearch(ScopedView):
                       limit=data.validated_data["limit"], filters=filters)
         return recorded_after_response(
             Response({"results": self.HitOutput(hits, many=True, context={
-                "unreviewed": selectors.unreviewed_insights(hit.memory for hit in hits)}).data}),
+                "unreviewed": selectors.unreviewed_insights(hit.memory for hit in hits),
+                **self.shown(hit.memory for hit in hits)}).data}),
             request, hits, agent_id=data.validated_data["agent_id"],
             session_id=data.validated_data["session_id"])
 

@@ -48,10 +48,11 @@ def reviewed_for_agents(hits: list) -> tuple[list, set]:
     return hits, unreviewed
 
 
-def _annotated(memory: Memory, contradiction, now: datetime, unreviewed: bool) -> str:
+def _annotated(memory: Memory, contradiction, now: datetime, unreviewed: bool,
+               readable: set) -> str:
     """The memory's text, with what an agent must know before trusting it: an open
     dispute, an insight no person has approved, or (only when history was asked for)
-    that it no longer holds."""
+    that it no longer holds, and what superseded it if that is among the `readable`."""
     notes = [UNREVIEWED] if unreviewed else []
     if contradiction is not None:
         other = (contradiction.memory_b_id if contradiction.memory_a_id == memory.pk
@@ -59,9 +60,10 @@ def _annotated(memory: Memory, contradiction, now: datetime, unreviewed: bool) -
         notes.append(f"Disputed: contradicts memory {selectors.handle_of(other)}; "
                      "not yet resolved.")
     if memory.superseded_by_id is not None:
+        by = (f" by memory {selectors.handle_of(memory.superseded_by_id)}"
+              if memory.superseded_by_id in readable else "")
         when = f" on {memory.valid_to:%Y-%m-%d}" if memory.valid_to else ""
-        notes.append(f"Superseded by memory {selectors.handle_of(memory.superseded_by_id)}"
-                     f"{when}; no longer true.")
+        notes.append(f"Superseded{by}{when}; no longer true.")
     elif memory.valid_to is not None and memory.valid_to <= now:
         notes.append(f"No longer true since {memory.valid_to:%Y-%m-%d}.")
     if memory.expires_at is not None and memory.expires_at <= now:
@@ -125,11 +127,13 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     tiered = max_tokens >= settings.ENGRAM_TIER_THRESHOLD
     shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
     disputes = selectors.open_contradictions_for(owner, [hit.memory.pk for hit in hits])
+    # a successor made private or moved to another project since is not theirs to know of
+    readable = selectors.readable_ids(owner, [hit.memory.superseded_by_id for hit in hits])
     built = build_context(
         [ContextMemory(id=str(hit.memory.pk),
                        date=hit.memory.created_at if _dated(hit.memory) else None,
                        content=_annotated(hit.memory, disputes.get(hit.memory.pk), now,
-                                          hit.memory.pk in unreviewed),
+                                          hit.memory.pk in unreviewed, readable),
                        score=round(hit.score, 4),
                        tier=_tier(hit, i, shown, now, hit.memory.pk in disputes)
                        if tiered else None)

@@ -18,6 +18,7 @@ SPOOL_MAX_FILES = 2000
 # what and why, and a key refused at every event cannot fill a disk either.
 REFUSED_MAX_FILES = 200
 SPOOL_SEND_PER_EVENT = 50
+LOG_MAX_BYTES = 1_000_000  # hook.log, then one older hook.log.1
 STALE_SESSION_SECONDS = 7 * 24 * 3600
 # A spool entry claimed for sending this long ago belongs to a hook that died sending it
 # (every hook stops within hook.EVENT_SECONDS, 600 s): it waits again. Were it sent after
@@ -56,10 +57,16 @@ def _write_json(path: str, data) -> None:
 
 
 def log(folder: str, message: str) -> None:
-    """The hook's only voice: stdout belongs to Claude Code and stderr can reach the user."""
+    """The hook's only voice: stdout belongs to Claude Code and stderr can reach the user.
+    Past LOG_MAX_BYTES the log becomes hook.log.1 (the one before it goes): a hook that
+    says something at every event for months must not fill a disk either."""
     with contextlib.suppress(OSError):
         os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "hook.log"), "a", encoding="utf-8") as file:
+        path = os.path.join(folder, "hook.log")
+        with contextlib.suppress(FileNotFoundError):
+            if os.path.getsize(path) >= LOG_MAX_BYTES:
+                os.replace(path, path + ".1")
+        with open(path, "a", encoding="utf-8") as file:
             file.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n")
 
 

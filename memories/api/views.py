@@ -65,8 +65,9 @@ def include_superseded_field():
 
 
 def if_readable(context: dict, memory_id: uuid.UUID | None) -> uuid.UUID | None:
-    """`memory_id` when the caller reads that memory (`ScopedView.shown`), else None."""
-    return memory_id if memory_id in context["readable"] else None
+    """`memory_id` when the caller reads that memory (`ScopedView.shown`), else None:
+    a serializer given no such context names no other memory."""
+    return memory_id if memory_id in context.get("readable", ()) else None
 
 
 class MemoryOutput(serializers.ModelSerializer):

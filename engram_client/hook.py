@@ -301,8 +301,11 @@ class Hook:
             "additionalContext": (before + str(answer.get("context", "")))[:MAX_CONTEXT_CHARS]}}
 
     def _new_in_transcript(self, session):
-        messages, tools, offset = transcript.read_new(
+        messages, tools, offset, skipped = transcript.read_new(
             str(self.event.get("transcript_path") or ""), int(session.data.get("offset", 0)))
+        if skipped:
+            local.log(self.folder, f"transcript: {skipped} bytes more than "
+                                   f"{transcript.MAX_READ} behind its end skipped, not sent")
         session.data["offset"] = offset
         return messages, tools
 

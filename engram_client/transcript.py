@@ -28,22 +28,24 @@ def _tool_uses(content) -> list[dict]:
             if isinstance(block, dict) and block.get("type") == "tool_use"]
 
 
-def read_new(path: str, offset: int) -> tuple[list[dict], list[dict], int]:
-    """(messages as {role, text}, tool uses as {tool_name, tool_input}, the new offset)."""
+def read_new(path: str, offset: int) -> tuple[list[dict], list[dict], int, int]:
+    """(messages as {role, text}, tool uses as {tool_name, tool_input}, the new offset,
+    the bytes skipped as older than MAX_READ behind the end, for the caller to log)."""
     if not path:
-        return [], [], offset
+        return [], [], offset, 0
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
-            return [], [], offset  # a FIFO or a device: reading it could wait forever
+            return [], [], offset, 0  # a FIFO or a device: reading it could wait forever
         with open(path, "rb") as file:
             size = file.seek(0, 2)
             if offset > size:  # the file was replaced (a cleared session): start over
                 offset = 0
-            offset = max(offset, size - MAX_READ)
+            skipped = max(0, size - MAX_READ - offset)
+            offset += skipped
             file.seek(offset)
             data = file.read(size - offset)
     except OSError:
-        return [], [], offset
+        return [], [], offset, 0
     end = data.rfind(b"\n") + 1
     messages, tools = [], []
     for line in data[:end].splitlines():
@@ -62,4 +64,4 @@ def read_new(path: str, offset: int) -> tuple[list[dict], list[dict], int]:
                         if text.strip())
         if role == "assistant":
             tools.extend(_tool_uses(content))
-    return messages, tools, offset + end
+    return messages, tools, offset + end, skipped

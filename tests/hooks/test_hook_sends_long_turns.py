@@ -66,3 +66,13 @@ def test_while_engram_is_down_a_long_turn_waits_in_the_spool_whole(
     run_hook(hook_event("post_tool_use_bash", cwd=str(checkout)), url=live_server.url,
              key=alice_key)
     assert len(_sent_texts(alice)) == 600
+
+
+def test_a_backlog_further_behind_than_one_read_is_skipped_saying_so(
+        hook_event, run_hook, checkout, live_server, alice, alice_key, long_transcript, state):
+    run_hook(_stop(hook_event, checkout, long_transcript(50, size=99_000)),
+             url=live_server.url, key=alice_key)
+    texts = _sent_texts(alice)
+    assert 0 < len(texts) < 50 and texts[-1].startswith("message 49 ")  # the newest kept
+    assert "bytes more than 4194304 behind its end skipped, not sent" in \
+        (state / "hook.log").read_text()

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 
-from .. import jobs, queue, signals
+from .. import jobs, queue, selectors, signals
 from ..engine.dedup import content_hash
 from ..engine.extraction import canonical_entity_name
 from ..models import (
@@ -41,6 +41,7 @@ from ..models import (
     Relationship,
     Status,
     VersionChange,
+    readable_by,
 )
 from .graph_import import (
     GRAPH_SOURCE,
@@ -83,6 +84,7 @@ EXPORT_FIELDS = ("id", "content", "type", "kind", "tags", "importance", "project
 IMPORTABLE_STATUSES = (Status.ACTIVE, Status.ARCHIVED)
 
 IMPORT_BATCH = 500
+EXPORT_BATCH = 500  # memories read a server-side fetch, and named-successor checks a query
 
 
 # --- export -----------------------------------------------------------------------------
@@ -103,12 +105,17 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
     they mention.
 
     Streams from server-side cursors, so 100,000 memories never sit in memory at once.
-    What the owner wrote into a project they have left is no longer theirs to take.
+    What the owner wrote into a project they have left is no longer theirs to take, and
+    a memory they no longer read (made private by its author, moved to another project)
+    is not named: its link is left out, as what superseded theirs it is null (as in the
+    API, `selectors.readable_ids`).
     """
+    reach = selectors.EVERYWHERE if project is None else selectors.Reach(project)
     memories = Memory.objects.readable_by(owner).filter(owner=owner).visible()
     entities = Entity.objects.for_owner(owner)
     edges = Relationship.objects.for_owner(owner)
-    links = MemoryLink.objects.exclude(to_memory__status=Status.DELETED)
+    links = MemoryLink.objects.exclude(to_memory__status=Status.DELETED).filter(
+        readable_by(owner, "to_memory__"))
     if project is not None:
         memories = memories.filter(project=project)
         entities = entities.filter(memoryentity__memory__in=memories).distinct()
@@ -127,8 +134,13 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
                              .select_related("changed_by").order_by("changed_at", "id")),
                     Prefetch("links_out", queryset=links.order_by("id")),
                     Prefetch("memoryentity_set", queryset=MemoryEntity.objects.order_by("id"))))
-    for memory in memories.iterator(chunk_size=500):
-        yield _line(_memory_record(memory))
+    batch = []
+    for memory in memories.iterator(chunk_size=EXPORT_BATCH):
+        batch.append(memory)
+        if len(batch) == EXPORT_BATCH:
+            yield from _memory_lines(owner, batch, reach)
+            batch = []
+    yield from _memory_lines(owner, batch, reach)
     for edge in edges.order_by("created_at", "id").iterator(chunk_size=2000):
         yield _line({"record": "relationship", "id": str(edge.pk),
                      "source": str(edge.source_id), "target": str(edge.target_id),
@@ -138,7 +150,19 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
                      "created_at": _iso(edge.created_at), "updated_at": _iso(edge.updated_at)})
 
 
-def _memory_record(memory: Memory) -> dict:
+def _memory_lines(owner, memories: list[Memory], reach) -> Iterator[str]:
+    """The memories' lines, each successor the owner does not read within `reach` null,
+    in their versions too: two queries a batch."""
+    readable = selectors.readable_ids(owner, [m.superseded_by_id for m in memories],
+                                      reach=reach)
+    selectors.successors_hidden([v for m in memories for v in m.versions.all()], owner,
+                                reach=reach)
+    for memory in memories:
+        yield _line(_memory_record(memory, readable))
+
+
+def _memory_record(memory: Memory, readable: set) -> dict:
+    successor = memory.superseded_by_id if memory.superseded_by_id in readable else None
     return {
         "id": str(memory.pk), "content": memory.content, "type": memory.memory_type,
         "kind": memory.kind, "tags": memory.tags, "importance": memory.importance,
@@ -152,7 +176,7 @@ def _memory_record(memory: Memory) -> dict:
         "last_accessed_at": _iso(memory.last_accessed_at),
         "valid_from": _iso(memory.valid_from), "valid_to": _iso(memory.valid_to),
         "expires_at": _iso(memory.expires_at), "is_synthetic": memory.is_synthetic,
-        "superseded_by": str(memory.superseded_by_id) if memory.superseded_by_id else None,
+        "superseded_by": str(successor) if successor else None,
         "entities": [str(link.entity_id) for link in memory.memoryentity_set.all()],
         "links": [{"to": str(link.to_memory_id), "relation": link.relation,
                    "strength": link.strength, "created_at": _iso(link.created_at)}

@@ -543,7 +543,7 @@ class MemoryContext(ScopedView):
                 project=given.get("project"), with_general=given["with_general"],
                 valid_at=given.get("valid_at"),
                 include_superseded=given["include_superseded"])),
-            min_score=given.get("min_score"), track=False,
+            min_score=given.get("min_score"), track=False, reach=self.reach,
         )
         return recorded_after_response(Response(self.ContextOutput({
             "context": built.context, "memories_used": len(built.used),

@@ -164,7 +164,7 @@ def context(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
         filters=reach.recall(selectors.RecallFilters(
             project=given.get("project"), valid_at=given.get("valid_at"),
             include_superseded=given["include_superseded"])),
-        min_score=given.get("min_score"))
+        min_score=given.get("min_score"), reach=reach)
     # The text names memories by reference; the tools take a handle or an id.
     cited = ", ".join(f"[{ref}] = {handle_of(hit.memory.pk)}"
                       for ref, hit in enumerate(built.used, 1))

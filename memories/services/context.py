@@ -96,7 +96,8 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
                      session_id: str = "", agent_id: str = "",
                      filters: selectors.RecallFilters | None = None,
                      min_score: float | None = None, track: bool = True,
-                     now: datetime | None = None) -> AssembledContext:
+                     now: datetime | None = None,
+                     reach: selectors.Reach = selectors.EVERYWHERE) -> AssembledContext:
     """What an agent should know right now, inside a hard token budget.
 
     Skips memories this session has already seen; injects nothing whose match is below
@@ -106,6 +107,8 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     tiers, goes to the critical tier. An insight no person has approved is labelled as
     unreviewed, or left out with ENGRAM_INSIGHTS_NEED_APPROVAL. What is injected counts
     as retrieved for the session, unless `track` is off (a person previewing what an agent would see).
+    A superseded memory names its successor only when the owner reads it within `reach`
+    (the caller's key), as the API's `superseded_by` does.
     """
     errors = {}
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
@@ -128,7 +131,8 @@ def assemble_context(*, owner, query: str, max_tokens: int = 500, fmt: str = "ma
     shown = max(1, (len(hits) * 2) // 3) if tiered else len(hits)
     disputes = selectors.open_contradictions_for(owner, [hit.memory.pk for hit in hits])
     # a successor made private or moved to another project since is not theirs to know of
-    readable = selectors.readable_ids(owner, [hit.memory.superseded_by_id for hit in hits])
+    readable = selectors.readable_ids(owner, [hit.memory.superseded_by_id for hit in hits],
+                                      reach=reach)
     built = build_context(
         [ContextMemory(id=str(hit.memory.pk),
                        date=hit.memory.created_at if _dated(hit.memory) else None,

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from .. import llm_usage, queue, selectors
@@ -70,13 +70,27 @@ def process_observation(observation_id, *, now: datetime | None = None) -> Obser
                      .filter(due, pk=chunk_id).first())
             if chunk is not None:
                 _extract_or_keep(observation, chunk, now)
-    statuses = set(observation.chunks.values_list("status", flat=True).distinct())
-    if not statuses & {ChunkStatus.PENDING, ChunkStatus.RETRY}:
-        observation.status = (ObservationStatus.FAILED if ChunkStatus.FAILED in statuses
-                              else ObservationStatus.DONE)
-        observation.processed_at = now
-        observation.save(update_fields=["status", "processed_at"])
-    return observation
+    return _settle(observation, now)
+
+
+def _settle(observation: Observation, now: datetime) -> Observation:
+    """Done, or failed, once no chunk waits. Read and written holding the observation's
+    row, which a person's retry takes too: a retry is never overwritten by a status
+    read before it."""
+    with transaction.atomic():
+        locked = Observation.objects.select_for_update().filter(pk=observation.pk).first()
+        if locked is None:  # erased meanwhile
+            return observation
+        statuses = set(locked.chunks.values_list("status", flat=True).distinct())
+        if not statuses & {ChunkStatus.PENDING, ChunkStatus.RETRY}:
+            locked.status = _settled_status(statuses)
+            locked.processed_at = now
+            locked.save(update_fields=["status", "processed_at"])
+    return locked
+
+
+def _settled_status(statuses: set) -> str:
+    return ObservationStatus.FAILED if ChunkStatus.FAILED in statuses else ObservationStatus.DONE
 
 
 class NothingToRetry(Exception):
@@ -128,9 +142,12 @@ def process_due_observations(*, now: datetime | None = None, limit: int = 200) -
     retry is due. Returns how many observations it processed."""
     now = now or timezone.now()
     stale = now - timedelta(minutes=2)  # leave fresh ones to the task already queued
+    waiting = ObservationChunk.objects.filter(
+        observation=OuterRef("pk"), status__in=[ChunkStatus.PENDING, ChunkStatus.RETRY])
     ids = list(Observation.objects.filter(
         Q(status=ObservationStatus.PENDING, created_at__lte=stale),
-        Q(chunks__isnull=True) | Q(chunks__status=ChunkStatus.PENDING)
+        # never cut, a chunk due, or every chunk done (a worker killed before it settled)
+        ~Exists(waiting) | Q(chunks__status=ChunkStatus.PENDING)
         | Q(chunks__status=ChunkStatus.RETRY, chunks__next_attempt_at__lte=now),
     ).values_list("pk", flat=True).distinct()[:limit])
     for observation_id in ids:

@@ -10,7 +10,7 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -41,10 +41,30 @@ CUTTING_FAILED = "cutting_failed"  # the observation's note of its failures to b
 log = logging.getLogger(__name__)
 
 
+_OBSERVATION_LOCK = "SELECT {}(hashtext('engram.observation'), hashtext(%s))"
+
+
 def process_observation(observation_id, *, now: datetime | None = None) -> Observation | None:
     """Extract memories from every chunk of an observation that is due. Idempotent: done
-    chunks are never extracted again, and a retry only picks up chunks that failed."""
-    now = now or timezone.now()
+    chunks are never extracted again, and a retry only picks up chunks that failed.
+
+    One worker at a time (a session lock, which PostgreSQL drops with a killed worker's
+    connection): the queued task and the sweep, or a retry's task, never extract one
+    observation's chunks side by side and out of conversation order. None when another
+    worker holds it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_OBSERVATION_LOCK.format("pg_try_advisory_lock"), [str(observation_id)])
+        if not cursor.fetchone()[0]:
+            return None
+    try:
+        return _process(observation_id, now or timezone.now())
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(_OBSERVATION_LOCK.format("pg_advisory_unlock"),
+                           [str(observation_id)])
+
+
+def _process(observation_id, now: datetime) -> Observation | None:
     with transaction.atomic():
         observation = (Observation.objects.select_for_update(skip_locked=True)
                        .filter(pk=observation_id).first())

@@ -28,8 +28,10 @@ def observe(owner, *, now=None):
                              now=now, **SESSION).observation
 
 
-def test_a_chunk_that_raises_is_kept_with_its_error_and_the_next_chunk_still_runs(
-        alice, monkeypatch):
+@pytest.fixture
+def first_chunk_bug(monkeypatch):
+    """Extraction raises on each observation's first chunk (a bug, not a provider's
+    error); the real extraction, to put back once the bug is mended."""
     real_run = extraction._run
 
     def run_with_a_bug(provider, observation, chunk, shared_with):
@@ -38,6 +40,11 @@ def test_a_chunk_that_raises_is_kept_with_its_error_and_the_next_chunk_still_run
         return real_run(provider, observation, chunk, shared_with)
 
     monkeypatch.setattr(extraction, "_run", run_with_a_bug)
+    return real_run
+
+
+def test_a_chunk_that_raises_is_kept_with_its_error_and_the_next_chunk_still_runs(
+        alice, monkeypatch, first_chunk_bug):
     observation = observe(alice)
     process_observation(observation.pk)
 
@@ -51,7 +58,7 @@ def test_a_chunk_that_raises_is_kept_with_its_error_and_the_next_chunk_still_run
     assert observation.status == ObservationStatus.PENDING
 
     # the bug fixed, the retry extracts the chunk it failed on and ends the observation
-    monkeypatch.setattr(extraction, "_run", real_run)
+    monkeypatch.setattr(extraction, "_run", first_chunk_bug)
     assert process_due_observations(now=timezone.now() + timedelta(hours=1)) == 1
     observation.refresh_from_db()
     assert observation.status == ObservationStatus.DONE
@@ -79,16 +86,8 @@ def test_the_sweep_goes_on_past_an_observation_it_cannot_process(alice, bob, mon
 
 
 def test_a_chunk_failing_on_every_attempt_is_set_aside_for_a_person_and_retried_on_request(
-        alice, monkeypatch, settings):
+        alice, monkeypatch, settings, first_chunk_bug):
     settings.ENGRAM_CAPTURE_MAX_FAILURES = 3
-    real_run = extraction._run
-
-    def run_with_a_bug(provider, observation, chunk, shared_with):
-        if chunk.position == 0:
-            raise RuntimeError("a bug in extraction")
-        return real_run(provider, observation, chunk, shared_with)
-
-    monkeypatch.setattr(extraction, "_run", run_with_a_bug)
     observation = observe(alice)
     process_observation(observation.pk)
     later = timezone.now()
@@ -105,7 +104,7 @@ def test_a_chunk_failing_on_every_attempt_is_set_aside_for_a_person_and_retried_
     assert process_due_observations(now=later + timedelta(days=1)) == 0  # no longer spins
 
     # the bug mended, a person's retry extracts it with every attempt back
-    monkeypatch.setattr(extraction, "_run", real_run)
+    monkeypatch.setattr(extraction, "_run", first_chunk_bug)
     assert extraction.retry_failed_chunks(alice, observation.pk).status == \
         ObservationStatus.PENDING
     first.refresh_from_db()

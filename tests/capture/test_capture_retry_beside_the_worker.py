@@ -68,3 +68,37 @@ def test_an_observation_whose_worker_died_after_its_last_chunk_is_settled_by_the
     observation.refresh_from_db()
     assert observation.status == ObservationStatus.DONE
     assert extraction.process_due_observations() == 0
+
+
+def test_two_workers_never_extract_one_observation_side_by_side(alice, monkeypatch,
+                                                                stopped_worker):
+    observation = observed(alice)
+    for position in (0, 1):
+        observation.chunks.create(position=position, text=DECISION[0]["text"], tokens=20)
+    extracted, inside, release = [], threading.Event(), threading.Event()
+    real_extract = extraction._extract_chunk
+
+    def extract_slowly(observation, chunk, now):
+        if chunk.position == 0:
+            inside.set()
+            release.wait(5)
+        extracted.append(chunk.position)
+        real_extract(observation, chunk, now)
+
+    def first_worker():
+        try:
+            extraction.process_observation(observation.pk)
+        finally:
+            connection.close()
+
+    monkeypatch.setattr(extraction, "_extract_chunk", extract_slowly)
+    worker = threading.Thread(target=first_worker)
+    worker.start()
+    assert inside.wait(5)
+    assert extraction.process_observation(observation.pk) is None  # the sweep stands aside
+    release.set()
+    worker.join(10)
+
+    assert extracted == [0, 1]  # in conversation order, each once
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE

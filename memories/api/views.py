@@ -331,7 +331,9 @@ class ErasureOutput(serializers.Serializer):
         "observation's raw text and chunks when it gave other memories too, quotes in "
         "other memories, versions, contradictions, job results"))
     flagged = serializers.DictField(child=IdsOutput(), help_text=(
-        "What cites it and should be rewritten: insights, consolidation summaries"))
+        "What cites it and should be rewritten: insights, consolidation summaries; and "
+        "emptied: memories that were nothing but its text, now [erased] and deleted "
+        "(restorable, with a version)"))
 
 
 class MemoryErase(OwnedMemoryView):

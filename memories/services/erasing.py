@@ -16,7 +16,8 @@ What goes, and how each copy is found:
   text of the messages or tool calls behind that chunk, and every chunk that repeated
   that text (chunks overlap) loses its text: the other memories keep their own text;
 - its text quoted verbatim in another memory (a consolidation summary, an insight) or
-  in a job's result (the forgetting pass lists examples) is replaced by "[erased]";
+  in a job's result (the forgetting pass lists examples) is replaced by "[erased]"; such
+  a memory is re-embedded from what is left, and one that held nothing else is deleted;
 - BM25 document counts left at zero, whose term may be a word of the secret.
 
 What it cites stays and is told: insights citing it are flagged (the `evidence_changed`
@@ -37,7 +38,7 @@ from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from .. import selectors, signals
+from .. import queue, selectors, signals
 from ..engine.chunking import chunk_messages
 from ..engine.contradiction import pair_key
 from ..engine.dedup import content_hash
@@ -56,8 +57,10 @@ from ..models import (
     PendingCheck,
     PurgeRecord,
     Relationship,
+    Status,
     TermDocuments,
     UsageEvent,
+    VersionChange,
     readable_by,
 )
 
@@ -69,6 +72,7 @@ ERASE_REASON = "erase"
 # match common words in other memories.
 MIN_QUOTE = 20
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_LEFT = re.compile(r"[\W_]+")  # what is no text of its own: spaces, punctuation
 
 
 def _texts_of(memory: Memory) -> set[str]:
@@ -151,6 +155,28 @@ def _scrub(rows, needles, quotes, texts, *, text=(), json=(), now=None) -> set:
     return changed
 
 
+def _follow_scrubbed(memory_ids: set, by, now: datetime) -> set:
+    """The memories that quoted the erased one: their hash and vector follow the text left
+    (the vector still encoded the erased words, and ranked them by it), re-embedded once
+    the erase commits; one left with nothing but "[erased]" is deleted, with a version,
+    so no agent is handed an empty memory. Returns those deleted."""
+    emptied = set()
+    for memory in Memory.objects.filter(pk__in=memory_ids).only("pk", "content", "status"):
+        fields = {"content_hash": content_hash(memory.content), "embedding": None,
+                  "embedding_model": ""}
+        if not _LEFT.sub("", memory.content.replace(ERASED, "")) \
+                and memory.status != Status.DELETED:
+            fields["status"] = Status.DELETED
+            MemoryVersion.objects.create(
+                memory_id=memory.pk, changed_by=by, changed_at=now, change=VersionChange.STATUS,
+                before={"status": memory.status}, after={"status": Status.DELETED})
+            emptied.add(memory.pk)
+        Memory.objects.filter(pk=memory.pk).update(**fields)
+    if memory_ids:
+        queue.embed_memories(memory_ids)
+    return emptied
+
+
 def _entry(ids) -> dict:
     ids = sorted(str(i) for i in ids)
     return {"count": len(ids), "ids": ids}
@@ -230,7 +256,7 @@ def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dic
         scrubbed = {name: set() for name in (
             "observations", "observation_chunks", "memories", "versions", "relationships",
             "jobs")}
-        flagged = {"summaries": set(), "insights": set()}
+        flagged = {"summaries": set(), "insights": set(), "emptied": set()}
 
         removed["versions"] = set(memory.versions.values_list("pk", flat=True))
         removed["usage_events"] = set(UsageEvent.objects.filter(memory_id=pk)
@@ -307,6 +333,7 @@ def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dic
             scrubbed["memories"] |= _scrub(Memory.objects.filter(mine), needles, quotes,
                                            texts, now=now, text=("content", "summary",
                                                                  "compressed"))
+            flagged["emptied"] = _follow_scrubbed(scrubbed["memories"], by, now)
             scrubbed["versions"] |= _scrub(
                 MemoryVersion.objects.filter(memory__owner_id=owner_id), needles, quotes,
                 texts, json=("before", "after"))

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.db import connection
 
@@ -24,9 +25,12 @@ from memories.models import (
     ObservationChunk,
     PurgeRecord,
     Relationship,
+    Status,
     UsageEvent,
 )
+from memories.engine.dedup import content_hash
 from memories.services.editing import give_feedback, update_memory
+from memories.services.embeddings import embed_one
 from memories.services.erasing import erase_memory
 from memories.services.remembering import remember
 from reflection.models import Insight, InsightStatus
@@ -175,3 +179,24 @@ def test_purge_after_days_must_be_at_least_one():
         timeout=60, check=False)
     assert run.returncode != 0
     assert "ENGRAM_PURGE_AFTER_DAYS=0 is outside 1..36500" in run.stderr
+
+
+def test_a_copy_left_with_nothing_but_erased_is_deleted_and_a_quote_re_embedded(
+        alice, django_capture_on_commit_callbacks):
+    secret = remember(owner=alice, content=SENTENCE, project="ops").memory
+    copy = remember(owner=alice, content=SENTENCE, project="blog").memory  # another space
+    quote = remember(owner=alice, content=f"Ops notes. {SENTENCE} Deploys on Tuesdays.",
+                     project="ops").memory
+    with django_capture_on_commit_callbacks(execute=True):
+        receipt = erase_memory(secret, by=alice)
+
+    copy.refresh_from_db()
+    assert (copy.content, copy.status) == ("[erased]", Status.DELETED)
+    assert copy.versions.filter(after={"status": "deleted"}).exists()
+    assert receipt["flagged"]["emptied"]["ids"] == [str(copy.pk)]
+    quote.refresh_from_db()
+    assert quote.status == Status.ACTIVE and "Deploys on Tuesdays" in quote.content
+    # its vector and hash are those of the text left, not of the erased words
+    assert quote.content_hash == content_hash(quote.content)
+    expected, _ = embed_one(quote.content)
+    assert float(np.dot(quote.embedding, expected)) > 0.999

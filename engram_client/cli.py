@@ -17,6 +17,12 @@ from .project import project_for
 
 OK, REFUSED, USAGE, UNREACHABLE, UNAUTHORISED = 0, 1, 2, 3, 4
 
+
+class WrongUsage(Exception):
+    """A command given without what it needs, found after parsing (argparse exits with
+    USAGE for the rest)."""
+
+
 # The shapes of the answers read here (see `client.conforms`): the client refuses any other
 # as unreadable, so a command never fails half-way through printing one.
 MEMORY = {"id": str, "kind": str, "content": str}
@@ -121,7 +127,7 @@ def erase(client, args, out):
     if not args.yes:
         stdin = sys.stdin
         if not stdin.isatty():
-            raise Refused(400, "erasing cannot be undone: add --yes to confirm")
+            raise WrongUsage("erasing cannot be undone: add --yes to confirm")
         out.write(f"Erase memory {args.id} and every copy of its text, for good? [y/N] ")
         out.flush()
         if stdin.readline().strip().lower() not in ("y", "yes"):
@@ -334,6 +340,9 @@ def main(argv=None, out=None) -> int:
         if args.json and answer is not None:
             out.write(json.dumps(answer, indent=2, ensure_ascii=False) + "\n")
         return OK
+    except WrongUsage as error:
+        sys.stderr.write(f"engram: {error}\n")
+        return USAGE
     except Unreadable as error:
         sys.stderr.write(f"engram: {error}. Is ENGRAM_URL Engram's address?\n")
         return UNREACHABLE

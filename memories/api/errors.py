@@ -5,6 +5,7 @@
 """
 
 import logging
+import re
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
@@ -84,6 +85,18 @@ def as_api_validation_error(exc: DjangoValidationError) -> exceptions.Validation
         exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
 
 
+_NO_MATCH = re.compile(r"No (\w+) matches the given query\.")
+
+
+def _not_found(exc: Http404) -> str:
+    """What was not found, in words: get_object_or_404 names the model ("No Observation
+    matches the given query."); only what the caller may reach is ever looked in."""
+    if match := _NO_MATCH.fullmatch(str(exc)):
+        thing = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", match[1]).lower()
+        return f"No such {thing} for this owner."
+    return str(exc) or "Not found."
+
+
 def handle(exc, context):
     if isinstance(exc, DjangoValidationError):
         exc = as_api_validation_error(exc)
@@ -94,7 +107,7 @@ def handle(exc, context):
     elif isinstance(exc, FeedbackTooSoon):
         exc = exceptions.Throttled(wait=exc.retry_after, detail=str(exc))
     elif isinstance(exc, Http404):
-        exc = exceptions.NotFound("No such memory for this owner.")
+        exc = exceptions.NotFound(_not_found(exc))
     elif isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response(error_body(413, f"The request body is over {limit:,} bytes: send "

@@ -151,6 +151,6 @@ class ObservationRetry(ObservationView):
         except NothingToRetry as exc:
             raise Conflict(str(exc)) from None
         if observation is None:  # deleted since it was read
-            raise Http404
+            raise Http404("No such observation for this owner.")
         return Response(ObservationOutput(observation).data, status=202)
 

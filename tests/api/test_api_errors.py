@@ -62,10 +62,15 @@ def test_403_for_a_session_write_without_its_csrf_token(alice):
     assert error["code"] == "forbidden" and "CSRF" in error["message"]
 
 
-def test_404_for_an_unknown_memory(alice, api_client_for):
-    response = api_client_for(alice).get(
-        "/api/v1/memories/01930000-0000-7000-8000-000000000000")
-    assert error_of(response, 404)["code"] == "not_found"
+@pytest.mark.parametrize("path, thing", [
+    ("/api/v1/memories/01930000-0000-7000-8000-000000000000", "memory"),
+    ("/api/v1/observations/01930000-0000-7000-8000-000000000000", "observation"),
+    ("/api/v1/jobs/01930000-0000-7000-8000-000000000000", "job"),
+])
+def test_404_names_what_was_not_found(alice, api_client_for, path, thing):
+    error = error_of(api_client_for(alice).get(path), 404)
+    assert error["code"] == "not_found"
+    assert error["message"] == f"No such {thing} for this owner."
 
 
 def test_429_with_retry_after_when_a_scope_is_exhausted(alice, api_client_for, settings):

@@ -93,6 +93,20 @@ def test_a_failed_tool_call_becomes_an_error_memory(alice, observe):
     assert Memory.objects.for_owner(alice).filter(content__icontains="webpack-cli").exists()
 
 
+@pytest.mark.parametrize("response, remembered", [
+    ({"error": "Error: cannot find module jest"}, "Error: cannot find module jest."),
+    ({"stdout": "", "stderr": "gcc: error: foo.c: No such file or directory",
+      "interrupted": False}, "Error: gcc: error: foo.c: No such file or directory."),
+])
+def test_a_failed_tools_json_answer_is_remembered_as_its_words(alice, observe, response,
+                                                              remembered):
+    # As the hook sends a PostToolUseFailure (its error in an object), or a tool's answer.
+    observe(alice, messages=[], tool_events=[{
+        "tool_name": "Bash", "input": {"command": "npm test"}, "response": response,
+        "success": False, "duration_ms": 800, "file_paths": []}])
+    assert [m.content for m in Memory.objects.for_owner(alice)] == [remembered]
+
+
 def test_observations_of_one_owner_never_feed_another(alice, bob, observe):
     observe(alice)
     assert Memory.objects.for_owner(alice).exists()  # the control: alice's were extracted

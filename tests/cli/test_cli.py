@@ -130,7 +130,7 @@ def test_erase_needs_yes_then_prints_the_receipt(engram, alice, capsys, monkeypa
     memory = remember(owner=alice, content="The wifi password is kettle-77-lamp.").memory
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # not a terminal: --yes is required
     code, _ = engram("erase", str(memory.pk))
-    assert code == cli.REFUSED and "--yes" in capsys.readouterr().err
+    assert code == cli.USAGE and "--yes" in capsys.readouterr().err
     assert Memory.objects.filter(pk=memory.pk).exists()
     code, said = engram("erase", str(memory.pk), "--yes")
     assert code == 0 and said.startswith(f"erased {memory.pk}")

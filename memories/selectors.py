@@ -742,9 +742,13 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     """
     reader = reader or Reader.of(owner)
     where, params = filters.where(reader, now=now)
+    # What the caller has seen already is no candidate, but the graph walk may step
+    # through it (theirs to read): it is left out of the lists and the final lookup only.
+    walk_where, walk_params = where, params
+    unseen, unseen_params = "", []
     if exclude_ids:
-        where += " AND m.id <> ALL(%s)"
-        params = [*params, list(exclude_ids)]
+        unseen, unseen_params = " AND m.id <> ALL(%s)", [list(exclude_ids)]
+        where, params = where + unseen, [*params, *unseen_params]
     table, links = Memory._meta.db_table, MemoryLink._meta.db_table
     words = _WORD.findall(query)
     ctes, args = [], []
@@ -836,10 +840,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                     SELECT CASE WHEN from_memory_id = w.id THEN to_memory_id
                                 ELSE from_memory_id END other, max(strength) s
                     FROM {links} WHERE w.id IN (from_memory_id, to_memory_id) GROUP BY 1) l
-                JOIN {table} m ON m.id = other WHERE {where}
+                JOIN {table} m ON m.id = other WHERE {walk_where}
                 ORDER BY s DESC, 1 LIMIT %s) e ON true
             WHERE w.hop < %s AND e.other IS DISTINCT FROM w.came_from)""")
-    args += [*params, LINKS_WALKED, graph_depth]
+    args += [*walk_params, LINKS_WALKED, graph_depth]
     # Per memory reached: the fewest links from a seed, the memory it was first reached
     # from, and every walked memory it is linked to (each one link away), so ranking can
     # let it inherit from the strongest of them. A seed linked to another seed keeps no
@@ -852,9 +856,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
             FROM walk WHERE hop > 0 GROUP BY id)""")
     # Each candidate is looked up by its key (OFFSET 0 keeps the planner from flattening
     # the lateral join): joined as a set, the planner hashed every row of a small owner,
-    # 3,000 read for 50 candidates; every list has met `where` already. The lists are
-    # joined to the pool before that lookup: joined to each row it found, they were
-    # hashed again for every candidate (0.5 ms).
+    # 3,000 read for 50 candidates; every list has met `where` already (the walk all
+    # but what was seen, left out here). The lists are joined to the pool before that
+    # lookup: joined to each row it found, they were hashed again for every candidate
+    # (0.5 ms).
     # Every candidate carries its cosine, those that only the keyword list or the graph
     # walk brought too (exact, over a few dozen rows): a memory reached over a link is
     # then ranked by its own meaning as well as by where it was reached from.
@@ -875,11 +880,11 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         LEFT JOIN keyword k ON k.id = pool.id
         LEFT JOIN graph g ON g.id = pool.id
         CROSS JOIN LATERAL (
-            SELECT * FROM {table} m WHERE m.id = pool.id OFFSET 0) m
+            SELECT * FROM {table} m WHERE m.id = pool.id{unseen} OFFSET 0) m
     """
     # The columns are read by position, in CandidateRow's order: unnamed, they keep the
     # query shorter for psycopg's cache line (_compact).
-    alias, rows = _server_bound(_compact(sql), [*args, *outer])
+    alias, rows = _server_bound(_compact(sql), [*args, *outer, *unseen_params])
     width = len(_READ_FIELDS)
     return [CandidateRow(row[:width], *row[width:], alias) for row in rows]
 

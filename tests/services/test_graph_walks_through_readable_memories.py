@@ -85,3 +85,15 @@ def test_an_unrestricted_key_walks_through_every_project(alice, through_another_
     assert reached(alice) == {blog.content: 1, invoices.content: 2}
     assert [(m, hop) for m, hop, _ in related_memories(
         checkout, reader=alice, depth=2, reach=EVERYWHERE)] == [(blog, 1), (invoices, 2)]
+
+
+def test_search_walks_through_what_the_session_has_seen_without_returning_it(
+        bob, through_a_private_note):
+    note = bob.memories.get(content__startswith="My hunch")
+    provider = get_provider()
+    found = hybrid_candidates(bob, query=QUERY, vector=provider.embed_query(QUERY),
+                              model_id=provider.model_id, dimensions=provider.dimensions,
+                              filters=RecallFilters(), dense_k=1, keyword_k=1, graph_seeds=1,
+                              exclude_ids=[note.pk])
+    assert {c.content: c.graph_hop for c in found if c.graph_hop is not None} == {
+        "Invoices are emailed on the first of the month": 2}

@@ -123,3 +123,15 @@ def test_system_prompts_and_tool_output_are_not_extracted_from(alice, bob, role,
     assert not Memory.objects.for_owner(alice).exists()
     # the control: the same words from the user are kept
     assert Memory.objects.for_owner(bob).filter(content__icontains="canary flag").exists()
+
+
+def test_a_failed_tools_json_answer_with_a_nul_or_lone_surrogate_is_still_cut(alice, observe):
+    # JSON's escapes bring back what `storable` removed from the text: PostgreSQL refuses
+    # NUL and lone surrogates, so the words read from the JSON must be storable too.
+    observation = observe(alice, messages=[], tool_events=[{
+        "tool_name": "Bash", "input": {"command": "cat blob.bin"},
+        "response": {"stdout": "\x00\ud83d", "stderr": "cat: blob.bin: Permission denied"},
+        "success": False, "duration_ms": 800, "file_paths": []}])
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+    assert "Permission denied" in observation.chunks.get().text

@@ -28,7 +28,7 @@ def _readable(text: str) -> str:
     itself ({"error": "..."} is the error), an object as a line per field it fills."""
     try:
         value = storable(json.loads(text))  # its escapes bring back NUL, lone surrogates
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python walks
         return text
     if isinstance(value, str):
         return value

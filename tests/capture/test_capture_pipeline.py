@@ -135,3 +135,15 @@ def test_a_failed_tools_json_answer_with_a_nul_or_lone_surrogate_is_still_cut(al
     observation.refresh_from_db()
     assert observation.status == ObservationStatus.DONE
     assert "Permission denied" in observation.chunks.get().text
+
+
+@pytest.mark.parametrize("depth", [500, 5_000])  # too deep for storable, for json.loads
+def test_a_failed_tools_deeply_nested_json_answer_is_kept_as_text(alice, observe, depth):
+    # A RecursionError, which is no ValueError, failed cutting the whole observation.
+    answer = "[" * depth + "]" * depth
+    observation = observe(alice, messages=[], tool_events=[{
+        "tool_name": "Bash", "input": {"command": "./gen"}, "response": answer,
+        "success": False, "duration_ms": 800, "file_paths": []}])
+    observation.refresh_from_db()
+    assert observation.status == ObservationStatus.DONE
+    assert "[[[[" in observation.chunks.get().text

@@ -45,8 +45,8 @@ def as_json(value):
     back."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except ValueError:
+            return storable(json.loads(value))
+        except (ValueError, RecursionError):  # nested past what Python walks: text too
             pass
     return storable(value)
 

@@ -115,3 +115,19 @@ def test_more_query_parameters_than_django_reads_is_a_400(api, settings):
     settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 10
     query = "&".join(f"tag=t{n}" for n in range(20))
     assert "parameters" in error(api.get(f"/api/v1/memories?{query}"), 400)["message"]
+
+
+@pytest.mark.parametrize("answer", [
+    "[" * 500 + "]" * 500,  # read by json.loads, too deep for `storable` to walk
+    '{"a": ' * 500 + "1" + "}" * 500,
+    "[" * 5_000 + "]" * 5_000,  # too deep for json.loads
+])
+def test_a_tool_answer_nested_past_what_python_walks_is_stored(api, answer):
+    """Text in the request (a string): the work log read it as JSON, and a RecursionError,
+    which is no ValueError, was a 500 and the observation was lost."""
+    response = api.post("/api/v1/observe", {
+        "messages": [{"role": "user", "text": "The generator prints brackets"}],
+        "tool_events": [{"tool_name": "Bash", "input": "./gen", "response": answer,
+                         "success": True}]}, format="json")
+    assert response.status_code == 202, response.content
+    assert Observation.objects.get().tool_events[0]["response"] == answer

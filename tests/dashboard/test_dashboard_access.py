@@ -1,6 +1,9 @@
 """Every store screen asks for a sign-in first, and opens for a signed-in person."""
 
+import re
+
 import pytest
+from django.contrib.staticfiles import finders
 from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
@@ -38,3 +41,10 @@ def test_each_screen_extends_the_site_layout(client, alice, name):
     client.force_login(alice)
     page = client.get(reverse(name)).content.decode()
     assert "<html" in page and "store/store.css" in page
+
+
+def test_every_page_names_an_icon_the_server_has(client):
+    # Without one, the browser asks for /favicon.ico, a 404 in its console on every visit.
+    page = client.get(reverse("login")).content.decode()
+    [icon] = re.findall(r'<link rel="icon" href="/static/([^"]+)"', page)
+    assert finders.find(icon)

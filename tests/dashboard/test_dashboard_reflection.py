@@ -5,11 +5,12 @@ import json
 import pytest
 from django.utils.html import escape
 
-from memories.services.remembering import remember
 from memories.models import Job, JobKind, Memory
+from memories.services.remembering import remember
 from reflection import services as reflection
 from reflection.models import Insight, InsightStatus
 from tests.reflection.test_reflection import store
+
 
 @pytest.fixture
 def reflected(alice):
@@ -37,6 +38,16 @@ def test_it_shows_the_trigger_state(alice, client):
     page = client.get("/reflection/").content.decode()
     assert "Importance of new memories: 9 of 150" in page
     assert "Reflect now" in page
+
+
+def test_a_recommendation_is_said_once_under_the_screens_own_title(alice, client):
+    for number in range(20):  # 180 of importance since the last reflection, past 150
+        remember(owner=alice, content=f"Service {number} pages the on-call team at night",
+                 importance=9)
+    client.force_login(alice)
+    page = client.get("/reflection/").content.decode()
+    assert "<title>Reflection · Engram</title>" in page
+    assert page.count("Reflection recommended") == 1
 
 
 def test_approving_an_insight_over_htmx_returns_the_list_and_an_event(alice, client,

@@ -74,3 +74,20 @@ def test_the_lockout_is_shown_on_the_sign_in_page(page, staff_with_memories):
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("alert")).to_contain_text("Too many failed sign-ins")
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+
+
+def test_back_to_the_stats_screen_draws_its_graph_again(page, sign_in, staff_with_memories,
+                                                        csp_violations):
+    # Restored from htmx's history snapshot, the graph's canvas was dead, lay over the Fit
+    # button, and Cytoscape broke the policy trying to style it again.
+    sign_in("alice", "alice-secret-pw")
+    page.goto("/stats/")
+    expect(page.locator("#memory-graph canvas").first).to_be_visible()
+    page.get_by_label("Period").select_option("30")
+    expect(page).to_have_url(re.compile(r"/stats/\?days=30"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/stats/$"))
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("#memory-graph canvas").first).to_be_visible()
+    page.get_by_role("button", name="Fit the whole graph").click(timeout=5_000)
+    assert not csp_violations, csp_violations

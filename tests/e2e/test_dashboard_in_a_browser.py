@@ -6,8 +6,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from memories.models import Job, JobKind, JobStatus, Memory, Status, UsageEvent
 from memories.services.remembering import remember
-from memories.models import Memory, Status, UsageEvent
 from tests.helpers import htmx_settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -149,3 +149,20 @@ def test_the_memory_actions_work_from_the_keyboard(page, sign_in, alice_memories
     page.keyboard.press("Enter")
     expect(page.get_by_role("button", name="Unarchive")).to_be_focused()
     assert Memory.objects.get(pk=memories[4].pk).status == Status.ARCHIVED
+
+
+def test_a_result_opened_on_the_jobs_screen_stays_open_while_the_list_refreshes(
+        page, sign_in, alice_memories):
+    alice, _ = alice_memories
+    Job.objects.create(owner=alice, kind=JobKind.FORGET, status=JobStatus.RUNNING)  # polls
+    Job.objects.create(owner=alice, kind=JobKind.CONSOLIDATE, status=JobStatus.DONE,
+                       result={"merged": 3})
+    sign_in("alice", "alice-secret-pw", then="/jobs/")
+    result = page.locator("details", has_text="merged")
+    result.locator("summary").click()
+    expect(result).to_have_attribute("open", "")
+    with page.expect_response(lambda r: "/jobs/" in r.url and r.request.headers.get(
+            "hx-request") == "true"):
+        pass  # the list refreshes every 2 s while a job runs
+    htmx_settled(page)
+    expect(result).to_have_attribute("open", "")

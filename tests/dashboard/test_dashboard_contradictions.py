@@ -183,3 +183,10 @@ def test_the_pair_page_queries_a_fixed_number_of_times(client, alices,
                                                        django_assert_max_num_queries):
     with django_assert_max_num_queries(6):
         assert client.get(detail(alices)).status_code == 200
+
+
+def test_the_resolution_choices_are_one_group_named_by_its_legend(client, alices):
+    page = client.get(detail(alices)).content.decode()
+    group = page.split('<fieldset class="field field-resolution">')[1].split("</fieldset>")[0]
+    assert "<legend>Resolution</legend>" in group
+    assert group.count('type="radio"') == len(Resolution.choices)

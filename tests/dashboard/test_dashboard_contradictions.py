@@ -5,9 +5,10 @@ import pytest
 from django.test import RequestFactory
 from django.urls import reverse
 
-from memories.services.remembering import remember
 from dashboard.navigation import open_contradictions_count
+from memories.maintenance.contradictions import resolve_contradiction
 from memories.models import Contradiction, ContradictionStatus, Memory, Resolution
+from memories.services.remembering import remember
 
 pytestmark = pytest.mark.django_db
 
@@ -190,3 +191,20 @@ def test_the_resolution_choices_are_one_group_named_by_its_legend(client, alices
     group = page.split('<fieldset class="field field-resolution">')[1].split("</fieldset>")[0]
     assert "<legend>Resolution</legend>" in group
     assert group.count('type="radio"') == len(Resolution.choices)
+
+
+def test_one_closed_by_resolving_another_says_so_and_which_side_still_holds(client, alice):
+    first = pair(alice)
+    rival = remember(owner=alice, content="The API listens on port 7070").memory
+    second = Contradiction.objects.create(owner=alice, memory_a=first.memory_b,
+                                          memory_b=rival, detected_by="rules")
+    resolve_contradiction(first, resolution=Resolution.A_WINS, by=alice)  # 9090 superseded
+    client.force_login(alice)
+
+    page = client.get(detail(second)).content.decode()
+    assert "Closed: one side no longer holds" in page and "Resolved:" not in page
+    assert "when alice resolved another contradiction about it" in page
+    assert '<span class="verdict lose">superseded</span>' in page
+    assert '<span class="verdict">still holds</span>' in page
+    listed = client.get(reverse("contradictions") + "?status=resolved").content.decode()
+    assert "Closed: a side no longer holds ·" in listed

@@ -163,9 +163,10 @@ def strength(memory: Memory, now: datetime | None = None) -> dict:
 
 def search(user, query: str, filters: dict, sort: str, *, limit: int,
            scope: str | None = None) -> list:
-    """recall's hits among what `user` reads, for the list's filters (as listed takes
-    them) and scope, with their authors, without counting as a retrieval: a person
-    looking is not an agent using a memory."""
+    """recall's hits among what `user` reads that match as much as a context asks
+    (ENGRAM_CONTEXT_MIN_SCORE), for the list's filters (as listed takes them) and scope,
+    with their authors, without counting as a retrieval: a person looking is not an agent
+    using a memory."""
     status, pinned, validity = filters["status"], filters["pinned"], filters["validity"]
     now = timezone.now()
     recall_filters = RecallFilters(
@@ -176,6 +177,9 @@ def search(user, query: str, filters: dict, sort: str, *, limit: int,
         include_archived=Status.ACTIVE not in status or Status.ARCHIVED in status)
     hits = recall(owner=user, query=query, limit=limit, filters=recall_filters,
                   track=False, now=now)
+    # What matches too little to be put in an agent's context is no hit for a person
+    # either: a query about nothing stored finds nothing, not the store's best 40.
+    hits = [h for h in hits if h.breakdown.match >= settings.ENGRAM_CONTEXT_MIN_SCORE]
     # recall knows no "pinned" nor scope and never returns deleted memories; beyond
     # "current" it knows only "everything".
     hits = [h for h in hits if (not status or h.memory.status in status)

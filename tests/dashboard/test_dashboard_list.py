@@ -139,6 +139,13 @@ def test_search_shows_hits_with_their_score_breakdown(client, alice, stored):
     assert "relevance" in page and "recency" in page and "similarity" in page
 
 
+def test_a_search_for_nothing_stored_says_so_instead_of_listing_the_store(client, alice,
+                                                                          stored):
+    client.force_login(alice)
+    page = client.get("/", {"q": "zzzqqq xylophone"}).content.decode()
+    assert "Nothing close to “zzzqqq xylophone”." in page and "DHCP leases" not in page
+
+
 def test_search_highlights_the_query_words_and_escapes_the_rest(client, alice):
     remember(owner=alice, content="<script>alert(1)</script> the routers & switches")
     client.force_login(alice)

@@ -195,6 +195,7 @@ def import_file(client, args, out):
     imported = answer.get("imported", {})
     out.write(", ".join(f"{count} {name}" for name, count in imported.items())
               + f" imported; {answer.get('strengthened', 0)} strengthened; "
+                f"{answer.get('already_stored', 0)} already stored; "
                 f"{answer.get('skipped', 0)} skipped\n")
     for error in answer.get("errors", []):
         out.write(f"  line {error['line']}: {error['message']}\n")

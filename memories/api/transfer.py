@@ -59,6 +59,9 @@ class ImportReportOutput(serializers.Serializer):
         "relationships": serializers.IntegerField()})
     strengthened = serializers.IntegerField(
         help_text="Lines that were near-duplicates of stored memories and strengthened them")
+    already_stored = serializers.IntegerField(
+        help_text="Memories of an export found stored as they are (the same text, project "
+                  "and creation time), left as they are")
     skipped = serializers.IntegerField(help_text="Bad lines (or observations) left out")
     errors = inline_serializer("ImportError", {
         "line": serializers.IntegerField(), "message": serializers.CharField()}, many=True)

@@ -28,6 +28,7 @@ class ImportReport:
     lines: int = 0  # non-blank lines read
     created: int = 0  # memories
     strengthened: int = 0  # memories that were near-duplicates of stored ones
+    already_stored: int = 0  # exported memories found stored as they are, left alone
     entities: int = 0  # created
     relationships: int = 0  # created
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
@@ -44,6 +45,7 @@ class ImportReport:
             "imported": {"memories": self.created, "entities": self.entities,
                          "relationships": self.relationships},
             "strengthened": self.strengthened,
+            "already_stored": self.already_stored,
             "skipped": len(self.bad),
             "errors": [{"line": number, "message": message}
                        for number, message in self.bad[:MAX_REPORTED_ERRORS]],

@@ -535,6 +535,7 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
         key = (digest, line.item.project, line.created_at)
         if key in stored:
             ids[line.restored.id] = stored[key]
+            report.already_stored += 1
             continue
         memory = _restored_memory(owner, line, digest)
         stored[key] = ids[line.restored.id] = memory.pk

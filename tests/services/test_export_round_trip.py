@@ -143,6 +143,10 @@ def test_importing_an_export_twice_adds_nothing(alice, bob):
     assert (again.created, again.strengthened, again.entities, again.relationships) == (
         0, 0, 0, 0)
     assert snapshot(bob) == once
+    # what was found stored is said, not left out of the count
+    stored = Memory.objects.for_owner(bob).count()
+    assert stored > 0 and again.already_stored == stored
+    assert again.as_dict()["already_stored"] == stored
 
 
 def test_an_export_restored_into_its_own_owner_changes_nothing(alice):

@@ -56,8 +56,21 @@ def test_a_file_narrows_the_timeline_to_the_tasks_that_touched_it(signed_in, log
 def test_a_task_link_shows_that_task_alone_as_an_htmx_partial(signed_in, log):
     response = signed_in.get(URL, {"project": "shop", "task": log[0].pk}, HTTP_HX_REQUEST="true")
     page = response.content.decode()
-    assert page.lstrip().startswith('<div id="timeline">')
+    assert '<div id="timeline">' in page and "<html" not in page
     assert "Refund change 0" in page and "Refund change 1" not in page
+
+
+@pytest.mark.parametrize("path", ["app/refunds.py", ""])
+def test_the_file_box_follows_a_file_link_and_show_every_task(signed_in, log, path):
+    page = signed_in.get(URL, {"project": "shop", "path": path},
+                         HTTP_HX_REQUEST="true").content.decode()
+    assert (f'<input type="text" name="path" id="id_path" value="{path}" maxlength="1000" '
+            f'placeholder="app/auth.py" hx-swap-oob="true">') in page
+
+
+def test_a_full_page_has_one_file_box(signed_in, log):
+    page = signed_in.get(URL, {"project": "shop", "path": "app/refunds.py"}).content.decode()
+    assert page.count('id="id_path"') == 1
 
 
 def test_another_owners_task_or_a_bad_filter_shows_nothing_of_theirs(signed_in, log, bob):

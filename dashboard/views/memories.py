@@ -152,7 +152,9 @@ def memory_edit(request, memory_id):
         return _memory_panel(request, memory, changed=False, form=form)
     if not request.htmx:
         return redirect("memory", memory_id=memory.pk)
-    return _memory_panel(request, memory, notice="Saved: the change is in the history.")
+    # The form and its Save button are gone: a keyboard user is taken to what happened.
+    return _memory_panel(request, memory, notice="Saved: the change is in the history.",
+                         focus_notice=True)
 
 
 def _after_action(request, memory, notice):

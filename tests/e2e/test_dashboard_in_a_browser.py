@@ -6,7 +6,15 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import Job, JobKind, JobStatus, Memory, Status, UsageEvent
+from memories.models import (
+    Contradiction,
+    Job,
+    JobKind,
+    JobStatus,
+    Memory,
+    Status,
+    UsageEvent,
+)
 from memories.services.remembering import remember
 from tests.helpers import htmx_settled
 
@@ -75,6 +83,7 @@ def test_editing_a_memory_shows_the_new_version_in_its_history(page, sign_in, al
     expect(page.get_by_label("Importance")).to_have_value("8")
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_text("Saved: the change is in the history.")).to_be_visible()
+    expect(page.get_by_text("Saved: the change is in the history.")).to_be_focused()
     history = page.locator(".history li").first
     expect(history).to_contain_text("updated")
     expect(history.locator("del").first).to_have_text("5433")
@@ -104,7 +113,9 @@ def test_a_bulk_delete_from_the_list_can_be_undone(page, sign_in, alice_memories
     page.get_by_role("button", name="Apply to selection").click()
     expect(page.get_by_text("Deleted 2 memories.")).to_be_visible()
     expect(page.locator(".card")).to_have_count(3)
-    page.get_by_role("button", name="Undo delete").click()
+    # a keyboard user lands on Undo, not at the top of the page
+    expect(page.get_by_role("button", name="Undo delete")).to_be_focused()
+    page.keyboard.press("Enter")
     expect(page.get_by_text("Restored 2 memories.")).to_be_visible()
     expect(page.locator(".card")).to_have_count(5)
 
@@ -166,3 +177,17 @@ def test_a_result_opened_on_the_jobs_screen_stays_open_while_the_list_refreshes(
         pass  # the list refreshes every 2 s while a job runs
     htmx_settled(page)
     expect(result).to_have_attribute("open", "")
+
+
+def test_resolving_a_contradiction_takes_the_keyboard_to_what_happened(page, sign_in,
+                                                                       alice_memories):
+    alice, memories = alice_memories
+    other = remember(owner=alice, content="The staging database listens on port 6000",
+                     project="infra").memory
+    # found by the check that storing it ran, or else put in the queue by hand
+    contradiction, _ = Contradiction.objects.get_or_create(
+        owner=alice, memory_a=memories[0], memory_b=other, defaults={"detected_by": "rules"})
+    sign_in("alice", "alice-secret-pw", then=f"/contradictions/{contradiction.pk}/")
+    page.get_by_role("radio", name=re.compile("A wins")).check()
+    page.get_by_role("button", name="Resolve").click()
+    expect(page.get_by_role("status").filter(has_text="Resolved")).to_be_focused()

@@ -100,3 +100,14 @@ def test_another_persons_insight_is_a_404_and_stays_as_it_was(alice, bob, charli
 def test_the_screen_needs_a_login(db, client):
     response = client.get("/reflection/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_a_flag_is_shown_until_a_person_approves_the_insight(alice, client, reflected):
+    insight = reflected.first()
+    Insight.objects.filter(pk=insight.pk).update(status=InsightStatus.FLAGGED,
+                                                 flagged_reason="its evidence was edited")
+    client.force_login(alice)
+    assert "its evidence was edited" in client.get("/reflection/").content.decode()
+    page = client.post(f"/reflection/{insight.pk}/review", {"decision": "approve"},
+                       HTTP_HX_REQUEST="true").content.decode()
+    assert "its evidence was edited" not in page

@@ -32,7 +32,8 @@ def job_list(request):
                 return redirect("jobs")
             form = StartJobForm(owner=request.user)
     if request.htmx and request.method == "POST":
-        response = render(request, "dashboard/jobs.html#start-job", {"form": form})
+        response = render(request, "dashboard/jobs.html#start-job",
+                          {"form": form, "started": started})
         if started:
             trigger_client_event(response, "jobStarted", {"id": str(started.pk)})
         return response

@@ -130,6 +130,9 @@ def test_an_htmx_start_answers_with_the_form_and_tells_the_list(
     partial = response.content.decode()
     assert partial.lstrip().startswith('<section id="start-job"')
     assert "jobStarted" in response["HX-Trigger"]
+    # the keyboard lands on what happened, not at the top of the page
+    assert re.search(r'<p class="notice" tabindex="-1" autofocus>Started: [^<]+\. Its '
+                     r'progress is below\.</p>', partial)
 
 
 def failed_observation(owner):

@@ -159,8 +159,17 @@ def test_a_missing_file_is_an_error_next_to_the_field(signed_in):
 def test_htmx_import_answers_with_the_import_partial(signed_in):
     response = signed_in.post(TRANSFER, {"file": jsonl({"content": "htmx import"})},
                               HTTP_HX_REQUEST="true")
-    assert response.content.decode().lstrip().startswith('<section id="import"')
+    page = response.content.decode()
+    assert '<section id="import"' in page and "<html" not in page
     assert "memoriesImported" in response["HX-Trigger"]
+    # the Export section's count follows what was stored
+    assert '<span id="memory-count" hx-swap-oob="true">1 memory</span>' in page
+
+
+def test_a_full_page_counts_the_memories_once(signed_in):
+    signed_in.post(TRANSFER, {"file": jsonl({"content": "one"}, {"content": "two"})})
+    page = signed_in.get(TRANSFER).content.decode()
+    assert page.count('id="memory-count"') == 1 and "2 memories" in page
 
 
 def test_a_date_that_does_not_exist_is_a_bad_line_not_an_error(signed_in, alice):

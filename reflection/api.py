@@ -38,6 +38,9 @@ class InsightOutput(serializers.ModelSerializer):
     reviewed_by = serializers.CharField(source="reviewed_by.username", allow_null=True,
                                         default=None)
     citations = serializers.SerializerMethodField()
+    cited_ids = serializers.SerializerMethodField(
+        help_text="Every memory it cites, for its author (one purged, or of a project they "
+                  "left, included); for another reader, those they read")
     superseded_by = serializers.SerializerMethodField(
         help_text="The newer insight that replaced it, if the reader reads that one")
 
@@ -55,6 +58,13 @@ class InsightOutput(serializers.ModelSerializer):
         cited = self.context["cited"]
         return CitationOutput([cited[i] for i in insight.cited_ids if i in cited],
                               many=True, context=self.context).data
+
+    def get_cited_ids(self, insight) -> list[uuid.UUID]:
+        # Another member must not learn the ids (and, UUIDv7, the creation times) of the
+        # author's private memories behind a shared insight.
+        if insight.owner_id == self.context["reader"]:
+            return list(insight.cited_ids)
+        return [i for i in insight.cited_ids if i in self.context["cited"]]
 
     def get_superseded_by(self, insight) -> uuid.UUID | None:
         successor = insight.superseded_by_id
@@ -89,8 +99,8 @@ class OwnedInsightView(ScopedView):
         readable = set(self.get_queryset().filter(pk__in=successors)
                        .values_list("pk", flat=True)) if successors else set()
         return InsightOutput(insights, context={
-            "cited": cited, **self.shown(cited.values()), "readable_insights": readable},
-            **kwargs).data
+            "cited": cited, **self.shown(cited.values()), "readable_insights": readable,
+            "reader": self.request.user.pk}, **kwargs).data
 
 
 class InsightList(OwnedInsightView):

@@ -60,3 +60,18 @@ def test_an_owner_or_editor_approves_it_and_is_recorded(project_insight, api_cli
     project_insight.refresh_from_db()
     assert (project_insight.status, project_insight.reviewed_by) == (InsightStatus.APPROVED,
                                                                      user)
+
+
+def test_a_member_is_told_only_the_cited_memories_they_read(project_insight, alice, bob, team,
+                                                            api_client_for):
+    private = remember(owner=alice, content="My own note: Stripe retries are flaky").memory
+    shared = remember(owner=alice, content="Payments reviews go to the payments team",
+                      project=team.name, scope=Scope.PROJECT, shared_with=team).memory
+    Insight.objects.filter(pk=project_insight.pk).update(cited_ids=[private.pk, shared.pk])
+
+    def cited(user):
+        [insight] = api_client_for(user).get("/api/v1/insights").json()["results"]
+        return insight["cited_ids"]
+
+    assert cited(bob) == [str(shared.pk)]
+    assert cited(alice) == [str(private.pk), str(shared.pk)]  # the author's, all of them

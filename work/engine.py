@@ -3,7 +3,6 @@ an error's signature, mining a task's patterns, working-memory pruning and packi
 prediction into a token budget. No Django here: `now` and the data are passed in.
 """
 
-import json
 import math
 import re
 from collections import Counter
@@ -11,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from xml.sax.saxutils import escape, quoteattr
 
-from memories.engine.redaction import storable
+from memories.engine.redaction import as_json
 
 # -- reading tool events -------------------------------------------------------------
 
@@ -36,19 +35,6 @@ class ToolCall:
     command: str
     error: str
     files: tuple[FileTouch, ...]
-
-
-def as_json(value):
-    """A tool's input or response as the hook sent it: JSON kept as text by capture (or
-    already a dict); text that is not JSON (cut, or a plain message) stays text. Storable
-    throughout: capture's text holds no NUL, but its JSON escapes (`\\u0000`) bring them
-    back."""
-    if isinstance(value, str):
-        try:
-            return storable(json.loads(value))
-        except (ValueError, RecursionError):  # nested past what Python walks: text too
-            pass
-    return storable(value)
 
 
 def relative_path(path: str, project: str) -> str:

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories import queue
+from memories.engine.redaction import as_json
 from memories.models import Kind, MemoryType
 from memories.services.remembering import remember
 
@@ -102,7 +103,7 @@ def _record_tool_event(task: Task, observation, event: dict, now: datetime) -> N
             task.files_touched.append(touch.path)
     task.last_activity_at = now
     if success:
-        _note_artifacts(task, call, engine.as_json(event.get("response")), now)
+        _note_artifacts(task, call, as_json(event.get("response")), now)
 
 
 def _note_artifacts(task: Task, call: engine.ToolCall, response, now) -> None:

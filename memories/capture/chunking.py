@@ -6,7 +6,7 @@ import re
 
 from ..engine.chunking import chunk_messages
 from ..engine.context import count_tokens
-from ..engine.redaction import storable
+from ..engine.redaction import as_json
 from ..models import Observation, ObservationChunk
 
 TOOL_TEXT_SHOWN = 1_500  # characters of a failed tool's input and error put in its chunk
@@ -26,10 +26,7 @@ def failed_tool_text(event: dict) -> str:
 def _readable(text: str) -> str:
     """A tool's input or answer as a person reads it, not as JSON: one message alone as
     itself ({"error": "..."} is the error), an object as a line per field it fills."""
-    try:
-        value = storable(json.loads(text))  # its escapes bring back NUL, lone surrogates
-    except (ValueError, RecursionError):  # not JSON, or nested past what Python walks
-        return text
+    value = as_json(text)
     if isinstance(value, str):
         return value
     if not isinstance(value, dict):

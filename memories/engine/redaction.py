@@ -28,6 +28,7 @@ guessing would mangle ordinary text.
 """
 
 import fnmatch
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -202,6 +203,19 @@ def storable(value: Any) -> Any:
         return value
     return value.replace("\x00", "\ufffd").encode("utf-8", "surrogatepass") \
         .decode("utf-8", "replace")
+
+
+def as_json(value):
+    """A tool's input or response as the hook sent it: JSON kept as text by capture (or
+    already a dict); text that is not JSON (cut, or a plain message) stays text. Storable
+    throughout: capture's text holds no NUL, but its JSON escapes (`\\u0000`) bring them
+    back."""
+    if isinstance(value, str):
+        try:
+            return storable(json.loads(value))
+        except (ValueError, RecursionError):  # nested past what Python walks: text too
+            pass
+    return storable(value)
 
 
 def _drop_private(text: str) -> tuple[str, int]:

@@ -68,7 +68,7 @@ def _process(observation_id, now: datetime) -> Observation | None:
     with transaction.atomic():
         observation = (Observation.objects.select_for_update(skip_locked=True)
                        .filter(pk=observation_id).first())
-        if observation is None:  # gone, or another worker holds it
+        if observation is None:  # gone, or a retry or an erase holds it this moment
             return None
         if not observation.chunks.exists():
             try:

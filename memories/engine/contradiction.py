@@ -631,8 +631,10 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
                 found.setdefault(f"version of {words[i - 2]}", word)
     # "our Kubernetes version is 1.30" names the version of Kubernetes
     # "Postgres on the analytics cluster is version 14": the known product before it
+    # ("versions" is counted under "version" too, so its place is found by its stem)
     if "version" in found and (product := _named_before(words, raws, "version")
-                               or _known_before(raws, list(words).index("version"))):
+                               or _known_before(raws, next(
+                                   i for i, w in enumerate(words) if _norm(w) == "version"))):
         found.setdefault(f"version of {product}", found.pop("version"))
     # "our ClickHouse cluster is on 23.8": a dotted number is the version of the name
     # that comes last before it, when nothing else is
@@ -1364,11 +1366,22 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
-        if (_who(first.agent) != _who(second.agent) and first.role == second.role
+        if (not _same_holder(_who(first.agent), _who(second.agent))
+                and first.role == second.role
                 and _same_thing(first.thing, second.thing)):
             return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
                                   f"another holder of one role", 0.75)
     return None
+
+
+def _same_holder(a: str, b: str) -> bool:
+    """One holder named twice: the same words, or a person's first or last name beside
+    their full name ("Jun" / "Jun Park", "Raman" / "Priya Raman"), as a team's notes name
+    one colleague both ways."""
+    if a == b:
+        return True
+    short, full = sorted((a.split(), b.split()), key=len)
+    return len(short) == 1 and 2 <= len(full) <= 3 and short[0] in (full[0], full[-1])
 
 
 def _who(agent: str) -> str:
@@ -1611,7 +1624,12 @@ def _swapped_ends(a: Clause, b: Clause) -> bool:
     ("billing calls auth" / "auth calls billing", "the mobile app calls the gateway" /
     "the gateway calls the mobile app"): subject and object exchanged."""
     differ = [i for i, (x, y) in enumerate(zip(a.norms, b.norms)) if x != y]
-    if (len(differ) == 2 and a.norms[differ[0]] == b.norms[differ[1]]
+    # two words side by side in either statement are no ends with a relation between
+    # them but a word and its modifier or verb ("new RxJava code" / "RxJava in new code",
+    # "override with --timeout" / "--timeout overrides it"): one thing said twice
+    if (len(differ) == 2 and all(clause.tokens[differ[1]].at - clause.tokens[differ[0]].at > 1
+                                 for clause in (a, b))
+            and a.norms[differ[0]] == b.norms[differ[1]]
             and a.norms[differ[1]] == b.norms[differ[0]]):
         return True
     return any(a.norms[:at] != a.norms[at + 1:]
@@ -1735,7 +1753,42 @@ def _numeric(values: set[str]) -> bool:
     return any(_VERSION_LIKE.match(value) for value in values)
 
 
-_VERSION_LIKE = re.compile(r"^(?:v?\d[\d.]*(?:[a-z]{0,3}\d*)?|[a-z]+(?:\d+\.)+\d+)$")
+# a port with its protocol ("7777/udp") is a number too
+_VERSION_LIKE = re.compile(r"^(?:v?\d[\d.]*(?:[a-z]{0,3}\d*)?|[a-z]+(?:\d+\.)+\d+|\d+/(?:tcp|udp))$")
+
+
+def _versioned_elsewhere(clause: Clause, values: set[str], other: Clause) -> bool:
+    """Whether one of `values` is a version ("1.22", "v2", "20") of a product named right
+    before it ("Go", "Unreal Engine", "Node") that `other` never names."""
+    tokens = clause.tokens
+    for at, token in enumerate(tokens):
+        # a whole number is a version after a name ("Node 20") unless a noun it counts
+        # follows ("GKE 3 nodes")
+        counts = at + 1 < len(tokens) and tokens[at + 1].at == token.at + 1
+        if token.norm not in values or not _RELEASE.match(token.norm) or (
+                "." not in token.norm and counts):
+            continue
+        product = []
+        while at > 0 and tokens[at - 1].value and tokens[at - 1].at == tokens[at].at - 1:
+            at -= 1
+            product.append(tokens[at].norm)
+        # named with its version glued on counts too ("python3.10" names Python)
+        if product and not any(norm == word or (norm.startswith(word)
+                                                and norm[len(word):][:1].isdigit())
+                               for norm in other.norms for word in product):
+            return True
+    return False
+
+
+_RELEASE = re.compile(r"^v?\d+(?:\.\d+)*$")  # "v2", "1.22", "20"
+
+
+def _people(clause: Clause) -> set[str]:
+    """The words of `clause` that name someone: who holds a role in it ("Emeka Eze owns
+    the image") and a name after a role ("owner: Priya", "maintainer Astrid")."""
+    found = {_norm(word) for holding in _holdings(clause) for word in holding.agent.split()}
+    return found | {token.norm for before, token in itertools.pairwise(clause.tokens)
+                    if token.value and before.raw.casefold() in lexicon.ROLE_NOUNS}
 
 
 def _channel(values: set[str]) -> bool:
@@ -1769,6 +1822,14 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     # nor a chat channel a name of another kind ("in #releases" / "through CI")
     if _channel(only_a) != _channel(only_b):
+        return None
+    # nor a person a thing ("Priya Raman owns payments-api" / "payments-api listens on
+    # 8443 (TLS)"): who holds it and what it is are two slots
+    if (only_a <= _people(a)) != (only_b <= _people(b)):
+        return None
+    # a version is its product's ("Go 1.22" / "urfave/cli v2", "PyTorch 2.2" / "train has
+    # 32"): one whose product the other statement never names speaks of another thing
+    if _versioned_elsewhere(a, only_a, b) or _versioned_elsewhere(b, only_b, a):
         return None
     # a version and a release of it ("PG 16" / "pg: 16.2") agree
     if any(_release_of(x, y) for x in only_a for y in only_b):

@@ -52,6 +52,13 @@ contradictions_heldout10.jsonl (100 pairs each) are held out too: written the sa
 sessions that read nothing of the repository, each committed alone (b254b42, 931186a,
 7681d39) before anything scored it, while a learned contradiction reader was tried and
 not adopted (docs/BENCHMARKS.md, §8). Only figures were printed for all four.
+contradictions_heldout11.jsonl (100 pairs) was written the same way for the tenth round
+and committed alone (0e0a0ad) before anything scored it; figures only, too.
+contradictions_dev_agreeing.jsonl (480 pairs, dev) is the one dev file not balanced:
+three in four of its pairs agree (the same fact in two voices, restated, added to, about
+another component), as a statement's nearest neighbours in a store mostly do, beside
+contradictions said in the same styles. It was written for the tenth round to fit a
+reader on (not adopted) and to read the rules' false flags on.
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -89,10 +96,12 @@ HELDOUT7_PATH = Path(__file__).with_name("contradictions_heldout7.jsonl")
 HELDOUT8_PATH = Path(__file__).with_name("contradictions_heldout8.jsonl")
 HELDOUT9_PATH = Path(__file__).with_name("contradictions_heldout9.jsonl")
 HELDOUT10_PATH = Path(__file__).with_name("contradictions_heldout10.jsonl")
-HELDOUT_PATHS = (HELDOUT7_PATH, HELDOUT8_PATH, HELDOUT9_PATH, HELDOUT10_PATH)
+HELDOUT11_PATH = Path(__file__).with_name("contradictions_heldout11.jsonl")
+HELDOUT_PATHS = (HELDOUT7_PATH, HELDOUT8_PATH, HELDOUT9_PATH, HELDOUT10_PATH, HELDOUT11_PATH)
+DEV_AGREEING_PATH = Path(__file__).with_name("contradictions_dev_agreeing.jsonl")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
              DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH,
-             DEV_HELDOUT6_PATH)
+             DEV_HELDOUT6_PATH, DEV_AGREEING_PATH)
 DEFAULT_PATHS = (*DEV_PATHS, *HELDOUT_PATHS)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")

@@ -1,0 +1,53 @@
+"""Readings of issue 12's tenth round: pairs a store of facts holds side by side that
+agree, which the rules had queued (found on the dev stores), each beside a pair of the
+same shape that does contradict. Each reading is general (a kind of wording)."""
+
+from memories.engine.contradiction import CONFIDENT, rules_verdict
+
+
+def queued(a: str, b: str) -> bool:
+    verdict = rules_verdict(a, b)
+    return verdict.contradicts and verdict.confidence >= CONFIDENT
+
+
+def test_a_first_name_and_a_full_name_hold_one_role_as_one_person():
+    assert not queued("Lena Fischer reviews the schema migrations.",
+                      "Schema migrations are reviewed by Lena.")
+    assert not queued("Okafor owns the billing worker.", "Ade Okafor owns the billing worker.")
+    assert queued("Lena Fischer reviews the schema migrations.",
+                  "Schema migrations are reviewed by Omar.")
+
+
+def test_who_holds_a_thing_and_what_the_thing_is_are_two_slots():
+    assert not queued("Nadia Haddad owns search-api.",
+                      "search-api listens on 9443 (TLS) in every environment.")
+    assert not queued("search-api owner: Nadia.",
+                      "search-api listens on 9443 (TLS) in every environment.")
+    assert queued("Nadia Haddad owns search-api.", "search-api is owned by Tariq Aziz.")
+
+
+def test_a_word_moved_beside_its_neighbour_is_no_direction_reversed():
+    assert not queued("No new jQuery code, please.", "No jQuery in new code.")
+    assert not queued("The default page size is 50; change it with --limit.",
+                      "Listings show 50 rows by default; --limit changes it.")
+    assert queued("Logs are shipped from Fluentd to Loki.", "Logs are shipped from Loki to Fluentd.")
+
+
+def test_versions_of_two_products_are_two_facts():
+    assert not queued("Node 20 for the web app.", "The web app is built on Express v4.")
+    assert not queued("The scrapers target Scrapy 2.11.", "The scraper pool has 2 hosts; prod has 12.")
+    assert queued("The web app runs on Node 20.", "The web app runs on Node 22.")
+
+
+def test_a_port_with_its_protocol_is_a_number_not_a_name():
+    assert not queued("Voice chat is relayed with Coturn on AWS.", "voice chat port: 3478/udp")
+    assert queued("voice chat port: 3478/udp", "voice chat port: 3479/udp")
+
+
+def test_a_count_of_versions_is_judged_without_an_error():
+    # "versions" is measured under "version"; looking up the word "version" raised
+    # ValueError, so the background check of such a memory failed on every retry
+    assert not queued("The SDK supports the last three versions of each major OS.",
+                      "OS support: latest 3 versions of the major systems.")
+    assert queued("The SDK supports the last three versions of each major OS.",
+                  "The SDK supports the last five versions of each major OS.")

@@ -20,6 +20,7 @@ from memories.evaluation import (
     paraphrases,
     ranker_training,
     runner,
+    store_contradictions,
     usage,
 )
 from memories.providers.embeddings import get_provider
@@ -89,13 +90,15 @@ class Command(BaseCommand):
             "`chat-contradictions PATH`: open contradictions per 1,000 turns of LoCoMo chat "
             "stored turn by turn (conversations 1-5 dev, 6-10 held out). "
             "`contradiction-sweep [PATH]`: how much a judge queues among nearest neighbours "
-            "from other lines of the dev pairs, as in a store of facts.")
+            "from other lines of the dev pairs, as in a store of facts. "
+            "`store-contradictions [PATH]`: precision and recall of the open queue after a "
+            "labelled store of facts is stored and scanned (held out by default).")
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark",
                             choices=["locomo", "paraphrase", "extraction", "contradictions",
                                      "usage", "train-ranker", "chat-contradictions",
-                                     "contradiction-sweep"])
+                                     "contradiction-sweep", "store-contradictions"])
         parser.add_argument("path", nargs="?", type=Path,
                             help="LoCoMo JSON (required for locomo), or paraphrase, "
                                  "extraction or contradictions JSONL (defaults to the set "
@@ -133,6 +136,9 @@ class Command(BaseCommand):
         parser.add_argument("--neighbours", type=int, default=5,
                             help="contradiction-sweep: nearest others each is judged "
                                  "against (default 5)")
+        parser.add_argument("--show-flags", action="store_true",
+                            help="store-contradictions: list the open queue and the labels "
+                                 "missed (for dev stores: a held-out store's are not read)")
         parser.add_argument("--json", action="store_true", dest="as_json",
                             help="print JSON instead of tables")
 
@@ -153,6 +159,10 @@ class Command(BaseCommand):
             if statements < 1 or neighbours < 1:
                 raise CommandError("--statements and --neighbours must be positive.")
             self._contradiction_sweep(path, judge, statements, neighbours, as_json)
+            return
+        if benchmark == "store-contradictions":
+            self._store_contradictions(path or store_contradictions.HELDOUT11_PATH, as_json,
+                                       options["show_flags"])
             return
         if benchmark == "extraction":
             # no database and no embedding model: the rules extractor is pure
@@ -410,6 +420,31 @@ class Command(BaseCommand):
             f"({_f(report['queued_share']).strip()})")
         for item in report["shown"]:
             out(f"  {item['confidence']:.2f}  {item['a'][:70]}  /  {item['b'][:70]}")
+
+    def _store_contradictions(self, path, as_json, show_flags):
+        try:
+            store = store_contradictions.load(path)
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"cannot read {path}: {exc}") from exc
+        report = store_contradictions.evaluate(
+            store, progress=lambda message: None if as_json else self.stdout.write(message))
+        if not show_flags:  # a held-out store's figures only, so no rule is written for them
+            del report["flags"], report["missed"]
+        if as_json:
+            self.stdout.write(_dumps(report))
+            return
+        out = self.stdout.write
+        out(f"Store {path.name}: {report['statements']} statements, {report['memories']} "
+            f"memories ({report['merged']} merged by dedup), {report['labelled']} labelled "
+            f"contradictions ({report['merged_contradictions']} merged away)")
+        out(f"open queue {report['open']} ({report['open_per_1000']} per 1,000 statements): "
+            f"{report['true']} labelled, {report['false']} not; precision "
+            f"{_f(report['precision']).strip()}, recall {_f(report['recall']).strip()}")
+        for flag in report.get("flags", ()):
+            out(f"  {'labelled' if flag['labelled'] else 'FALSE   '} {flag['confidence']:.2f}  "
+                f"{flag['a'][:80]}  /  {flag['b'][:80]}  ({flag['reason'][:80]})")
+        for pair in report.get("missed", ()):
+            out(f"  missed {' / '.join(pair)}")
 
     def _chat_contradictions(self, path, numbers, batch_size, as_json):
         if path is None:

@@ -1,0 +1,126 @@
+"""Contradictions in a store of facts: what the queue holds when most neighbours agree.
+
+The balanced pairs (contradictions.py) are half contradicting and nearly all about one
+subject, so a judge that queues two statements because they share a subject scores well
+on them and floods a real queue. A store file is a team's memory as it accumulates, one
+JSON line a statement in the order it was written:
+
+    {"id": "s001", "project": "tidewater", "text": "Tidewater's warehouse is Snowflake."}
+
+and its labels file names the pairs in it that really contradict, one a line:
+
+    {"a": "s022", "b": "s187", "kind": "number"}
+
+Every other pair of the store is meant to hold together (restatements, additions, other
+components). The store goes through the product as an agent would hand it over: each
+project's statements through `remember_many` in order (so dedup merges what it merges),
+then the on-demand scan judges every memory against its neighbours. Precision and recall
+are of the open queue (open and confident) against the labels; a labelled statement that
+dedup merged into another is reported apart, since then no judge can see the pair.
+
+store_heldout11.jsonl (240 statements of four projects, 20 contradictions labelled) was
+written by a session that read nothing of the repository and committed alone (0e0a0ad)
+before anything judged it: held out. Only figures are printed for it. store_dev1.jsonl
+and store_dev2.jsonl were written the same way, to be read: dev.
+"""
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memories.maintenance.contradictions import scan_contradictions
+from memories.models import Contradiction, ContradictionStatus
+from memories.services.remembering import NewMemory, remember_many
+
+from .runner import fresh_owner
+
+HELDOUT11_PATH = Path(__file__).with_name("store_heldout11.jsonl")
+DEV1_PATH = Path(__file__).with_name("store_dev1.jsonl")
+
+
+@dataclass(frozen=True)
+class Store:
+    statements: list[dict]  # {"id", "project", "text"} in the order written
+    contradicting: set[frozenset]  # pairs of statement ids
+
+
+def labels_path(store_path: Path) -> Path:
+    """The labels beside a store: store.jsonl -> store_contradictions.jsonl."""
+    return store_path.with_name(f"{store_path.stem}_contradictions.jsonl")
+
+
+def _lines(path: Path) -> list[dict]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if not isinstance(row, dict):
+            # a file's content, refused with the other bad lines (ValueError)
+            raise ValueError(f"{path}:{number}: not a JSON object")  # noqa: TRY004
+        rows.append(row)
+    return rows
+
+
+def load(store_path: Path) -> Store:
+    """A store and its labels; ValueError names the first line that is not one."""
+    statements = _lines(store_path)
+    for row in statements:
+        if not all(isinstance(row.get(key), str) and row[key]
+                   for key in ("id", "project", "text")):
+            raise ValueError(f"{store_path}: a statement needs id, project and text: {row}")
+    known = {row["id"] for row in statements}
+    if len(known) != len(statements):
+        raise ValueError(f"{store_path}: statement ids repeat")
+    contradicting = set()
+    for row in _lines(labels_path(store_path)):
+        pair = frozenset((row.get("a"), row.get("b")))
+        if len(pair) != 2 or not pair <= known:
+            raise ValueError(f"{labels_path(store_path)}: not a pair of the store's ids: {row}")
+        contradicting.add(pair)
+    return Store(statements, contradicting)
+
+
+def evaluate(store: Store, *, username: str = "store-contradictions",
+             progress: Callable[[str], None] = lambda message: None) -> dict:
+    owner = fresh_owner(username)
+    memory_of: dict[str, object] = {}  # statement id -> the memory that holds it
+    merged = []
+    for project in dict.fromkeys(row["project"] for row in store.statements):
+        rows = [row for row in store.statements if row["project"] == project]
+        results = remember_many(owner=owner, items=[
+            NewMemory(content=row["text"], project=project) for row in rows])
+        for row, result in zip(rows, results, strict=True):
+            memory_of[row["id"]] = result.memory.pk
+            if not result.created:
+                merged.append(row["id"])
+        stored = sum(result.created for result in results)
+        progress(f"{project}: {len(rows)} statements, {stored} stored")
+    scan_contradictions(owner=owner)
+    statements_of: dict[object, set[str]] = {}
+    for statement, memory in memory_of.items():
+        statements_of.setdefault(memory, set()).add(statement)
+    queue = [c for c in Contradiction.objects.filter(owner=owner).select_related(
+        "memory_a", "memory_b") if c.status == ContradictionStatus.OPEN and c.confident]
+    found, false, flags = set(), 0, []
+    for contradiction in queue:
+        labelled = {frozenset((x, y)) for x in statements_of.get(contradiction.memory_a_id, ())
+                    for y in statements_of.get(contradiction.memory_b_id, ())} & store.contradicting
+        found |= labelled
+        false += not labelled
+        flags.append({"labelled": bool(labelled), "a": contradiction.memory_a.content,
+                      "b": contradiction.memory_b.content, "reason": contradiction.reason,
+                      "confidence": contradiction.confidence})
+    buried = [pair for pair in store.contradicting if len({memory_of[i] for i in pair}) == 1]
+    labelled = len(store.contradicting)
+    return {
+        "statements": len(store.statements), "memories": len(statements_of),
+        "merged": len(merged), "labelled": labelled, "open": len(queue),
+        "true": len(queue) - false, "false": false,
+        "precision": (len(queue) - false) / len(queue) if queue else None,
+        "recall": len(found) / labelled if labelled else None,
+        "merged_contradictions": len(buried),
+        "open_per_1000": round(1000 * len(queue) / len(store.statements), 2),
+        "flags": flags, "missed": [sorted(pair) for pair in store.contradicting - found],
+    }

@@ -1,0 +1,90 @@
+"""A labelled store of facts, stored and scanned: the open queue against the labels."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memories.evaluation import store_contradictions
+from memories.models import Memory
+
+STATEMENTS = [
+    {"id": "s1", "project": "shop", "text": "The orders API listens on port 8080."},
+    {"id": "s2", "project": "shop", "text": "Invoices are rendered as PDF files."},
+    {"id": "s3", "project": "shop", "text": "The orders API listens on port 9090."},
+    {"id": "s4", "project": "lab", "text": "The orders API listens on port 9090."},
+    {"id": "s5", "project": "lab", "text": "Nightly backups are kept for two weeks."},
+]
+
+
+def _write(tmp_path, statements, labels, name="store"):
+    store = tmp_path / f"{name}.jsonl"
+    store.write_text("".join(json.dumps(s) + "\n" for s in statements), encoding="utf-8")
+    (tmp_path / f"{name}_contradictions.jsonl").write_text(
+        "".join(json.dumps(pair) + "\n" for pair in labels), encoding="utf-8")
+    return store
+
+
+@pytest.mark.django_db
+def test_a_labelled_contradiction_in_the_queue_counts_as_found_and_other_projects_stay_apart(
+        tmp_path):
+    # s4 says what s1 contradicts, but in another project: no pair, so no false flag
+    path = _write(tmp_path, STATEMENTS, [{"a": "s1", "b": "s3", "kind": "value"}])
+    report = store_contradictions.evaluate(store_contradictions.load(path))
+    assert (report["open"], report["true"], report["false"]) == (1, 1, 0)
+    assert (report["precision"], report["recall"]) == (1.0, 1.0)
+    assert report["memories"] == 5 and report["merged_contradictions"] == 0
+
+
+@pytest.mark.django_db
+def test_a_flag_without_a_label_is_false_and_a_label_never_flagged_is_missed(tmp_path):
+    path = _write(tmp_path, STATEMENTS, [{"a": "s2", "b": "s5", "kind": "value"}])
+    report = store_contradictions.evaluate(store_contradictions.load(path))
+    assert (report["open"], report["true"], report["false"]) == (1, 0, 1)
+    assert (report["precision"], report["recall"]) == (0.0, 0.0)
+
+
+@pytest.mark.django_db
+def test_a_statement_dedup_merges_is_counted_and_its_contradiction_reported_buried(tmp_path):
+    statements = [*STATEMENTS[:3],
+                  {"id": "s6", "project": "shop", "text": "The orders API listens on port 8080."}]
+    path = _write(tmp_path, statements, [{"a": "s1", "b": "s6", "kind": "value"}])
+    report = store_contradictions.evaluate(store_contradictions.load(path))
+    assert report["merged"] == 1 and report["memories"] == 3
+    assert report["merged_contradictions"] == 1 and report["recall"] == 0.0
+
+
+def test_labels_that_name_no_statement_of_the_store_are_refused(tmp_path):
+    path = _write(tmp_path, STATEMENTS, [{"a": "s1", "b": "s9", "kind": "value"}])
+    with pytest.raises(ValueError, match="not a pair of the store's ids"):
+        store_contradictions.load(path)
+    path = _write(tmp_path, [STATEMENTS[0], {"id": "s1", "project": "x", "text": "y"}], [])
+    with pytest.raises(ValueError, match="ids repeat"):
+        store_contradictions.load(path)
+
+
+@pytest.mark.django_db
+def test_the_command_reports_the_queue_and_refuses_a_broken_store_before_storing(tmp_path):
+    path = _write(tmp_path, STATEMENTS, [{"a": "s1", "b": "s3", "kind": "value"}])
+    out = StringIO()
+    call_command("engram_eval", "store-contradictions", str(path), "--json", stdout=out)
+    assert json.loads(out.getvalue())["recall"] == 1.0
+    broken = _write(tmp_path, STATEMENTS, [{"a": "s1"}], name="broken")
+    before = Memory.objects.count()
+    with pytest.raises(CommandError, match="cannot read"):
+        call_command("engram_eval", "store-contradictions", str(broken))
+    assert Memory.objects.count() == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path, precision, recall", [
+    # dev: its false flags were read in issue 12's tenth round (0.444 / 0.400 before)
+    (store_contradictions.DEV1_PATH, 0.70, 0.38),
+    # held out, figures only: 0.500 / 0.350 before the tenth round and after it
+    (store_contradictions.HELDOUT11_PATH, 0.45, 0.30),
+])
+def test_the_rules_hold_their_floors_on_a_shipped_store(path, precision, recall):
+    report = store_contradictions.evaluate(store_contradictions.load(path))
+    assert report["statements"] == 240 and report["labelled"] == 20
+    assert report["precision"] >= precision and report["recall"] >= recall

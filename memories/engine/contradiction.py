@@ -551,7 +551,15 @@ def asserted(text: str) -> str:
     """The part of a statement that asserts something: its line stamp taken off, and its
     questions, greetings and reactions left out. Empty when it asserts nothing."""
     text = _STAMP.sub("", text[:RULES_READ_CHARS], count=1)
-    return " ".join(s for s in _SENTENCE_END.split(text.strip()) if s.strip() and _claims(s))
+    return " ".join(_LABELLED.sub(r"\g<label> is \g<value>", s)
+                    for s in _SENTENCE_END.split(text.strip()) if s.strip() and _claims(s))
+
+
+# A note written as a label and its value ("Firmware owner: Emeka Eze", "Storefront Node
+# runtime: 20 LTS") says the label is the value. A label of one word stays a speaker's
+# name (_STAMP): "Lena: I'd rather ...".
+_LABELLED = re.compile(r"^(?P<label>[A-Za-z][\w/.-]*(?:\s+[\w/.-]+){1,4}):\s+"
+                       r"(?P<value>\S+(?:\s+\S+){0,7})$")
 
 
 def clauses(text: str) -> list[Clause]:

@@ -1,6 +1,6 @@
-"""A learned contradiction reader, tried for issue 12 and not adopted (docs/BENCHMARKS.md,
-§8, "a model that reads both statements"): fit it on the dev pairs, and score it leaving
-one blind-written dev batch out at a time.
+"""A learned contradiction reader, tried for issue 12 in rounds nine and ten and not
+adopted (docs/BENCHMARKS.md, §8, "a model that reads both statements"): fit it on the dev
+pairs, and score it leaving one blind-written dev batch out at a time.
 
 all-MiniLM-L6-v2 reads each pair as "[CLS] a [SEP] b [SEP]" (token type 0 throughout, as
 Engram's graph builder, memories/providers/minilm_onnx._bert_graph, builds it); its
@@ -18,6 +18,11 @@ PyTorch is needed, so outside Engram's environment:
     /tmp/trainvenv/bin/python docs/bench/train_contradiction_reader.py --leave-out 3 4 5 6
     # fit on every dev pair and write the changes, the head and reference readings
     /tmp/trainvenv/bin/python docs/bench/train_contradiction_reader.py --write reader.npz
+    # round ten: one fit leaving the four batches out at once, with 300 statements beside
+    # themselves as agreeing, in bfloat16 (fast where the CPU has AMX), also reading the
+    # engine tests' pairs written out as JSON lines
+    /tmp/trainvenv/bin/python docs/bench/train_contradiction_reader.py --leave-out 3 4 5 6 \
+        --together --identical 300 --bf16 --epochs 6 --score lookalikes.jsonl
 
 Fits are repeatable on one machine (seeded, one order of batches); another CPU or PyTorch
 build may differ in the last digits.
@@ -158,7 +163,7 @@ def rows_of(paths) -> list[dict]:
     return [json.loads(line) for p in paths for line in p.read_text().splitlines() if line.strip()]
 
 
-def fit(rows, *, rank, alpha, epochs, lr, seed) -> Reader:
+def fit(rows, *, rank, alpha, epochs, lr, seed, identical, bf16) -> Reader:
     torch.manual_seed(seed)
     order = random.Random(seed)
     folder = model_dir()
@@ -167,6 +172,10 @@ def fit(rows, *, rank, alpha, epochs, lr, seed) -> Reader:
     tok = tokenizer()
     data = ([(r["a"], r["b"], float(r["contradicts"])) for r in rows]
             + [(r["b"], r["a"], float(r["contradicts"])) for r in rows])
+    # A statement beside itself agrees: the pairs are all of one subject and half
+    # contradict, so without these the reader takes "one subject" for "contradicts".
+    statements = sorted({s for r in rows for s in (r["a"], r["b"])})
+    data += [(s, s, 0.0) for s in order.sample(statements, min(identical, len(statements)))]
     steps = epochs * math.ceil(len(data) / 16)
     trained = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(trained, lr=lr, weight_decay=0.0)
@@ -179,8 +188,10 @@ def fit(rows, *, rank, alpha, epochs, lr, seed) -> Reader:
         for start in range(0, len(data), 16):
             chunk = data[start:start + 16]
             ids, mask = batch(tok, [(a, b) for a, b, _ in chunk])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                logits = model(ids, mask)
             loss = F.binary_cross_entropy_with_logits(
-                model(ids, mask), torch.tensor([y for *_, y in chunk]))
+                logits.float(), torch.tensor([y for *_, y in chunk]))
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -213,18 +224,30 @@ def main():
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--identical", type=int, default=0, metavar="N",
+                        help="also fit on N statements beside themselves, as agreeing")
+    parser.add_argument("--together", action="store_true",
+                        help="one fit leaving every --leave-out batch out at once")
+    parser.add_argument("--score", type=Path, nargs="*", default=[], metavar="FILE",
+                        help="JSON lines of pairs (a, b) the left-out fits also read")
+    parser.add_argument("--bf16", action="store_true",
+                        help="fit in bfloat16 autocast (fast on CPUs with AMX)")
     args = parser.parse_args()
     torch.set_num_threads(2)
     settings = {"rank": args.rank, "alpha": args.alpha, "epochs": args.epochs, "lr": args.lr,
-                "seed": args.seed}
+                "seed": args.seed, "identical": args.identical, "bf16": args.bf16}
     files = dev_files()
-    for n in args.leave_out:
-        left = EVALUATION / f"contradictions_dev_heldout{n}.jsonl"
-        model = fit(rows_of([f for f in files if f != left]), **settings)
-        rows = rows_of([left])
-        found = chances(model, [(r["a"], r["b"]) for r in rows])
-        print(json.dumps({"left_out": left.name, "chances": [
-            [r["id"], bool(r["contradicts"]), round(float(c), 4)] for r, c in zip(rows, found)]}))
+    groups = [args.leave_out] if args.together and args.leave_out else [[n] for n in args.leave_out]
+    for group in groups:
+        left = [EVALUATION / f"contradictions_dev_heldout{n}.jsonl" for n in group]
+        model = fit(rows_of([f for f in files if f not in left]), **settings)
+        for path in left + args.score:
+            rows = rows_of([path])
+            found = chances(model, [(r["a"], r["b"]) for r in rows])
+            print(json.dumps({"left_out": [p.name for p in left], "read": path.name,
+                              "chances": [[r.get("id"), bool(r.get("contradicts")),
+                                           round(float(c), 4)] for r, c in zip(rows, found)]}),
+                  flush=True)
     if args.write:
         model = fit(rows_of(files), **settings)
         changes = model.changes()

@@ -550,7 +550,10 @@ def talk_marks(text: str) -> int:
 def asserted(text: str) -> str:
     """The part of a statement that asserts something: its line stamp taken off, and its
     questions, greetings and reactions left out. Empty when it asserts nothing."""
-    text = _STAMP.sub("", text[:RULES_READ_CHARS], count=1)
+    text = text[:RULES_READ_CHARS]
+    stamp = _STAMP.match(text)
+    text = (_labelled_in_one_word(stamp, text[stamp.end():]) if stamp["speaker"] else None
+            ) or text[stamp.end():]
     return " ".join(_LABELLED.sub(r"\g<label> is \g<value>", s)
                     for s in _SENTENCE_END.split(text.strip()) if s.strip() and _claims(s))
 
@@ -558,6 +561,20 @@ def asserted(text: str) -> str:
 # A note written as a label and its value ("Firmware owner: Emeka Eze", "Storefront Node
 # runtime: 20 LTS") says the label is the value. A label of one word stays a speaker's
 # name (_STAMP): "Lena: I'd rather ...".
+def _labelled_in_one_word(stamp: re.Match, rest: str) -> str | None:
+    """"Warehouse: BigQuery (project riverbed-prod)" as "Warehouse is BigQuery ...": a
+    label of one word is read as a speaker's name unless what follows is a short note
+    that opens on a value, a known product or a number ("Lena: Thanks!" stays talk)."""
+    label, words = stamp["speaker"], rest.split()
+    if (" " in label or not 1 <= len(words) <= 8 or _SENTENCE_END.search(rest.strip())
+            or _FIRST_PERSON.search(rest) or any(w.casefold() in _COPULAS for w in words)):
+        return None  # a sentence of its own: "Melanie: Postgres is great"
+    first = words[0].strip(".,;()").casefold()
+    if _number(first) is None and not value_categories.members((first,)):
+        return None
+    return f"{label} is {rest}"
+
+
 _LABELLED = re.compile(r"^(?P<label>[A-Za-z][\w/.-]*(?:\s+[\w/.-]+){1,4}):\s+"
                        r"(?P<value>\S+(?:\s+\S+){0,7})$")
 

@@ -2,7 +2,7 @@
 agree, which the rules had queued (found on the dev stores), each beside a pair of the
 same shape that does contradict. Each reading is general (a kind of wording)."""
 
-from memories.engine.contradiction import CONFIDENT, rules_verdict
+from memories.engine.contradiction import CONFIDENT, asserted, rules_verdict
 
 
 def queued(a: str, b: str) -> bool:
@@ -51,3 +51,17 @@ def test_a_count_of_versions_is_judged_without_an_error():
                       "OS support: latest 3 versions of the major systems.")
     assert queued("The SDK supports the last three versions of each major OS.",
                   "The SDK supports the last five versions of each major OS.")
+
+
+def test_a_note_written_as_a_label_and_its_value_says_the_label_is_the_value():
+    assert queued("Hiro Tanaka owns the firmware.", "Firmware owner: Emeka Eze.")
+    assert not queued("Hiro Tanaka owns the firmware.", "Firmware owner: Hiro Tanaka.")
+    # a label of one word, when a value opens what follows
+    assert queued("Our CDN is Cloudflare.", "CDN: Fastly (account shop-prod).")
+    assert not queued("Our CDN is Fastly.", "CDN: Fastly (account shop-prod).")
+
+
+def test_a_speakers_name_before_a_colon_is_no_label():
+    assert asserted("Caroline: Thanks!") == ""
+    assert asserted("Melanie: Postgres is great") == "Postgres is great"
+    assert asserted("Dev: I'd rather keep Postgres.") == "I'd rather keep Postgres."

@@ -552,29 +552,32 @@ def asserted(text: str) -> str:
     questions, greetings and reactions left out. Empty when it asserts nothing."""
     text = text[:RULES_READ_CHARS]
     stamp = _STAMP.match(text)
-    text = (_labelled_in_one_word(stamp, text[stamp.end():]) if stamp["speaker"] else None
-            ) or text[stamp.end():]
+    text = _labelled_in_one_word(stamp, text[stamp.end():]) or text[stamp.end():]
     return " ".join(_LABELLED.sub(r"\g<label> is \g<value>", s)
                     for s in _SENTENCE_END.split(text.strip()) if s.strip() and _claims(s))
 
 
-# A note written as a label and its value ("Firmware owner: Emeka Eze", "Storefront Node
-# runtime: 20 LTS") says the label is the value. A label of one word stays a speaker's
-# name (_STAMP): "Lena: I'd rather ...".
 def _labelled_in_one_word(stamp: re.Match, rest: str) -> str | None:
-    """"Warehouse: BigQuery (project riverbed-prod)" as "Warehouse is BigQuery ...": a
-    label of one word is read as a speaker's name unless what follows is a short note
-    that opens on a value, a known product or a number ("Lena: Thanks!" stays talk)."""
+    """A note such as "Warehouse: BigQuery (project riverbed-prod)" read as "Warehouse is
+    BigQuery ...". _STAMP takes a word before a colon for a speaker's name, as a chat
+    turn has it ("Lena: Thanks!", "[8 May 2023] Caroline: 3 kids now!"); it is a label
+    only outside a dated transcript line, when what follows is a short note with no
+    sentence of its own that opens on a known product, or is a number alone ("Replicas:
+    3", "Port: 7777/udp"). None when it is no such note."""
     label, words = stamp["speaker"], rest.split()
-    if (" " in label or not 1 <= len(words) <= 8 or _SENTENCE_END.search(rest.strip())
+    if (not label or " " in label or stamp.group().lstrip().startswith("[")
+            or not 1 <= len(words) <= 8 or _SENTENCE_END.search(rest.strip())
             or _FIRST_PERSON.search(rest) or any(w.casefold() in _COPULAS for w in words)):
         return None  # a sentence of its own: "Melanie: Postgres is great"
-    first = words[0].strip(".,;()").casefold()
-    if _number(first) is None and not value_categories.members((first,)):
+    first = words[0].strip(".,;()!").casefold()
+    if not (value_categories.members((first,))
+            or (len(words) == 1 and _VERSION_LIKE.match(first))):
         return None
     return f"{label} is {rest}"
 
 
+# A note written as a label of two to five words and its value ("Firmware owner: Emeka
+# Eze", "Storefront Node runtime: 20 LTS") says the label is the value.
 _LABELLED = re.compile(r"^(?P<label>[A-Za-z][\w/.-]*(?:\s+[\w/.-]+){1,4}):\s+"
                        r"(?P<value>\S+(?:\s+\S+){0,7})$")
 
@@ -1391,7 +1394,7 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
-        if (not _same_holder(_who(first.agent), _who(second.agent))
+        if (not _same_holder(first.agent, second.agent)
                 and first.role == second.role
                 and _same_thing(first.thing, second.thing)):
             return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
@@ -1402,11 +1405,15 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
 def _same_holder(a: str, b: str) -> bool:
     """One holder named twice: the same words, or a person's first or last name beside
     their full name ("Jun" / "Jun Park", "Raman" / "Priya Raman"), as a team's notes name
-    one colleague both ways."""
-    if a == b:
+    one colleague both ways. Not a team ("the Platform team" / "the Data Platform team")
+    nor a name made of known words ("Payments" / "Payments Platform")."""
+    if _who(a) == _who(b):
         return True
     short, full = sorted((a.split(), b.split()), key=len)
-    return len(short) == 1 and 2 <= len(full) <= 3 and short[0] in (full[0], full[-1])
+    return (len(short) == 1 and 2 <= len(full) <= 3 and short[0] in (full[0], full[-1])
+            and full[-1] not in _TEAMS
+            and not any(value_categories.members((word,)) or value_categories.qualifiers((word,))
+                        for word in full))
 
 
 def _who(agent: str) -> str:
@@ -1649,11 +1656,12 @@ def _swapped_ends(a: Clause, b: Clause) -> bool:
     ("billing calls auth" / "auth calls billing", "the mobile app calls the gateway" /
     "the gateway calls the mobile app"): subject and object exchanged."""
     differ = [i for i, (x, y) in enumerate(zip(a.norms, b.norms)) if x != y]
-    # two words side by side in either statement are no ends with a relation between
-    # them but a word and its modifier or verb ("new RxJava code" / "RxJava in new code",
-    # "override with --timeout" / "--timeout overrides it"): one thing said twice
-    if (len(differ) == 2 and all(clause.tokens[differ[1]].at - clause.tokens[differ[0]].at > 1
-                                 for clause in (a, b))
+    # two words side by side in one statement and apart in the other are no ends with a
+    # relation between them but a word and its modifier or verb ("new RxJava code" /
+    # "RxJava in new code", "override with --timeout" / "--timeout overrides it"): one
+    # thing said twice ("staging > prod" / "prod > staging" are ends in both)
+    if (len(differ) == 2 and len({clause.tokens[differ[1]].at - clause.tokens[differ[0]].at > 1
+                                  for clause in (a, b)}) == 1
             and a.norms[differ[0]] == b.norms[differ[1]]
             and a.norms[differ[1]] == b.norms[differ[0]]):
         return True
@@ -1793,10 +1801,10 @@ def _versioned_elsewhere(clause: Clause, values: set[str], other: Clause) -> boo
         if token.norm not in values or not _RELEASE.match(token.norm) or (
                 "." not in token.norm and counts):
             continue
-        product = []
-        while at > 0 and tokens[at - 1].value and tokens[at - 1].at == tokens[at].at - 1:
-            at -= 1
-            product.append(tokens[at].norm)
+        product, start = [], at
+        while start > 0 and tokens[start - 1].value and tokens[start - 1].at == tokens[start].at - 1:
+            start -= 1
+            product.append(tokens[start].norm)
         # named with its version glued on counts too ("python3.10" names Python)
         if product and not any(norm == word or (norm.startswith(word)
                                                 and norm[len(word):][:1].isdigit())
@@ -1808,12 +1816,23 @@ def _versioned_elsewhere(clause: Clause, values: set[str], other: Clause) -> boo
 _RELEASE = re.compile(r"^v?\d+(?:\.\d+)*$")  # "v2", "1.22", "20"
 
 
+def _a_thing_of_its_own(clause: Clause, values: set[str]) -> bool:
+    """Whether `values` name a thing of their own in `clause`: a name ("urfave/cli"), or a
+    number right after a word, the version of what that word names ("Go 1.22"); not a
+    number a statement gives as its slot's value ("the runtime is 18")."""
+    tokens = clause.tokens
+    return any(not _VERSION_LIKE.match(token.norm)
+               or (at > 0 and tokens[at - 1].at == token.at - 1)
+               for at, token in enumerate(tokens) if token.norm in values)
+
+
 def _people(clause: Clause) -> set[str]:
     """The words of `clause` that name someone: who holds a role in it ("Emeka Eze owns
     the image") and a name after a role ("owner: Priya", "maintainer Astrid")."""
     found = {_norm(word) for holding in _holdings(clause) for word in holding.agent.split()}
     return found | {token.norm for before, token in itertools.pairwise(clause.tokens)
-                    if token.value and before.raw.casefold() in lexicon.ROLE_NOUNS}
+                    if token.value and before.raw.casefold() in lexicon.ROLE_NOUNS
+                    and token.at == before.at + 1}
 
 
 def _channel(values: set[str]) -> bool:
@@ -1852,9 +1871,12 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # 8443 (TLS)"): who holds it and what it is are two slots
     if (only_a <= _people(a)) != (only_b <= _people(b)):
         return None
-    # a version is its product's ("Go 1.22" / "urfave/cli v2", "PyTorch 2.2" / "train has
-    # 32"): one whose product the other statement never names speaks of another thing
-    if _versioned_elsewhere(a, only_a, b) or _versioned_elsewhere(b, only_b, a):
+    # a version is its product's ("Go 1.22" / "urfave/cli v2 is the CLI framework"): one
+    # whose product the other statement never names, against another name, speaks of
+    # another thing; against a bare number it may be the value of the same slot ("runs
+    # Node 20" / "the runtime is 18")
+    if ((_versioned_elsewhere(a, only_a, b) and _a_thing_of_its_own(b, only_b))
+            or (_versioned_elsewhere(b, only_b, a) and _a_thing_of_its_own(a, only_a))):
         return None
     # a version and a release of it ("PG 16" / "pg: 16.2") agree
     if any(_release_of(x, y) for x in only_a for y in only_b):

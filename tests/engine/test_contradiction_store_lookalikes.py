@@ -16,6 +16,9 @@ def test_a_first_name_and_a_full_name_hold_one_role_as_one_person():
     assert not queued("Okafor owns the billing worker.", "Ade Okafor owns the billing worker.")
     assert queued("Lena Fischer reviews the schema migrations.",
                   "Schema migrations are reviewed by Omar.")
+    # teams are not people: a team's name inside another's is another team
+    assert queued("The Platform team owns the CI pipeline.",
+                  "The Data Platform team owns the CI pipeline.")
 
 
 def test_who_holds_a_thing_and_what_the_thing_is_are_two_slots():
@@ -31,12 +34,16 @@ def test_a_word_moved_beside_its_neighbour_is_no_direction_reversed():
     assert not queued("The default page size is 50; change it with --limit.",
                       "Listings show 50 rows by default; --limit changes it.")
     assert queued("Logs are shipped from Fluentd to Loki.", "Logs are shipped from Loki to Fluentd.")
+    # side by side in both, the two are still ends that trade places
+    assert queued("Promotion order: staging > prod", "Promotion order: prod > staging")
 
 
 def test_versions_of_two_products_are_two_facts():
     assert not queued("Node 20 for the web app.", "The web app is built on Express v4.")
-    assert not queued("The scrapers target Scrapy 2.11.", "The scraper pool has 2 hosts; prod has 12.")
+    assert not queued("Go 1.22 for the CLI.", "The CLI commands are built on urfave/cli v2.")
     assert queued("The web app runs on Node 20.", "The web app runs on Node 22.")
+    # a bare number may be the value of the version's slot
+    assert queued("The storefront runs Node 20.", "The storefront runtime is 18.")
 
 
 def test_a_port_with_its_protocol_is_a_number_not_a_name():
@@ -59,9 +66,12 @@ def test_a_note_written_as_a_label_and_its_value_says_the_label_is_the_value():
     # a label of one word, when a value opens what follows
     assert queued("Our CDN is Cloudflare.", "CDN: Fastly (account shop-prod).")
     assert not queued("Our CDN is Fastly.", "CDN: Fastly (account shop-prod).")
+    assert asserted("Port: 7777/udp") == "Port is 7777/udp"  # a number alone is a value
 
 
 def test_a_speakers_name_before_a_colon_is_no_label():
     assert asserted("Caroline: Thanks!") == ""
+    assert asserted("[8 May 2023] Melanie: 2 dogs and a cat") == "2 dogs and a cat"
+    assert asserted("Caroline: 3 kids now!") == "3 kids now!"
     assert asserted("Melanie: Postgres is great") == "Postgres is great"
     assert asserted("Dev: I'd rather keep Postgres.") == "I'd rather keep Postgres."

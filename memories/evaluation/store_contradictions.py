@@ -31,7 +31,7 @@ from pathlib import Path
 
 from memories.maintenance.contradictions import scan_contradictions
 from memories.models import Contradiction, ContradictionStatus
-from memories.services.remembering import NewMemory, remember_many
+from memories.services.remembering import NewMemory, new_memory_errors, remember_many
 
 from .runner import fresh_owner
 
@@ -51,11 +51,20 @@ def labels_path(store_path: Path) -> Path:
 
 
 def _lines(path: Path) -> list[dict]:
+    """The JSON objects of a JSON-lines file; ValueError names the file and line of the
+    first that is not one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from exc
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        row = json.loads(line)
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"{path}:{number}: not JSON ({exc})") from exc
         if not isinstance(row, dict):
             # a file's content, refused with the other bad lines (ValueError)
             raise ValueError(f"{path}:{number}: not a JSON object")  # noqa: TRY004
@@ -64,21 +73,31 @@ def _lines(path: Path) -> list[dict]:
 
 
 def load(store_path: Path) -> Store:
-    """A store and its labels; ValueError names the first line that is not one."""
+    """A store and its labels, every statement one `remember` would take; ValueError
+    names the first line that is not one, before anything is stored."""
     statements = _lines(store_path)
+    if not statements:
+        raise ValueError(f"{store_path}: no statements")
     for row in statements:
         if not all(isinstance(row.get(key), str) and row[key]
                    for key in ("id", "project", "text")):
             raise ValueError(f"{store_path}: a statement needs id, project and text: {row}")
+        refused = new_memory_errors(NewMemory(content=row["text"], project=row["project"]))
+        if refused:
+            raise ValueError(f"{store_path}: statement {row['id']!r} cannot be stored: "
+                             + "; ".join(f"{field}: {' '.join(errors)}"
+                                         for field, errors in refused.items()))
     known = {row["id"] for row in statements}
     if len(known) != len(statements):
         raise ValueError(f"{store_path}: statement ids repeat")
+    labels = labels_path(store_path)
     contradicting = set()
-    for row in _lines(labels_path(store_path)):
-        pair = frozenset((row.get("a"), row.get("b")))
-        if len(pair) != 2 or not pair <= known:
-            raise ValueError(f"{labels_path(store_path)}: not a pair of the store's ids: {row}")
-        contradicting.add(pair)
+    for row in _lines(labels):
+        ends = (row.get("a"), row.get("b"))
+        if not all(isinstance(end, str) for end in ends) or len(set(ends)) != 2 or not (
+                set(ends) <= known):
+            raise ValueError(f"{labels}: not a pair of the store's ids: {row}")
+        contradicting.add(frozenset(ends))
     return Store(statements, contradicting)
 
 

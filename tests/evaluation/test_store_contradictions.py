@@ -55,12 +55,40 @@ def test_a_statement_dedup_merges_is_counted_and_its_contradiction_reported_buri
     assert report["merged_contradictions"] == 1 and report["recall"] == 0.0
 
 
-def test_labels_that_name_no_statement_of_the_store_are_refused(tmp_path):
-    path = _write(tmp_path, STATEMENTS, [{"a": "s1", "b": "s9", "kind": "value"}])
-    with pytest.raises(ValueError, match="not a pair of the store's ids"):
+@pytest.mark.parametrize("labels", [
+    [{"a": "s1", "b": "s9", "kind": "value"}],  # no such statement
+    [{"a": ["s1"], "b": "s3"}],  # not an id
+    [{"a": "s1", "b": "s1"}],  # not a pair
+])
+def test_labels_that_name_no_pair_of_the_store_are_refused(tmp_path, labels):
+    path = _write(tmp_path, STATEMENTS, labels)
+    with pytest.raises(ValueError, match="store_contradictions.jsonl: not a pair of the store's ids"):
         store_contradictions.load(path)
-    path = _write(tmp_path, [STATEMENTS[0], {"id": "s1", "project": "x", "text": "y"}], [])
-    with pytest.raises(ValueError, match="ids repeat"):
+
+
+@pytest.mark.parametrize("statements, message", [
+    ([STATEMENTS[0], {"id": "s1", "project": "x", "text": "y"}], "ids repeat"),
+    ([], "no statements"),
+    ([{"id": "s1", "project": "shop", "text": "nul \x00 inside"}], "'s1' cannot be stored"),
+    ([{"id": "s1", "project": "shop", "text": "   "}], "'s1' cannot be stored"),
+    ([{"id": "s1", "project": "shop", "text": 7}], "needs id, project and text"),
+])
+def test_a_store_remember_would_refuse_is_refused_before_anything_is_stored(
+        tmp_path, statements, message):
+    with pytest.raises(ValueError, match=message):
+        store_contradictions.load(_write(tmp_path, statements, []))
+
+
+def test_a_line_that_is_no_json_is_named_by_its_file_and_line(tmp_path):
+    path = _write(tmp_path, STATEMENTS, [])
+    (tmp_path / "store_contradictions.jsonl").write_text('{"a": "s1"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"store_contradictions.jsonl:1: not JSON"):
+        store_contradictions.load(path)
+    path.write_bytes(b"\xff\xfe not text")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        store_contradictions.load(path)
+    path.write_text("[" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="store.jsonl:1: not JSON"):
         store_contradictions.load(path)
 
 
@@ -72,9 +100,17 @@ def test_the_command_reports_the_queue_and_refuses_a_broken_store_before_storing
     assert json.loads(out.getvalue())["recall"] == 1.0
     broken = _write(tmp_path, STATEMENTS, [{"a": "s1"}], name="broken")
     before = Memory.objects.count()
-    with pytest.raises(CommandError, match="cannot read"):
+    with pytest.raises(CommandError, match="cannot read the store: .*broken_contradictions"):
         call_command("engram_eval", "store-contradictions", str(broken))
     assert Memory.objects.count() == before
+
+
+def test_the_held_out_stores_flags_are_never_listed():
+    with pytest.raises(CommandError, match="not for the held-out store"):
+        call_command("engram_eval", "store-contradictions", "--show-flags")
+    with pytest.raises(CommandError, match="not for the held-out store"):
+        call_command("engram_eval", "store-contradictions",
+                     str(store_contradictions.HELDOUT11_PATH), "--show-flags")
 
 
 @pytest.mark.django_db

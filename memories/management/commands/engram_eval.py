@@ -422,10 +422,14 @@ class Command(BaseCommand):
             out(f"  {item['confidence']:.2f}  {item['a'][:70]}  /  {item['b'][:70]}")
 
     def _store_contradictions(self, path, as_json, show_flags):
+        if show_flags and path.resolve() == store_contradictions.HELDOUT11_PATH.resolve():
+            raise CommandError("--show-flags lists what a judge got wrong, which is read to "
+                               "change the rules: not for the held-out store. Name a dev "
+                               "store's path.")
         try:
             store = store_contradictions.load(path)
         except (OSError, ValueError) as exc:
-            raise CommandError(f"cannot read {path}: {exc}") from exc
+            raise CommandError(f"cannot read the store: {exc}") from exc
         report = store_contradictions.evaluate(
             store, progress=lambda message: None if as_json else self.stdout.write(message))
         if not show_flags:  # a held-out store's figures only, so no rule is written for them

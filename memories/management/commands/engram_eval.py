@@ -432,7 +432,7 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read the store: {exc}") from exc
         report = store_contradictions.evaluate(
             store, progress=lambda message: None if as_json else self.stdout.write(message))
-        if not show_flags:  # a held-out store's figures only, so no rule is written for them
+        if not show_flags:  # figures only unless asked, and never for the held-out store
             del report["flags"], report["missed"]
         if as_json:
             self.stdout.write(_dumps(report))

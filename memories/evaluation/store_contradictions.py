@@ -20,8 +20,10 @@ dedup merged into another is reported apart, since then no judge can see the pai
 
 store_heldout11.jsonl (240 statements of four projects, 20 contradictions labelled) was
 written by a session that read nothing of the repository and committed alone (0e0a0ad)
-before anything judged it: held out. Only figures are printed for it. store_dev1.jsonl
-and store_dev2.jsonl were written the same way, to be read: dev.
+before anything judged it: held out. Only figures are printed for it, as for
+store_heldout12.jsonl, written the same way by another session and committed alone
+(922a6b2) after the round's readings. store_dev1.jsonl and store_dev2.jsonl were written
+the same way, to be read: dev.
 """
 
 import json
@@ -36,6 +38,8 @@ from memories.services.remembering import NewMemory, new_memory_errors, remember
 from .runner import fresh_owner
 
 HELDOUT11_PATH = Path(__file__).with_name("store_heldout11.jsonl")
+HELDOUT12_PATH = Path(__file__).with_name("store_heldout12.jsonl")
+HELDOUT_PATHS = (HELDOUT11_PATH, HELDOUT12_PATH)
 DEV1_PATH = Path(__file__).with_name("store_dev1.jsonl")
 
 

@@ -422,7 +422,8 @@ class Command(BaseCommand):
             out(f"  {item['confidence']:.2f}  {item['a'][:70]}  /  {item['b'][:70]}")
 
     def _store_contradictions(self, path, as_json, show_flags):
-        if show_flags and path.resolve() == store_contradictions.HELDOUT11_PATH.resolve():
+        if show_flags and path.resolve() in {held.resolve()
+                                             for held in store_contradictions.HELDOUT_PATHS}:
             raise CommandError("--show-flags lists what a judge got wrong, which is read to "
                                "change the rules: not for the held-out store. Name a dev "
                                "store's path.")

@@ -164,7 +164,14 @@ past tense against one said to hold now
 ("the CI ran on Jenkins" / "our CI now runs on GitHub Actions"). Only what a statement
 asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
 taken off, and questions, greetings and short reactions are left out; two speakers each
-saying "I" speak of two people. Every verdict has a confidence; talk marks (an
+saying "I" speak of two people. A note written as a label and its value ("Firmware owner:
+Emeka Eze", "Warehouse: BigQuery") reads as "the label is the value".
+
+In a store of facts most of a statement's neighbours agree, so some pairs are held apart
+on purpose: a person's first or last name beside the full name is one holder; who holds a
+thing and what the thing is fill two slots; a word beside its modifier is no pair of
+ends; a version of a product the other statement never names, against another name, is
+another thing ("Go 1.22" / "urfave/cli v2"). Every verdict has a confidence; talk marks (an
 exclamation, words to "you") lower it, and only a verdict at CONFIDENT or above enters
 the queue a person works through. The rest is kept and shown on request.
 

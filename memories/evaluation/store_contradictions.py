@@ -109,23 +109,22 @@ def evaluate(store: Store, *, username: str = "store-contradictions",
              progress: Callable[[str], None] = lambda message: None) -> dict:
     owner = fresh_owner(username)
     memory_of: dict[str, object] = {}  # statement id -> the memory that holds it
-    merged = []
+    merged = 0
     for project in dict.fromkeys(row["project"] for row in store.statements):
         rows = [row for row in store.statements if row["project"] == project]
         results = remember_many(owner=owner, items=[
             NewMemory(content=row["text"], project=project) for row in rows])
         for row, result in zip(rows, results, strict=True):
             memory_of[row["id"]] = result.memory.pk
-            if not result.created:
-                merged.append(row["id"])
         stored = sum(result.created for result in results)
+        merged += len(rows) - stored
         progress(f"{project}: {len(rows)} statements, {stored} stored")
     scan_contradictions(owner=owner)
     statements_of: dict[object, set[str]] = {}
     for statement, memory in memory_of.items():
         statements_of.setdefault(memory, set()).add(statement)
-    queue = [c for c in Contradiction.objects.filter(owner=owner).select_related(
-        "memory_a", "memory_b") if c.status == ContradictionStatus.OPEN and c.confident]
+    queue = list(Contradiction.objects.filter(owner=owner, status=ContradictionStatus.OPEN)
+                 .confident().select_related("memory_a", "memory_b"))
     found, false, flags = set(), 0, []
     for contradiction in queue:
         labelled = {frozenset((x, y)) for x in statements_of.get(contradiction.memory_a_id, ())
@@ -139,7 +138,7 @@ def evaluate(store: Store, *, username: str = "store-contradictions",
     labelled = len(store.contradicting)
     return {
         "statements": len(store.statements), "memories": len(statements_of),
-        "merged": len(merged), "labelled": labelled, "open": len(queue),
+        "merged": merged, "labelled": labelled, "open": len(queue),
         "true": len(queue) - false, "false": false,
         "precision": (len(queue) - false) / len(queue) if queue else None,
         "recall": len(found) / labelled if labelled else None,

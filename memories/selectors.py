@@ -720,6 +720,35 @@ _LONG_RUN = re.compile(TEXT_SEARCH_RUN)
 LINKS_WALKED = 20
 
 
+# The words most of a store holds change as slowly as the store's make-up (a new
+# conversation, a new speaker), and finding them reads every term the store holds (1 ms
+# at 10,000 memories): asked once a minute per reader and process, not on every recall.
+COMMON_TERMS_SECONDS = 60.0
+_common_terms: dict[tuple, tuple[frozenset[str], float]] = {}
+
+
+def common_terms(reader: Reader, *, share: float, minimum: int) -> frozenset[str]:
+    """The terms (text search's stems) that at least `share` of the memories `reader`
+    reads through the postings hold, and at least `minimum` of them, by the BM25
+    document counts (engine/dense_query.py)."""
+    key = (connection.settings_dict["NAME"], reader.authors, share, minimum)
+    known = _common_terms.get(key)
+    if known is not None and known[1] > time.monotonic():
+        return known[0]
+    authors = list(reader.authors)
+    _, rows = _server_bound(_COMMON_TERMS_SQL, [authors, share, authors, minimum])
+    terms = frozenset(term for (term,) in rows)
+    if len(_common_terms) >= 10_000:
+        _common_terms.clear()
+    _common_terms[key] = (terms, time.monotonic() + COMMON_TERMS_SECONDS)
+    return terms
+
+
+def forget_common_terms() -> None:
+    _common_terms.clear()
+
+
+
 def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id: str,
                       dimensions: int, filters: RecallFilters = RecallFilters(),
                       exclude_ids: Sequence[uuid.UUID] = (), dense_k: int = 50,
@@ -907,6 +936,13 @@ def _compact(sql: str) -> str:
     if "--" in re.sub(r"'[^']*'", "", sql):
         raise ValueError("SQL with a -- comment cannot be compacted.")
     return " ".join(sql.split())
+
+
+_COMMON_TERMS_SQL = _compact(f"""
+    SELECT term FROM {TermDocuments._meta.db_table} WHERE owner_id = ANY(%s)
+    GROUP BY term
+    HAVING sum(documents) >= greatest(%s * (SELECT sum(documents) FROM {KeywordStats._meta.db_table}
+                                          WHERE owner_id = ANY(%s)), %s)""")
 
 
 def _server_bound(sql: str, params: list) -> tuple[str, list[tuple]]:

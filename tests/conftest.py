@@ -127,12 +127,13 @@ def huey_runs_tasks_inline():
 
 @pytest.fixture(autouse=True)
 def readers_read_afresh():
-    """What a user reads is remembered per process for two seconds; a test that writes
-    rows directly (not through the services, which forget it) must not see the last
-    test's."""
-    from memories.selectors import forget_readers
+    """What a user reads, and the words most of their store holds, are remembered per
+    process for a while; a test that writes rows directly (not through the services,
+    which forget the first) must not see the last test's."""
+    from memories.selectors import forget_common_terms, forget_readers
 
     forget_readers()
+    forget_common_terms()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from .. import selectors
-from ..engine import dates, ranker
+from ..engine import dates, dense_query, ranker
 from ..engine.ranking import Candidate, Ranked, ScoreBreakdown, rank
 from ..models import Kind, Memory, MemoryType, UsageEvent, UsageKind
 from ..providers.embeddings import get_provider
@@ -95,8 +95,11 @@ def _ranked_candidates(owner, query: str, *, limit: int, filters: selectors.Reca
     id, and the query's keyword scale (the BM25 score of a memory holding every query
     term)."""
     provider = get_provider()
+    reader = selectors.Reader.of(owner)
+    common = dense_query.common_words(query, selectors.common_terms(
+        reader, share=dense_query.COMMON_SHARE, minimum=dense_query.COMMON_MINIMUM))
     try:
-        vector = provider.embed_query(query)
+        vector = provider.embed_query(dense_query.dense_query(query, common))
     except ProviderError as exc:
         log.warning("recall falls back to keyword search: %s", exc)
         vector = None
@@ -105,7 +108,7 @@ def _ranked_candidates(owner, query: str, *, limit: int, filters: selectors.Reca
     found = selectors.hybrid_candidates(
         owner, query=query, vector=vector, model_id=provider.model_id,
         dimensions=provider.dimensions, filters=filters, exclude_ids=exclude_ids,
-        dense_k=pool, keyword_k=pool, now=now,
+        dense_k=pool, keyword_k=pool, now=now, reader=reader,
     )
     keyword_scale = found[0].keyword_max if found else None
     ranked = rank(

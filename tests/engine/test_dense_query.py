@@ -1,5 +1,6 @@
 """The text a query is embedded as: the words most of the store says are left out."""
 
+from memories.engine import dense_query as module
 from memories.engine.dense_query import common_words, dense_query, term
 
 
@@ -10,6 +11,12 @@ def test_a_word_is_read_as_the_stem_text_search_keeps_of_it():
 
 def test_a_word_joined_by_a_hyphen_is_never_one_term():
     assert term("self-care") is None
+
+
+def test_a_word_too_long_to_be_a_name_is_neither_stemmed_nor_remembered():
+    before = module._stem.cache_info().currsize
+    assert common_words("melanie" * 2_000 + " read?", {"melani"}) == set()
+    assert module._stem.cache_info().currsize == before
 
 
 def test_the_common_words_of_a_query_are_those_whose_stem_the_store_says_everywhere():

@@ -1,7 +1,7 @@
-"""The text a query is embedded as: the query without the words most of the store says.
+"""The text a query is embedded as: the query without the words much of the store says.
 
 A dense vector weighs every word of the query by how much it moves the sentence's
-meaning, not by how rare it is in the store. A word that most memories hold therefore
+meaning, not by how rare it is in the store. A word that many memories hold therefore
 pulls the query towards all of them alike. In a transcript each memory opens with its
 speaker's name ("[8 May 2023] Caroline: ..."), so "What books has Caroline read?" lies
 nearest to whatever Caroline said, whatever it was about. Left out of the embedded text,

@@ -720,9 +720,10 @@ _LONG_RUN = re.compile(TEXT_SEARCH_RUN)
 LINKS_WALKED = 20
 
 
-# The words most of a store holds change as slowly as the store's make-up (a new
-# conversation, a new speaker), and finding them reads every term the store holds (1 ms
-# at 10,000 memories): asked once a minute per reader and process, not on every recall.
+# The words much of a store holds change as slowly as the store's make-up (a new
+# conversation, a new speaker), and finding them reads every term the store holds (4 ms
+# at 10,000 memories, 27 ms at 100,000 with 110,000 terms): asked once a minute per reader
+# and process, not on every recall.
 COMMON_TERMS_SECONDS = 60.0
 _common_terms: dict[tuple, tuple[frozenset[str], float]] = {}
 
@@ -735,8 +736,11 @@ def common_terms(reader: Reader, *, share: float, minimum: int) -> frozenset[str
     known = _common_terms.get(key)
     if known is not None and known[1] > time.monotonic():
         return known[0]
-    authors = list(reader.authors)
-    _, rows = _server_bound(_COMMON_TERMS_SQL, [authors, share, authors, minimum])
+    if len(reader.authors) == 1:  # one author's counts need no adding up (95 -> 27 ms)
+        sql, authors = _OWN_COMMON_TERMS_SQL, reader.authors[0]
+    else:
+        sql, authors = _COMMON_TERMS_SQL, list(reader.authors)
+    _, rows = _server_bound(sql, [authors, share, authors, minimum])
     terms = frozenset(term for (term,) in rows)
     if len(_common_terms) >= 10_000:
         _common_terms.clear()
@@ -938,6 +942,10 @@ def _compact(sql: str) -> str:
     return " ".join(sql.split())
 
 
+_OWN_COMMON_TERMS_SQL = _compact(f"""
+    SELECT term FROM {TermDocuments._meta.db_table} WHERE owner_id = %s
+    AND documents >= greatest(%s * (SELECT documents FROM {KeywordStats._meta.db_table}
+                                    WHERE owner_id = %s), %s)""")
 _COMMON_TERMS_SQL = _compact(f"""
     SELECT term FROM {TermDocuments._meta.db_table} WHERE owner_id = ANY(%s)
     GROUP BY term

@@ -91,3 +91,19 @@ def test_in_a_small_store_meaning_is_measured_against_the_whole_question(alice):
     assert hits[0].memory.content == BOOK
     assert hits[0].similarity == pytest.approx(
         _cosine(BOOK, "What books has Melanie read?"), abs=0.01)
+
+
+def test_a_project_members_common_terms_count_every_authors_memories(alice, bob, team):
+    # Half the notes each: neither author alone holds the word in COMMON_MINIMUM notes.
+    for owner in (alice, bob):
+        remember_many(owner=owner, items=[NewMemory(content=f"Deploys go out from build {n}")
+                                          for n in range(COMMON_MINIMUM // 2)])
+    assert _common(alice) == {"deploy", "go", "build"}
+
+
+def test_an_author_outside_the_project_counts_only_their_own(alice, charlie, team):
+    remember_many(owner=alice, items=[NewMemory(content=f"Deploys go out from build {n}")
+                                      for n in range(COMMON_MINIMUM // 2)])
+    remember_many(owner=charlie, items=[NewMemory(content=f"Deploys go out from build {n}")
+                                        for n in range(COMMON_MINIMUM // 2)])
+    assert _common(charlie) == frozenset()

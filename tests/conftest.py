@@ -127,7 +127,7 @@ def huey_runs_tasks_inline():
 
 @pytest.fixture(autouse=True)
 def readers_read_afresh():
-    """What a user reads, and the words most of their store holds, are remembered per
+    """What a user reads, and the words much of their store holds, are remembered per
     process for a while; a test that writes rows directly (not through the services,
     which forget the first) must not see the last test's."""
     from memories.selectors import forget_common_terms, forget_readers

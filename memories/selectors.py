@@ -76,11 +76,41 @@ EXACT, OWN_INDEX, SHARED_INDEX = "exact", "own index", "shared index"
 
 _indexed_models: set[tuple[str, str]] = set()
 
-# How an owner's nearest neighbours are found, per database, owner and model, for this
-# many seconds: asking costs a round trip per recall, and an owner that crosses the
-# line only changes how its nearest neighbours are found, not which memories it sees.
+class Remembered:
+    """Answers this process keeps for `seconds`, per database and key: each spares a
+    round trip on every recall. At most MOST of them; past that it starts afresh (most
+    were asked once, long ago)."""
+
+    MOST = 10_000
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self._kept: dict[tuple, tuple[object, float]] = {}
+
+    def get(self, *key):
+        """The answer kept for `key`, or None when there is none or it has run out."""
+        kept = self._kept.get((connection.settings_dict["NAME"], *key))
+        return kept[0] if kept is not None and kept[1] > time.monotonic() else None
+
+    def keep(self, answer, *key):
+        if len(self._kept) >= self.MOST:
+            self._kept.clear()
+        self._kept[(connection.settings_dict["NAME"], *key)] = (
+            answer, time.monotonic() + self.seconds)
+        return answer
+
+    def forget(self, *key) -> None:
+        self._kept.pop((connection.settings_dict["NAME"], *key), None)
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+# How an owner's nearest neighbours are found, per owner and model, for this many
+# seconds: an owner that crosses the line only changes how its nearest neighbours are
+# found, not which memories it sees.
 DENSE_PATH_TTL = 60.0
-_dense_paths: dict[tuple[str, int, str], tuple[str, float]] = {}
+_dense_paths = Remembered(DENSE_PATH_TTL)
 
 
 def owner_index_name(model_id: str, owner_id: int) -> str:
@@ -91,11 +121,9 @@ def dense_path(owner_id: int, model_id: str) -> str:
     """EXACT for a small owner, OWN_INDEX when its own HNSW index is built and valid
     (a failed concurrent build leaves an invalid one), SHARED_INDEX for a large owner
     still waiting for it."""
-    key = (connection.settings_dict["NAME"], owner_id, model_id)
-    known = _dense_paths.get(key)
-    now = time.monotonic()
-    if known is not None and known[1] > now:
-        return known[0]
+    known = _dense_paths.get(owner_id, model_id)
+    if known is not None:
+        return known
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT documents FROM {KeywordStats._meta.db_table} WHERE owner_id = %s),"
@@ -104,14 +132,13 @@ def dense_path(owner_id: int, model_id: str) -> str:
             [owner_id, owner_index_name(model_id, owner_id)])
         documents, valid = cursor.fetchone()
     large = (documents or 0) >= settings.ENGRAM_OWN_INDEX_FROM
-    path = OWN_INDEX if valid else SHARED_INDEX if large else EXACT
-    _dense_paths[key] = (path, now + DENSE_PATH_TTL)
-    return path
+    return _dense_paths.keep(OWN_INDEX if valid else SHARED_INDEX if large else EXACT,
+                             owner_id, model_id)
 
 
 def forget_dense_path(owner_id: int, model_id: str) -> None:
     """Drop the cached path, in this process, once an owner's index is built."""
-    _dense_paths.pop((connection.settings_dict["NAME"], owner_id, model_id), None)
+    _dense_paths.forget(owner_id, model_id)
 
 
 def _dense_sql(column: str, query: str, dimensions: int, owner_id: int,
@@ -387,7 +414,7 @@ def _nearest_exactly(rows_sql: str, values: list, vectors: np.ndarray, per_vecto
 # who joins, or a system memory just written in another process, is seen within this
 # many seconds (at once in this process: `forget_readers`).
 READER_MEMORY_SECONDS = 2.0
-_readers: dict[tuple[str, int], tuple["Reader", float]] = {}
+_readers = Remembered(READER_MEMORY_SECONDS)
 
 
 def forget_readers() -> None:
@@ -410,15 +437,7 @@ class Reader:
 
     @classmethod
     def of(cls, user) -> "Reader":
-        key = (connection.settings_dict["NAME"], user.pk)
-        known = _readers.get(key)
-        if known is not None and known[1] > time.monotonic():
-            return known[0]
-        reader = cls._read(user)
-        if len(_readers) >= 10_000:
-            _readers.clear()
-        _readers[key] = (reader, time.monotonic() + READER_MEMORY_SECONDS)
-        return reader
+        return _readers.get(user.pk) or _readers.keep(cls._read(user), user.pk)
 
     @classmethod
     def _read(cls, user) -> "Reader":
@@ -725,27 +744,23 @@ LINKS_WALKED = 20
 # at 10,000 memories, 17 ms at 100,000 with 110,000 terms): asked once a minute per reader
 # and process, not on every recall.
 COMMON_TERMS_SECONDS = 60.0
-_common_terms: dict[tuple, tuple[frozenset[str], float]] = {}
+_common_terms = Remembered(COMMON_TERMS_SECONDS)
 
 
 def common_terms(reader: Reader, *, share: float, minimum: int) -> frozenset[str]:
     """The terms (text search's stems) that at least `share` of the memories `reader`
     reads through the postings hold, and at least `minimum` of them, by the BM25
     document counts (engine/dense_query.py)."""
-    key = (connection.settings_dict["NAME"], reader.authors, share, minimum)
-    known = _common_terms.get(key)
-    if known is not None and known[1] > time.monotonic():
-        return known[0]
+    known = _common_terms.get(reader.authors, share, minimum)
+    if known is not None:
+        return known
     if len(reader.authors) == 1:  # one author's counts need no adding up (95 -> 17 ms)
         sql, authors = _OWN_COMMON_TERMS_SQL, reader.authors[0]
     else:
         sql, authors = _COMMON_TERMS_SQL, list(reader.authors)
     _, rows = _server_bound(sql, [authors, share, authors, minimum])
-    terms = frozenset(term for (term,) in rows)
-    if len(_common_terms) >= 10_000:
-        _common_terms.clear()
-    _common_terms[key] = (terms, time.monotonic() + COMMON_TERMS_SECONDS)
-    return terms
+    return _common_terms.keep(frozenset(term for (term,) in rows),
+                              reader.authors, share, minimum)
 
 
 def forget_common_terms() -> None:

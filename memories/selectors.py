@@ -824,6 +824,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
         # low owner-wide.
         # Read in full for a union too: other authors' private postings would crowd the
         # readable ones out of each term's strongest.
+        # Each hit is checked against the memory table by its key (OFFSET 0: the planner
+        # neither flattens the lookup nor pushes `where` into it). Joined as a set, an
+        # owner the statistics do not know yet (one importing beside a large owner, too
+        # small a share of the table for autoanalyze) was read whole for every hit.
         narrowed = filters.narrows() or not reader.alone
         bounded = "" if narrowed else "LIMIT %s"
         # One author as a plain value, not an array: the postings index (owner, term,
@@ -854,9 +858,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                             WHERE p.owner_id {posted_by} AND p.term = w.term
                             ORDER BY p.impact DESC, p.memory_id {bounded}) p
                         GROUP BY p.memory_id ORDER BY score DESC, p.memory_id {bounded}) top
-                  JOIN {table} m ON m.id = top.memory_id
+                  CROSS JOIN LATERAL (SELECT * FROM {table} m
+                                      WHERE m.id = top.memory_id OFFSET 0) m
                   WHERE {where}
-                  ORDER BY top.score DESC, m.id LIMIT %s) matched)""")
+                  ORDER BY top.score DESC, top.memory_id LIMIT %s) matched)""")
         limits = [] if narrowed else [POSTINGS_PER_TERM]
         best = [] if narrowed else [keyword_k * 4]
         authors = list(reader.authors)
@@ -873,7 +878,9 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     # strongest are taken: a readable memory reached through one the caller cannot see,
     # or a link to it crowding readable ones out, would show how their links run. Links
     # are grouped by neighbour before that lookup: a hub's neighbour is looked up once,
-    # not once a relation.
+    # not once a relation. Each is looked up by its key, as the keyword hits are: joined
+    # as a set, each step read all the memories of an owner the statistics did not know
+    # yet (recall p50 59 ms instead of 14 at 6,000 memories, docs/BENCHMARKS.md).
     ctes.append("""seeds AS (
             SELECT id FROM dense WHERE rank <= %s
             UNION SELECT id FROM keyword WHERE rank <= %s)""")
@@ -887,7 +894,8 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
                     SELECT CASE WHEN from_memory_id = w.id THEN to_memory_id
                                 ELSE from_memory_id END other, max(strength) s
                     FROM {links} WHERE w.id IN (from_memory_id, to_memory_id) GROUP BY 1) l
-                JOIN {table} m ON m.id = other WHERE {walk_where}
+                CROSS JOIN LATERAL (SELECT * FROM {table} m WHERE m.id = l.other OFFSET 0) m
+                WHERE {walk_where}
                 ORDER BY s DESC, 1 LIMIT %s) e ON true
             WHERE w.hop < %s AND e.other IS DISTINCT FROM w.came_from)""")
     args += [*walk_params, LINKS_WALKED, graph_depth]

@@ -345,8 +345,14 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
              "AND (m.expires_at IS NULL OR m.expires_at > now())")
     values += [Status.ACTIVE, model_id]
     # A project's or the system's memories are compared exactly: they are few beside an
-    # owner's, and no per-owner index covers them.
-    if scope != Scope.PRIVATE or dense_path(owner_id, model_id) == EXACT:
+    # owner's, and no per-owner index covers them. So is a large owner still waiting for
+    # its own index, up to WAITING_EXACTLY_UP_TO times the line: until the index task
+    # analyses the table the planner takes such an owner for one of no memories, and
+    # sorted all of its rows for every probe (a batch of 256 at 11,729 memories: 5.4 s,
+    # against 0.13-0.38 s in NumPy; docs/BENCHMARKS.md).
+    path = dense_path(owner_id, model_id) if scope == Scope.PRIVATE else EXACT
+    if path == EXACT or (path == SHARED_INDEX and _owner_size(owner_id) <= WAITING_EXACTLY_UP_TO
+                         * settings.ENGRAM_OWN_INDEX_FROM):
         return _nearest_exactly(f"FROM {table} m {where}", values, vectors, per_vector,
                                 dimensions)
     distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
@@ -372,6 +378,16 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
         for ordinal, memory_id, content, similarity in cursor.fetchall():
             found[ordinal - 1].append((memory_id, content, float(similarity)))
     return found
+
+
+# How many times the own-index line an owner waiting for its index may hold and still
+# have its dedup probes compared exactly: its vectors come over once a batch (1.5 KB each).
+WAITING_EXACTLY_UP_TO = 10
+
+
+def _owner_size(owner_id: int) -> int:
+    return (KeywordStats.objects.filter(owner_id=owner_id)
+            .values_list("documents", flat=True).first() or 0)
 
 
 def _nearest_exactly(rows_sql: str, values: list, vectors: np.ndarray, per_vector: int,

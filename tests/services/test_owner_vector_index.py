@@ -1,6 +1,8 @@
 """An owner past the size line gets an HNSW index of its own, the dense query uses it, and
-recall answers the same with it as without it."""
+recall answers the same with it as without it; until it is built, the owner's dedup probes
+are compared exactly."""
 
+import numpy as np
 import pytest
 from django.db import connection, transaction
 
@@ -154,3 +156,32 @@ def test_recall_answers_the_same_with_the_owners_index_as_without(alice, low_lin
 
     assert after == before
     assert all(len(found) == 10 for found in after.values())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_owner_waiting_for_its_index_is_deduplicated_exactly_up_to_ten_times_the_line(
+        alice, low_line, settings, monkeypatch):
+    as_if_the_queue_were_down(alice)
+    remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)])
+    exactly = []
+    real = selectors._nearest_exactly
+    monkeypatch.setattr(selectors, "_nearest_exactly",
+                        lambda *args: exactly.append(args) or real(*args))
+    probe = get_provider().embed_documents(["The billing service runs on port 8080."])
+
+    def nearest():
+        [found] = selectors.nearest_for_each(alice.pk, "", model_id=get_provider().model_id,
+                                             dimensions=get_provider().dimensions,
+                                             vectors=np.asarray(probe))
+        return found
+
+    selectors._dense_paths.clear()
+    assert selectors.dense_path(alice.pk, get_provider().model_id) == selectors.SHARED_INDEX
+    exact = nearest()
+    assert len(exactly) == 1
+
+    settings.ENGRAM_OWN_INDEX_FROM = 3  # 40 memories are more than ten times the line
+    selectors._dense_paths.clear()
+    through_the_index = nearest()
+    assert len(exactly) == 1
+    assert [pk for pk, _, _ in through_the_index] == [pk for pk, _, _ in exact]

@@ -62,9 +62,10 @@ def test_recall_reads_few_of_an_owners_memories_the_statistics_do_not_know(alice
 
     read = memory_rows_read(alice, "how many replicas does the ledger service need")
 
-    # The exact nearest-neighbour pass reads each of her 300 once; the keyword hits and
-    # the walk's steps add a few dozen lookups, not 300 rows a step.
-    assert 300 <= read < 450
+    # The exact nearest-neighbour pass reads each of her 300 once; the keyword hits, the
+    # walk's steps and the candidates' final lookup add a row each (390 in all when this
+    # was written), not 300 rows a step (6,620 before).
+    assert 300 <= read < 600
 
 
 @pytest.mark.django_db

@@ -1,6 +1,7 @@
 """Engram's settings: every knob comes from the environment (README lists them all)."""
 
 import os
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -143,10 +144,22 @@ if env("DATABASE_URL"):
         )
     _default_db["ENGINE"] = ENGINE
 else:
+    # The embedded server's shared buffers, from its next start. PostgreSQL's own 128 MB
+    # stop holding the memory table, its vector indexes and postings at about 100,000
+    # memories; then every backend evicts pages the others need (docs/BENCHMARKS.md).
+    # Memory is taken only as pages are used.
+    _shared_buffers = env("ENGRAM_EMBEDDED_SHARED_BUFFERS", "1GB")
+    _size = re.fullmatch(r"([0-9]{1,8})(kB|MB|GB)", _shared_buffers)
+    if not _size or not (16 << 20) <= int(_size[1]) << {"kB": 10, "MB": 20, "GB": 30}[
+            _size[2]] <= (64 << 30):
+        raise ImproperlyConfigured(
+            f"ENGRAM_EMBEDDED_SHARED_BUFFERS={_shared_buffers!r} is not a size from 16MB "
+            "to 64GB: use a whole number of kB, MB or GB, such as 512MB.")
     _default_db = {
         "ENGINE": ENGINE,
         "NAME": "engram",
         "EMBEDDED_PGDATA": str(ENGRAM_HOME / "pgdata"),
+        "EMBEDDED_SHARED_BUFFERS": _shared_buffers,
         "CONN_MAX_AGE": 60,
     }
 _default_db["CONN_HEALTH_CHECKS"] = True

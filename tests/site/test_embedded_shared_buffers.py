@@ -1,0 +1,57 @@
+"""The embedded server is given ENGRAM_EMBEDDED_SHARED_BUFFERS (1GB unless set), read when
+it next starts; a size PostgreSQL would refuse, or could not start with, is refused first."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from tests.helpers import settings_with
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SHOW = """
+import os, django
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "engram_site.settings")
+django.setup()
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute("SHOW shared_buffers")
+    print(cursor.fetchone()[0])
+"""
+
+
+def shown(home) -> str:
+    """What a new process, the only one attached (it starts and stops the server), sees."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DATABASE_URL", "ENGRAM_TEST_DATABASE")}
+    done = subprocess.run([sys.executable, "-c", SHOW], cwd=ROOT, check=True, timeout=120,
+                          capture_output=True, text=True,
+                          env={**env, "ENGRAM_HOME": str(home),
+                               "ENGRAM_EMBEDDED_SHARED_BUFFERS": "160MB"})
+    return done.stdout.split()[-1]
+
+
+def test_the_embedded_server_runs_with_the_configured_shared_buffers_from_its_next_start(
+        tmp_path):
+    shown(tmp_path)  # initialises the cluster, which starts with PostgreSQL's own size
+
+    assert shown(tmp_path) == "160MB"
+
+
+@pytest.mark.parametrize("size", ["lots", "1.5GB", "8MB", "100GB", "512 MB", "1TB"])
+def test_a_size_postgresql_would_refuse_is_refused_with_the_setting_named(monkeypatch, size):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    with pytest.raises(ImproperlyConfigured, match="ENGRAM_EMBEDDED_SHARED_BUFFERS"):
+        settings_with(monkeypatch, ENGRAM_EMBEDDED_SHARED_BUFFERS=size)
+
+
+def test_the_size_is_a_setting_of_the_embedded_database(monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert settings_with(monkeypatch)["DATABASES"]["default"]["EMBEDDED_SHARED_BUFFERS"] \
+        == "1GB"
+    assert settings_with(monkeypatch, ENGRAM_EMBEDDED_SHARED_BUFFERS="512MB")[
+        "DATABASES"]["default"]["EMBEDDED_SHARED_BUFFERS"] == "512MB"

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import psutil
 from django.core.exceptions import ImproperlyConfigured
 
 from engram_site import huey_connection
@@ -147,8 +148,10 @@ else:
     # The embedded server's shared buffers, from its next start. PostgreSQL's own 128 MB
     # stop holding the memory table, its vector indexes and postings at about 100,000
     # memories; then every backend evicts pages the others need (docs/BENCHMARKS.md).
-    # Memory is taken only as pages are used.
-    _shared_buffers = env("ENGRAM_EMBEDDED_SHARED_BUFFERS", "1GB")
+    # Memory is taken only as pages are used; an eighth of a small machine's at most, so
+    # that the server still starts there.
+    _shared_buffers = env("ENGRAM_EMBEDDED_SHARED_BUFFERS",
+                          f"{min(1024, psutil.virtual_memory().total >> 23)}MB")
     _size = re.fullmatch(r"([0-9]{1,8})(kB|MB|GB)", _shared_buffers)
     if not _size or not (16 << 20) <= int(_size[1]) << {"kB": 10, "MB": 20, "GB": 30}[
             _size[2]] <= (64 << 30):

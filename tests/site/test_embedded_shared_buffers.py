@@ -1,11 +1,13 @@
-"""The embedded server is given ENGRAM_EMBEDDED_SHARED_BUFFERS (1GB unless set), read when
-it next starts; a size PostgreSQL would refuse, or could not start with, is refused first."""
+"""The embedded server is given ENGRAM_EMBEDDED_SHARED_BUFFERS (1GB, or an eighth of a
+smaller machine's memory, unless set), read when it next starts; a size PostgreSQL would
+refuse, or could not start with, is refused first."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
@@ -35,6 +37,12 @@ def shown(home) -> str:
     return done.stdout.split()[-1]
 
 
+def buffers(monkeypatch, **environment) -> str:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    return settings_with(monkeypatch, **environment)["DATABASES"]["default"][
+        "EMBEDDED_SHARED_BUFFERS"]
+
+
 def test_the_embedded_server_runs_with_the_configured_shared_buffers_from_its_next_start(
         tmp_path):
     shown(tmp_path)  # initialises the cluster, which starts with PostgreSQL's own size
@@ -44,14 +52,17 @@ def test_the_embedded_server_runs_with_the_configured_shared_buffers_from_its_ne
 
 @pytest.mark.parametrize("size", ["lots", "1.5GB", "8MB", "100GB", "512 MB", "1TB"])
 def test_a_size_postgresql_would_refuse_is_refused_with_the_setting_named(monkeypatch, size):
-    monkeypatch.delenv("DATABASE_URL", raising=False)
     with pytest.raises(ImproperlyConfigured, match="ENGRAM_EMBEDDED_SHARED_BUFFERS"):
-        settings_with(monkeypatch, ENGRAM_EMBEDDED_SHARED_BUFFERS=size)
+        buffers(monkeypatch, ENGRAM_EMBEDDED_SHARED_BUFFERS=size)
 
 
-def test_the_size_is_a_setting_of_the_embedded_database(monkeypatch):
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    assert settings_with(monkeypatch)["DATABASES"]["default"]["EMBEDDED_SHARED_BUFFERS"] \
-        == "1GB"
-    assert settings_with(monkeypatch, ENGRAM_EMBEDDED_SHARED_BUFFERS="512MB")[
-        "DATABASES"]["default"]["EMBEDDED_SHARED_BUFFERS"] == "512MB"
+def test_by_default_the_size_is_a_gigabyte_or_an_eighth_of_a_smaller_machine(monkeypatch):
+    default = buffers(monkeypatch)
+    assert default.endswith("MB")
+    megabytes = int(default.removesuffix("MB"))
+    assert 16 <= megabytes <= 1024
+    assert megabytes == 1024 or megabytes <= psutil.virtual_memory().total / 8 / 2**20
+
+
+def test_the_size_set_is_the_size_used(monkeypatch):
+    assert buffers(monkeypatch, ENGRAM_EMBEDDED_SHARED_BUFFERS="512MB") == "512MB"

@@ -43,6 +43,18 @@ def envlist(name, default=""):
     return [part.strip() for part in env(name, default).split(",") if part.strip()]
 
 
+def memory_available() -> int:
+    """Bytes of memory this process may use: the machine's, or its container's limit
+    (cgroup v2 or v1) when lower."""
+    total = psutil.virtual_memory().total
+    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            total = min(total, int(Path(limit).read_text().strip()))
+        except (OSError, ValueError):  # no such file, or "max": no limit
+            continue
+    return total
+
+
 def envint(name, default, low=0, high=2**31):
     return _number(name, default, int, low, high)
 
@@ -145,13 +157,13 @@ if env("DATABASE_URL"):
         )
     _default_db["ENGINE"] = ENGINE
 else:
-    # The embedded server's shared buffers, from its next start. PostgreSQL's own 128 MB
-    # stop holding the memory table, its vector indexes and postings at about 100,000
+    # The shared buffers the embedded server starts with. PostgreSQL's own 128 MB stop
+    # holding the memory table, its vector indexes and postings at about 100,000
     # memories; then every backend evicts pages the others need (docs/BENCHMARKS.md).
-    # Memory is taken only as pages are used; an eighth of a small machine's at most, so
-    # that the server still starts there.
+    # Memory is taken only as pages are used; at most an eighth of a small machine's, or
+    # of a container's limit, so that the server still starts and is not killed there.
     _shared_buffers = env("ENGRAM_EMBEDDED_SHARED_BUFFERS",
-                          f"{min(1024, psutil.virtual_memory().total >> 23)}MB")
+                          f"{min(1024, memory_available() >> 23)}MB")
     _size = re.fullmatch(r"([0-9]{1,8})(kB|MB|GB)", _shared_buffers)
     if not _size or not (16 << 20) <= int(_size[1]) << {"kB": 10, "MB": 20, "GB": 30}[
             _size[2]] <= (64 << 30):

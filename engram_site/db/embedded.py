@@ -82,14 +82,15 @@ def _configure_before_start(pgdata: Path, lock, shared_buffers: str) -> None:
     with lock:
         if _postmaster_identity(pgdata) is not None or not conf.is_file():
             return
-        kept = [line for line in conf.read_text().splitlines()
-                if line.split("=")[0].strip() != "shared_buffers"]
-        wanted = [*kept, f"shared_buffers = '{shared_buffers}'"]
-        if wanted != conf.read_text().splitlines():
+        lines = conf.read_text().splitlines()
+        wanted = [line for line in lines if line.split("=")[0].strip() != "shared_buffers"]
+        wanted.append(f"shared_buffers = '{shared_buffers}'")
+        if wanted != lines:
+            # beside it, then renamed over it: a server starting meanwhile reads one whole
             written = conf.with_name(conf.name + ".engram")
             written.write_text("\n".join(wanted) + "\n")
             shutil.copymode(conf, written)
-            if hasattr(os, "chown"):
+            if hasattr(os, "chown"):  # the server's user owns it (not on Windows)
                 os.chown(written, conf.stat().st_uid, conf.stat().st_gid)
             os.replace(written, conf)
 

@@ -159,13 +159,20 @@ def _dense_sql(column: str, query: str, dimensions: int, owner_id: int,
                       f" AND {alias}.embedding_model = '{_checked_model(model_id)}'")
 
 
-def _union_dense_sql(column: str, query: str, dimensions: int, size: int) -> tuple[str, str]:
-    """(cosine distance, extra condition) over a union of owners' memories (a member's
-    projects, system memories): exact while it is small, else the shared HNSW index,
-    filtered as it is walked (iterative scan)."""
+def _shared_dense_sql(column: str, query: str, dimensions: int, size: int) -> str:
+    """The cosine distance over the memories a user reads through projects and as system
+    memories: exact while they are fewer than the own-index line, else the shared HNSW
+    index, filtered as it is walked (iterative scan)."""
     if size < settings.ENGRAM_OWN_INDEX_FROM:
-        return f"{column} <=> {query}::vector({dimensions})", ""
-    return f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})", ""
+        return f"{column} <=> {query}::vector({dimensions})"
+    return f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})"
+
+
+def _nearest_sql(distance: str, where: str, own: str) -> str:
+    """The memories meeting `where` nearest by `distance` (its parameters, then those of
+    `where`, the model and how many)."""
+    return (f"SELECT m.id, {distance} AS distance FROM {Memory._meta.db_table} m "
+            f"WHERE {where} AND m.embedding_model = %s{own} ORDER BY distance LIMIT %s")
 
 
 def _checked_model(model_id: str) -> str:
@@ -443,14 +450,15 @@ class Reader:
     """Whose memories a user's recall reads (models.readable_by, for raw SQL): their
     private ones, those of the projects they are a member of now, and system ones.
     `authors` are everyone who may have written one of them (the BM25 postings and
-    statistics are kept per author), `size` how many there are, counted up to the line
-    where an owner gets its own vector index."""
+    statistics are kept per author), `shared_size` how many project and system memories
+    there are, counted up to the line where an owner gets its own vector index."""
 
     user_id: int
     shared: bool = False  # a member of some project
     system: bool = False  # system memories exist
     authors: tuple[int, ...] = ()
-    size: int = 0
+    shared_size: int = 0
+    mine: bool = True  # the user's own private memories are among what `where` reads
 
     @classmethod
     def of(cls, user) -> "Reader":
@@ -472,28 +480,39 @@ class Reader:
                                   UNION SELECT owner_id FROM {memories} WHERE scope = %s)
                        END,
                        CASE WHEN (SELECT found FROM system) OR EXISTS (SELECT 1 FROM mine)
-                       THEN coalesce((SELECT documents FROM {KeywordStats._meta.db_table}
-                                      WHERE owner_id = %s), 0)
-                            + (SELECT count(*) FROM (SELECT 1 FROM {memories}
-                               WHERE (shared_with_id IN (SELECT project_id FROM mine)
-                                      OR scope = %s) AND status <> %s LIMIT %s) shared)
-                       END""",
-                [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, user.pk, Scope.SYSTEM,
+                       THEN (SELECT count(*) FROM (SELECT 1 FROM {memories}
+                             WHERE (shared_with_id IN (SELECT project_id FROM mine)
+                                    OR scope = %s) AND status <> %s LIMIT %s) shared)
+                       ELSE 0 END""",
+                [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, Scope.SYSTEM,
                  Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
-            shared, system, authors, size = cursor.fetchone()
+            shared, system, authors, shared_size = cursor.fetchone()
         return cls(user.pk, shared, system, tuple(sorted({user.pk, *(authors or ())})),
-                   size or 0)
+                   shared_size)
 
     @property
     def alone(self) -> bool:
         """Reads nothing but the user's own private memories (most users)."""
         return not self.shared and not self.system
 
+    def own_part(self) -> "Reader":
+        """What the user reads of their own: their private memories, found through their
+        own vector index like those of an owner who reads nothing else."""
+        return replace(self, shared=False, system=False)
+
+    def others_part(self) -> "Reader":
+        """What the user reads through projects and as system memories (their own
+        project memories included), without their private ones."""
+        return replace(self, mine=False)
+
     def where(self, alias: str = "m") -> tuple[str, list]:
         if self.alone:
             return f"{alias}.owner_id = %s AND {alias}.scope = %s", [self.user_id, Scope.PRIVATE]
-        clauses = [f"({alias}.owner_id = %s AND {alias}.scope = %s)"]
-        params: list = [self.user_id, Scope.PRIVATE]
+        clauses: list[str] = []
+        params: list = []
+        if self.mine:
+            clauses.append(f"({alias}.owner_id = %s AND {alias}.scope = %s)")
+            params += [self.user_id, Scope.PRIVATE]
         if self.shared:
             # ARRAY(...) is computed once and matched through the index on shared_with
             clauses.append(f"{alias}.shared_with_id = ANY(ARRAY(SELECT project_id FROM "
@@ -801,8 +820,10 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     average length: the scale for normalising keyword scores.
 
     Candidates are what `owner` reads (`Reader`): alone, through the owner's own vector
-    index and postings; with projects or system memories, through the shared index (or
-    exactly, below the own-index line) and every author's postings, read in full.
+    index and postings; with projects or system memories, the owner's own memories
+    through their own index, what projects and the system add exactly below the
+    own-index line (else through the shared index), and every author's postings, read
+    in full.
     """
     reader = reader or Reader.of(owner)
     where, params = filters.where(reader, now=now)
@@ -818,17 +839,30 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     ctes, args = [], []
     literal = vector_literal(vector) if vector is not None else None
     if vector is not None:
+        distance, own = _dense_sql("m.embedding", "%s", dimensions, owner.pk, model_id)
         if reader.alone:
-            distance, own = _dense_sql("m.embedding", "%s", dimensions, owner.pk, model_id)
+            nearest, nearest_args = _nearest_sql(distance, where, own), [
+                literal, *params, model_id, dense_k]
         else:
-            distance, own = _union_dense_sql("m.embedding", "%s", dimensions, reader.size)
+            # A member's own memories through their own index, what projects and the system
+            # add apart: the shared index, filtered as it is walked, passed through every
+            # other owner's vectors for each of theirs (p95 35-39 ms against 6-7 alone where
+            # others hold similar texts, one question 50 ms for 12,441 rows filtered out;
+            # docs/BENCHMARKS.md). The two parts do not overlap: a private memory is in no
+            # project.
+            mine, mine_params = filters.where(reader.own_part(), now=now)
+            others, others_params = filters.where(reader.others_part(), now=now)
+            shared = _shared_dense_sql("m.embedding", "%s", dimensions, reader.shared_size)
+            nearest = (f"({_nearest_sql(distance, mine + unseen, own)}) UNION ALL "
+                       f"({_nearest_sql(shared, others + unseen, '')}) "
+                       "ORDER BY distance LIMIT %s")
+            nearest_args = [literal, *mine_params, *unseen_params, model_id, dense_k,
+                            literal, *others_params, *unseen_params, model_id, dense_k, dense_k]
         ctes.append(f"""dense AS (
             SELECT id, 1 - distance AS similarity,
                    row_number() OVER (ORDER BY distance, id) AS rank
-            FROM (SELECT m.id, {distance} AS distance FROM {table} m
-                  WHERE {where} AND m.embedding_model = %s{own}
-                  ORDER BY distance LIMIT %s) nearest)""")
-        args += [literal, *params, model_id, dense_k]
+            FROM ({nearest}) nearest)""")
+        args += nearest_args
     else:
         ctes.append("dense AS (SELECT NULL::uuid AS id, NULL::float AS similarity, "
                     "NULL::bigint AS rank WHERE false)")

@@ -1,16 +1,19 @@
 """An owner past the size line gets an HNSW index of its own, the dense query uses it, and
 recall answers the same with it as without it; until it is built, the owner's dedup probes
-are compared exactly."""
+are compared exactly. A project member's own memories are found through their own index
+too, and what the project adds exactly while it is small."""
 
 import numpy as np
 import pytest
 from django.db import connection, transaction
 
 from memories import selectors
+from memories.models import Memory, Scope
 from memories.providers.embeddings import get_provider
 from memories.services import vector_indexes
 from memories.services.recall import recall
 from memories.services.remembering import NewMemory, remember_many
+from tests.helpers import SHOP
 
 SUBJECTS = ["billing", "search", "auth", "ledger", "gateway", "inventory", "email",
             "geo", "sessions", "etl"]
@@ -185,3 +188,69 @@ def test_an_owner_waiting_for_its_index_is_deduplicated_exactly_while_its_vector
     through_the_index = nearest()
     assert len(exactly) == 1
     assert {pk for pk, _, _ in through_the_index} == {pk for pk, _, _ in exact}
+
+
+def shared_index():
+    return f"Index Scan using {selectors.vector_index_name(get_provider().model_id)} "
+
+
+def share_with(team, author, texts):
+    remember_many(owner=author, items=[
+        NewMemory(content=text, scope=Scope.PROJECT, shared_with=team, project=SHOP)
+        for text in texts])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_members_own_memories_go_through_their_own_index_and_the_projects_exactly(
+        team, alice, dana, low_line):
+    remember_many(owner=dana, items=[NewMemory(content=text) for text in notes(40)])
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(10))])
+    assert index_exists(own_index_of(dana))
+    selectors._dense_paths.clear()
+    selectors.forget_readers()
+
+    plan = dense_plan(dana, QUERIES[0])
+
+    # The shared index, walked for a union, passed through every other owner's vectors.
+    assert f"Index Scan using {own_index_of(dana)}" in plan
+    assert shared_index() not in plan
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_projects_memories_go_through_the_shared_index(team, alice, dana, low_line):
+    remember_many(owner=dana, items=[NewMemory(content=text) for text in notes(40)])
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(35))])
+    selectors._dense_paths.clear()
+    selectors.forget_readers()
+
+    plan = dense_plan(dana, QUERIES[0])
+
+    assert f"Index Scan using {own_index_of(dana)}" in plan
+    assert shared_index() in plan
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_members_nearest_are_the_nearest_of_all_they_read(team, alice, bob, charlie, dana,
+                                                              low_line):
+    remember_many(owner=dana, items=[NewMemory(content=text) for text in notes(40)])
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(12))])
+    for other in (bob, charlie):  # their private memories are not dana's to read
+        remember_many(owner=other, items=[NewMemory(content=f"{other.username}: {text}")
+                                          for text in notes(20)])
+    selectors._dense_paths.clear()
+    selectors.forget_readers()
+    provider = get_provider()
+    readable = list(Memory.objects.readable_by(dana).values_list("id", "embedding"))
+    vectors = np.array([np.asarray(vector) for _, vector in readable])
+
+    for query in QUERIES:
+        vector = provider.embed_query(query)
+        found = selectors.hybrid_candidates(
+            dana, query=query, vector=vector, model_id=provider.model_id,
+            dimensions=provider.dimensions, dense_k=15, keyword_k=15)
+        dense = sorted((c for c in found if c.dense_rank is not None),
+                       key=lambda c: c.dense_rank)
+        nearest = [readable[i][0] for i in np.argsort(-(vectors @ vector))[:15]]
+
+        assert [c.pk for c in dense] == nearest
+        assert {c.memory().owner_id for c in dense} == {dana.pk, alice.pk}

@@ -117,6 +117,40 @@ def owner_index_name(model_id: str, owner_id: int) -> str:
     return f"{vector_index_name(model_id)}_o{int(owner_id)}"
 
 
+def project_index_name(model_id: str, project_id) -> str:
+    return f"{vector_index_name(model_id)}_p{uuid.UUID(str(project_id)).hex}"
+
+
+# A project past the line gets an index of its own too (WHERE shared_with_id = P): its
+# members' recall walked the shared index through every other owner's vectors for the
+# project's part (p95 26-37 ms at 3,500 project memories where others hold similar texts,
+# 8.6-9.1 ms through its own; docs/BENCHMARKS.md). Whether one is built, per project and
+# model, is remembered like an owner's path.
+_project_indexes = Remembered(DENSE_PATH_TTL)
+
+
+def project_has_index(project_id, model_id: str) -> bool:
+    project_id = uuid.UUID(str(project_id))
+    known = _project_indexes.get(project_id, model_id)
+    if known is not None:
+        return known
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT i.indisvalid FROM pg_class c JOIN pg_index i "
+                       "ON i.indexrelid = c.oid WHERE c.relname = %s",
+                       [project_index_name(model_id, project_id)])
+        found = cursor.fetchone()
+    return _project_indexes.keep(bool(found and found[0]), project_id, model_id)
+
+
+def project_size(project_id) -> int:
+    """The project's memories (deleted ones left out), counted up to the own-index line."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {Memory._meta.db_table} "
+                       "WHERE shared_with_id = %s AND status <> %s LIMIT %s) c",
+                       [project_id, Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
+        return cursor.fetchone()[0]
+
+
 def dense_path(owner_id: int, model_id: str) -> str:
     """EXACT for a small owner, OWN_INDEX when its own HNSW index is built and valid
     (a failed concurrent build leaves an invalid one), SHARED_INDEX for a large owner
@@ -223,12 +257,31 @@ def ensure_vector_index(model_id: str, dimensions: int) -> str:
 
 
 def create_owner_vector_index(owner_id: int, model_id: str, dimensions: int) -> str:
-    """Build one owner's partial HNSW index (cosine, half precision, like the shared one),
-    if missing. Concurrently outside a transaction, so the owner's writes go on while it
-    builds; an invalid leftover of a failed concurrent build is dropped first."""
+    """Build one owner's partial HNSW index, if missing (_create_partial_index)."""
+    name = _create_partial_index(
+        owner_index_name(model_id, owner_id), dimensions,
+        f"owner_id = {int(owner_id)} AND embedding_model = '{_checked_model(model_id)}'")
+    forget_dense_path(owner_id, model_id)
+    return name
+
+
+def create_project_vector_index(project_id, model_id: str, dimensions: int) -> str:
+    """Build one project's partial HNSW index, if missing (_create_partial_index)."""
+    project_id = uuid.UUID(str(project_id))
+    name = _create_partial_index(
+        project_index_name(model_id, project_id), dimensions,
+        f"shared_with_id = '{project_id}' AND embedding_model = '{_checked_model(model_id)}'")
+    _project_indexes.forget(project_id, model_id)
+    return name
+
+
+def _create_partial_index(name: str, dimensions: int, rows: str) -> str:
+    """A partial HNSW index (cosine, half precision, like the shared one) over the `rows`
+    of one owner or project, if missing. Concurrently outside a transaction, so writes
+    go on while it builds; an invalid leftover of a failed concurrent build is dropped
+    first."""
     if not 0 < dimensions <= 4000:
         raise ValueError(f"unusable embedding dimensions {dimensions}")
-    name = owner_index_name(model_id, owner_id)
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY"
     with connection.cursor() as cursor:
         cursor.execute("SELECT i.indisvalid FROM pg_class c JOIN pg_index i "
@@ -241,9 +294,7 @@ def create_owner_vector_index(owner_id: int, model_id: str, dimensions: int) -> 
         cursor.execute(
             f"CREATE INDEX {concurrently} IF NOT EXISTS {name} ON {Memory._meta.db_table} "
             f"USING hnsw ({_as_halfvec('embedding', dimensions)} halfvec_cosine_ops) "
-            f"WHERE owner_id = {int(owner_id)} "
-            f"AND embedding_model = '{_checked_model(model_id)}'")
-    forget_dense_path(owner_id, model_id)
+            f"WHERE {rows}")
     return name
 
 
@@ -254,11 +305,27 @@ def owners_due_an_index(model_id: str) -> list[int]:
                        "WHERE documents >= %s ORDER BY owner_id",
                        [settings.ENGRAM_OWN_INDEX_FROM])
         large = [row[0] for row in cursor.fetchall()]
+    return _without_an_index(large, lambda owner: owner_index_name(model_id, owner))
+
+
+def projects_due_an_index(model_id: str) -> list[uuid.UUID]:
+    """Projects past ENGRAM_OWN_INDEX_FROM memories without a valid index of their own."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT shared_with_id FROM {Memory._meta.db_table} "
+                       "WHERE shared_with_id IS NOT NULL AND status <> %s "
+                       "GROUP BY shared_with_id HAVING count(*) >= %s ORDER BY 1",
+                       [Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
+        large = [row[0] for row in cursor.fetchall()]
+    return _without_an_index(large, lambda project: project_index_name(model_id, project))
+
+
+def _without_an_index(keys: list, name_of) -> list:
+    with connection.cursor() as cursor:
         cursor.execute("SELECT c.relname FROM pg_class c JOIN pg_index i "
                        "ON i.indexrelid = c.oid WHERE i.indisvalid AND c.relname = ANY(%s)",
-                       [[owner_index_name(model_id, owner) for owner in large]])
+                       [[name_of(key) for key in keys]])
         built = {row[0] for row in cursor.fetchall()}
-    return [owner for owner in large if owner_index_name(model_id, owner) not in built]
+    return [key for key in keys if name_of(key) not in built]
 
 
 # The memory's own columns that recall reads, all but its vector and its tsvector: they
@@ -450,15 +517,19 @@ class Reader:
     """Whose memories a user's recall reads (models.readable_by, for raw SQL): their
     private ones, those of the projects they are a member of now, and system ones.
     `authors` are everyone who may have written one of them (the BM25 postings and
-    statistics are kept per author), `shared_size` how many project and system memories
-    there are, counted up to the line where an owner gets its own vector index."""
+    statistics are kept per author), `projects` the user's projects with how many
+    memories each holds and `system_size` how many system memories there are, each
+    counted up to the line where an owner or a project gets its own vector index."""
 
     user_id: int
     shared: bool = False  # a member of some project
     system: bool = False  # system memories exist
     authors: tuple[int, ...] = ()
-    shared_size: int = 0
+    projects: tuple[tuple[uuid.UUID, int], ...] = ()
+    system_size: int = 0
     mine: bool = True  # the user's own private memories are among what `where` reads
+    project: uuid.UUID | None = None  # `where` reads this one project alone
+    skipped: tuple[uuid.UUID, ...] = ()  # projects `where` leaves out
 
     @classmethod
     def of(cls, user) -> "Reader":
@@ -479,16 +550,21 @@ class Reader:
                                   WHERE project_id IN (SELECT project_id FROM mine)
                                   UNION SELECT owner_id FROM {memories} WHERE scope = %s)
                        END,
-                       CASE WHEN (SELECT found FROM system) OR EXISTS (SELECT 1 FROM mine)
-                       THEN (SELECT count(*) FROM (SELECT 1 FROM {memories}
-                             WHERE (shared_with_id IN (SELECT project_id FROM mine)
-                                    OR scope = %s) AND status <> %s LIMIT %s) shared)
+                       array(SELECT project_id FROM mine ORDER BY project_id),
+                       array(SELECT (SELECT count(*) FROM (
+                                        SELECT 1 FROM {memories} WHERE shared_with_id = p.project_id
+                                        AND status <> %s LIMIT %s) c)
+                             FROM mine p ORDER BY p.project_id),
+                       CASE WHEN (SELECT found FROM system)
+                       THEN (SELECT count(*) FROM (SELECT 1 FROM {memories} WHERE scope = %s
+                                                   AND status <> %s LIMIT %s) s)
                        ELSE 0 END""",
-                [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, Scope.SYSTEM,
-                 Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
-            shared, system, authors, shared_size = cursor.fetchone()
+                [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, Status.DELETED,
+                 settings.ENGRAM_OWN_INDEX_FROM, Scope.SYSTEM, Status.DELETED,
+                 settings.ENGRAM_OWN_INDEX_FROM])
+            shared, system, authors, projects, sizes, system_size = cursor.fetchone()
         return cls(user.pk, shared, system, tuple(sorted({user.pk, *(authors or ())})),
-                   shared_size)
+                   tuple(zip(projects, sizes)), system_size)
 
     @property
     def alone(self) -> bool:
@@ -500,14 +576,25 @@ class Reader:
         own vector index like those of an owner who reads nothing else."""
         return replace(self, shared=False, system=False)
 
-    def others_part(self) -> "Reader":
-        """What the user reads through projects and as system memories (their own
-        project memories included), without their private ones."""
-        return replace(self, mine=False)
+    def project_part(self, project: uuid.UUID) -> "Reader":
+        """What the user reads of one of their projects, found through its own index: the
+        project is named as a literal, as the index's predicate has it, and membership is
+        checked once for the statement, so that the planner counts the project's rows as
+        what it reads."""
+        return replace(self, mine=False, system=False, project=uuid.UUID(str(project)))
+
+    def others_part(self, skipping: Sequence[uuid.UUID] = ()) -> "Reader":
+        """What the user reads through projects (but those `skipping`) and as system
+        memories (their own project memories included), without their private ones."""
+        return replace(self, mine=False, skipped=tuple(skipping))
 
     def where(self, alias: str = "m") -> tuple[str, list]:
         if self.alone:
             return f"{alias}.owner_id = %s AND {alias}.scope = %s", [self.user_id, Scope.PRIVATE]
+        if self.project is not None:
+            member = (f"EXISTS (SELECT 1 FROM {Membership._meta.db_table} WHERE project_id = "
+                      f"'{self.project}' AND user_id = %s AND left_at IS NULL)")
+            return f"({alias}.shared_with_id = '{self.project}' AND {member})", [self.user_id]
         clauses: list[str] = []
         params: list = []
         if self.mine:
@@ -515,10 +602,11 @@ class Reader:
             params += [self.user_id, Scope.PRIVATE]
         if self.shared:
             # ARRAY(...) is computed once and matched through the index on shared_with
+            skip = " AND project_id <> ALL(%s::uuid[])" if self.skipped else ""
             clauses.append(f"{alias}.shared_with_id = ANY(ARRAY(SELECT project_id FROM "
                            f"{Membership._meta.db_table} WHERE user_id = %s "
-                           f"AND left_at IS NULL))")
-            params.append(self.user_id)
+                           f"AND left_at IS NULL{skip}))")
+            params += [self.user_id, *([list(self.skipped)] if self.skipped else [])]
         if self.system:
             clauses.append(f"{alias}.scope = %s")
             params.append(Scope.SYSTEM)
@@ -803,6 +891,36 @@ def forget_common_terms() -> None:
     _common_terms.clear()
 
 
+def _union_nearest_sql(reader: Reader, filters: RecallFilters, now, unseen: str,
+                       unseen_params: list, distance: str, own: str, literal: str,
+                       dimensions: int, model_id: str, k: int) -> tuple[str, list]:
+    """The `k` nearest of what a project member reads, and the parameters: their own
+    private memories by their own path (`distance`, `own`), each of their projects that
+    has an index of its own through it, and the rest (smaller projects, system memories)
+    exactly while they are fewer than the own-index line, else through the shared index.
+    The parts do not overlap: a private memory is in no project."""
+    mine, mine_params = filters.where(reader.own_part(), now=now)
+    parts = [(_nearest_sql(distance, mine + unseen, own),
+              [literal, *mine_params, *unseen_params, model_id, k])]
+    indexed = [project for project, size in reader.projects
+               if size >= settings.ENGRAM_OWN_INDEX_FROM
+               and project_has_index(project, model_id)]
+    halfvec = f"{_as_halfvec('m.embedding', dimensions)} <=> %s::halfvec({dimensions})"
+    for project in indexed:
+        where, params = filters.where(reader.project_part(project), now=now)
+        parts.append((_nearest_sql(halfvec, where + unseen,
+                                   f" AND m.embedding_model = '{_checked_model(model_id)}'"),
+                      [literal, *params, *unseen_params, model_id, k]))
+    rest, rest_params = filters.where(reader.others_part(skipping=indexed), now=now)
+    rest_size = reader.system_size + sum(size for project, size in reader.projects
+                                         if project not in indexed)
+    parts.append((_nearest_sql(_shared_dense_sql("m.embedding", "%s", dimensions, rest_size),
+                               rest + unseen, ""),
+                  [literal, *rest_params, *unseen_params, model_id, k]))
+    return (" UNION ALL ".join(f"({sql})" for sql, _ in parts) + " ORDER BY distance LIMIT %s",
+            [*(arg for _, args in parts for arg in args), k])
+
+
 def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id: str,
                       dimensions: int, filters: RecallFilters = RecallFilters(),
                       exclude_ids: Sequence[uuid.UUID] = (), dense_k: int = 50,
@@ -844,20 +962,13 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
             nearest, nearest_args = _nearest_sql(distance, where, own), [
                 literal, *params, model_id, dense_k]
         else:
-            # A member's own memories through their own index, what projects and the system
-            # add apart: the shared index, filtered as it is walked, passed through every
-            # other owner's vectors for each of theirs (p95 35-39 ms against 6-7 alone where
-            # others hold similar texts, one question 50 ms for 12,441 rows filtered out;
-            # docs/BENCHMARKS.md). The two parts do not overlap: a private memory is in no
-            # project.
-            mine, mine_params = filters.where(reader.own_part(), now=now)
-            others, others_params = filters.where(reader.others_part(), now=now)
-            shared = _shared_dense_sql("m.embedding", "%s", dimensions, reader.shared_size)
-            nearest = (f"({_nearest_sql(distance, mine + unseen, own)}) UNION ALL "
-                       f"({_nearest_sql(shared, others + unseen, '')}) "
-                       "ORDER BY distance LIMIT %s")
-            nearest_args = [literal, *mine_params, *unseen_params, model_id, dense_k,
-                            literal, *others_params, *unseen_params, model_id, dense_k, dense_k]
+            # Each part through its own index: walked for the whole union, the shared index
+            # passed through every other owner's vectors (p95 35-39 ms against 6-7 alone
+            # where others hold similar texts, one question 50 ms for 12,441 rows filtered
+            # out; docs/BENCHMARKS.md).
+            nearest, nearest_args = _union_nearest_sql(
+                reader, filters, now, unseen, unseen_params, distance, own, literal,
+                dimensions, model_id, dense_k)
         ctes.append(f"""dense AS (
             SELECT id, 1 - distance AS similarity,
                    row_number() OVER (ORDER BY distance, id) AS rank

@@ -34,6 +34,16 @@ def index_large_owners():
 
 
 @db_task(retries=3, retry_delay=60)
+def index_project_vectors(project_id):
+    vector_indexes.index_project_vectors(project_id)
+
+
+@db_periodic_task(crontab(minute="*/10"))
+def index_large_projects():
+    vector_indexes.index_large_projects()
+
+
+@db_task(retries=3, retry_delay=60)
 def process_observation(observation_id):
     extraction.process_observation(observation_id)
 

@@ -341,6 +341,8 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
         results = _write(owner, items, vectors, hashes, existing_by_hash, stored_match,
                          batch_match, provider, now, reject_duplicates)
         vector_indexes.queue_owner_index_if_due(owner.pk)
+        for project_id in shared:
+            vector_indexes.queue_project_index_if_due(project_id)
         return results
 
 

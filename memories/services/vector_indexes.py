@@ -1,17 +1,20 @@
-"""Each large owner's own HNSW index: built by a task when the owner crosses
-`settings.ENGRAM_OWN_INDEX_FROM` memories, and by a sweep for any the queue missed.
+"""Each large owner's and each large project's own HNSW index: built by a task when the
+owner or project crosses `settings.ENGRAM_OWN_INDEX_FROM` memories, and by a sweep for
+any the queue missed.
 
 Partial indexes (WHERE owner_id = N) rather than partitioning the memory table by owner:
 they need no change to the table, its keys or its foreign keys, and the planner picks
-the owner's index by the literal predicate the dense query carries. Their price is in
-planning: every partial index on the table is weighed for every query on it (~8 us
-each, measured: 200 of them added 1.6 ms to the candidate query's planning). Past a few
-hundred large owners in one database, list partitions by owner (each large owner its
-own partition, pruned at planning) are the next step (docs/BENCHMARKS.md, section 12).
+the owner's (or project's: WHERE shared_with_id = P) index by the literal predicate the
+dense query carries. Their price is in planning: every partial index on the table is
+weighed for every query on it (~8 us each, measured: 200 of them added 1.6 ms to the
+candidate query's planning). Past a few hundred large owners and projects in one
+database, list partitions are the next step (each its own partition, pruned at planning;
+docs/BENCHMARKS.md, section 12).
 """
 
 import logging
 
+from django.conf import settings
 from django.db import connection
 
 from .. import queue, selectors
@@ -67,6 +70,48 @@ def index_owner_vectors(owner_id: int) -> str | None:
         finally:
             cursor.execute("SELECT pg_advisory_unlock(hashtext('owner vector index'), %s)",
                            [owner_id])
+
+
+def queue_project_index_if_due(project_id) -> None:
+    """Queue the build of this project's index when it is past the threshold without one
+    (once per process, as for an owner)."""
+    model_id = get_provider().model_id
+    key = (connection.settings_dict["NAME"], str(project_id), model_id)
+    if key in _queued:
+        return
+    if (selectors.project_size(project_id) >= settings.ENGRAM_OWN_INDEX_FROM
+            and not selectors.project_has_index(project_id, model_id)):
+        _queued.add(key)
+        queue.after_commit("memories.tasks.index_project_vectors", str(project_id))
+
+
+def index_project_vectors(project_id) -> str | None:
+    """Build the project's index for the current model, unless another process is
+    building it or the project is below the threshold."""
+    provider = get_provider()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtext('project vector index'), "
+                       "hashtext(%s))", [str(project_id)])
+        if not cursor.fetchone()[0]:
+            return None
+        try:
+            if selectors.project_size(project_id) < settings.ENGRAM_OWN_INDEX_FROM:
+                return None
+            name = selectors.create_project_vector_index(project_id, provider.model_id,
+                                                         provider.dimensions)
+            cursor.execute(f"ANALYZE {Memory._meta.db_table}")  # as for an owner, above
+            log.info("built the vector index %s of project %s", name, project_id)
+            return name
+        finally:
+            cursor.execute("SELECT pg_advisory_unlock(hashtext('project vector index'), "
+                           "hashtext(%s))", [str(project_id)])
+
+
+def index_large_projects() -> list[str]:
+    """The sweep: every project past the threshold still without its own index gets one."""
+    model_id = get_provider().model_id
+    return [name for project_id in selectors.projects_due_an_index(model_id)
+            if (name := index_project_vectors(project_id))]
 
 
 def index_large_owners() -> list[str]:

@@ -34,13 +34,15 @@ def low_line(settings):
     """The size line at 30 memories, fresh caches, and no index left behind."""
     settings.ENGRAM_OWN_INDEX_FROM = 30
     selectors._dense_paths.clear()
+    selectors._project_indexes.clear()
     vector_indexes._queued.clear()
     yield
     selectors._dense_paths.clear()
+    selectors._project_indexes.clear()
     vector_indexes._queued.clear()
     with connection.cursor() as cursor:
         cursor.execute("SELECT relname FROM pg_class WHERE relname LIKE %s",
-                       [selectors.vector_index_name(get_provider().model_id) + "_o%"])
+                       [selectors.vector_index_name(get_provider().model_id) + "\\_%"])
         for (name,) in cursor.fetchall():
             cursor.execute(f"DROP INDEX IF EXISTS {name}")
 
@@ -216,24 +218,84 @@ def test_a_members_own_memories_go_through_their_own_index_and_the_projects_exac
     assert shared_index() not in plan
 
 
+def project_index_of(project):
+    return selectors.project_index_name(get_provider().model_id, project.pk)
+
+
+def as_if_the_queue_were_down_for(project):
+    vector_indexes._queued.add((connection.settings_dict["NAME"], str(project.pk),
+                                get_provider().model_id))
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_large_projects_memories_go_through_the_shared_index(team, alice, dana, low_line):
+def test_a_project_crossing_the_line_gets_its_own_index_built_by_the_task(team, alice,
+                                                                          low_line):
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(20))])
+    assert not index_exists(project_index_of(team))
+
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(40))][20:])
+
+    assert index_exists(project_index_of(team))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_indexes_large_projects_the_queue_missed(team, alice, low_line):
+    as_if_the_queue_were_down_for(team)
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(40))])
+    assert selectors.projects_due_an_index(get_provider().model_id) == [team.pk]
+
+    assert vector_indexes.index_large_projects() == [project_index_of(team)]
+    assert selectors.projects_due_an_index(get_provider().model_id) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_projects_memories_go_through_its_own_index_once_built(team, alice, dana,
+                                                                        low_line):
     remember_many(owner=dana, items=[NewMemory(content=text) for text in notes(40)])
+    as_if_the_queue_were_down_for(team)
     share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(35))])
     selectors._dense_paths.clear()
+    selectors._project_indexes.clear()
     selectors.forget_readers()
 
-    plan = dense_plan(dana, QUERIES[0])
+    waiting = dense_plan(dana, QUERIES[0])
+    vector_indexes.index_project_vectors(team.pk)
+    built = dense_plan(dana, QUERIES[0])
 
-    assert f"Index Scan using {own_index_of(dana)}" in plan
-    assert shared_index() in plan
+    assert shared_index() in waiting and project_index_of(team) not in waiting
+    assert f"Index Scan using {project_index_of(team)}" in built
+    assert f"Index Scan using {own_index_of(dana)}" in built
+    assert shared_index() not in built
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_members_nearest_are_the_nearest_of_all_they_read(team, alice, bob, charlie, dana,
-                                                              low_line):
+def test_a_member_who_leaves_a_large_project_loses_sight_of_it_at_once(team, alice, dana,
+                                                                       low_line):
+    from memories.services.projects import remove_member
+
     remember_many(owner=dana, items=[NewMemory(content=text) for text in notes(40)])
-    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(12))])
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(40))])
+    assert index_exists(project_index_of(team))
+    selectors.forget_readers()
+    assert any(hit.memory.shared_with_id == team.pk
+               for hit in recall(owner=dana, query="which port does billing use", limit=20))
+
+    stale = selectors.Reader.of(dana)
+    remove_member(team, by=alice, username="dana")
+    selectors._readers.keep(stale, dana.pk)  # as another process still has it, for seconds
+    assert selectors.Reader.of(dana).projects
+
+    assert not any(hit.memory.shared_with_id == team.pk
+                   for hit in recall(owner=dana, query="which port does billing use", limit=20))
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("shared", [12, 40])  # the project compared exactly, or indexed
+def test_a_members_nearest_are_the_nearest_of_all_they_read(team, alice, bob, charlie, dana,
+                                                              low_line, shared):
+    remember_many(owner=dana, items=[NewMemory(content=text) for text in notes(40)])
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(shared))])
+    assert index_exists(project_index_of(team)) == (shared >= 30)
     for other in (bob, charlie):  # their private memories are not dana's to read
         remember_many(owner=other, items=[NewMemory(content=f"{other.username}: {text}")
                                           for text in notes(20)])

@@ -142,12 +142,13 @@ def project_has_index(project_id, model_id: str) -> bool:
     return _project_indexes.keep(bool(found and found[0]), project_id, model_id)
 
 
-def project_size(project_id) -> int:
-    """The project's memories (deleted ones left out), counted up to the own-index line."""
+def project_size(project_id, *, up_to: int | None = None) -> int:
+    """The project's memories (deleted ones left out), counted up to `up_to` (by default
+    the own-index line)."""
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {Memory._meta.db_table} "
                        "WHERE shared_with_id = %s AND status <> %s LIMIT %s) c",
-                       [project_id, Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
+                       [project_id, Status.DELETED, up_to or settings.ENGRAM_OWN_INDEX_FROM])
         return cursor.fetchone()[0]
 
 
@@ -418,18 +419,27 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
              "AND (m.valid_to IS NULL OR m.valid_to > now()) "
              "AND (m.expires_at IS NULL OR m.expires_at > now())")
     values += [Status.ACTIVE, model_id]
-    # A project's or the system's memories are compared exactly: they are few beside an
-    # owner's, and no per-owner index covers them. So is a large owner still waiting for
-    # its own index, while its vectors fit WAITING_EXACTLY_BYTES: until the index task
-    # analyses the table the planner takes such an owner for one of no memories, and
-    # sorted all of its rows for every probe (a batch of 256 at 11,729 memories: 5.4 s,
-    # against 0.13-0.38 s in NumPy; docs/BENCHMARKS.md).
-    path = dense_path(owner_id, model_id) if scope == Scope.PRIVATE else EXACT
+    # The system's memories are compared exactly, and a project's while its vectors fit
+    # WAITING_EXACTLY_BYTES (at 3,500 memories 256 probes took 64 ms in NumPy against
+    # 116 ms through its own index). So is a large owner still waiting for its own
+    # index: until the index task analyses the table the planner takes such an owner
+    # for one of no memories, and sorted all of its rows for every probe (a batch of 256
+    # at 11,729 memories: 5.4 s, against 0.13-0.38 s in NumPy; docs/BENCHMARKS.md).
+    fits = WAITING_EXACTLY_BYTES // (dimensions * 4)
+    indexed = (scope == Scope.PROJECT and project_has_index(shared_with, model_id)
+               and project_size(shared_with, up_to=fits + 1) > fits)
+    path = (dense_path(owner_id, model_id) if scope == Scope.PRIVATE
+            else OWN_INDEX if indexed else EXACT)
     if path == EXACT or (path == SHARED_INDEX and _owner_size(owner_id) * dimensions * 4
                          <= WAITING_EXACTLY_BYTES):
         return _nearest_exactly(f"FROM {table} m {where}", values, vectors, per_vector,
                                 dimensions)
-    distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
+    if indexed:  # literals, as the project's partial index has them
+        distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
+        own = (f" AND m.shared_with_id = '{uuid.UUID(str(shared_with))}'"
+               f" AND m.embedding_model = '{_checked_model(model_id)}'")
+    else:
+        distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
     # Each query vector is parsed once, not once per row it is compared with.
     sql = f"""
         WITH q AS MATERIALIZED (

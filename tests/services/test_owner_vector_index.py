@@ -316,3 +316,35 @@ def test_a_members_nearest_are_the_nearest_of_all_they_read(team, alice, bob, ch
 
         assert [c.pk for c in dense] == nearest
         assert {c.memory().owner_id for c in dense} == {dana.pk, alice.pk}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_projects_memories_are_deduplicated_through_its_own_index(team, alice,
+                                                                          low_line,
+                                                                          monkeypatch):
+    as_if_the_queue_were_down_for(team)
+    share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(40))])
+    exactly = []
+    real = selectors._nearest_exactly
+    monkeypatch.setattr(selectors, "_nearest_exactly",
+                        lambda *args: exactly.append(args) or real(*args))
+    probe = get_provider().embed_documents(["Shop note: the billing service runs on 8080."])
+
+    def nearest():
+        [found] = selectors.nearest_for_each(
+            alice.pk, SHOP, model_id=get_provider().model_id,
+            dimensions=get_provider().dimensions, vectors=np.asarray(probe),
+            scope=Scope.PROJECT, shared_with=team.pk)
+        return found
+
+    exact = nearest()
+    assert len(exactly) == 1
+    vector_indexes.index_project_vectors(team.pk)
+    assert nearest() == exact and len(exactly) == 2  # its vectors fit: still exact
+
+    # room for the vectors of 30 memories, not 40
+    monkeypatch.setattr(selectors, "WAITING_EXACTLY_BYTES", 30 * get_provider().dimensions * 4)
+    through_the_index = nearest()
+
+    assert len(exactly) == 2
+    assert [pk for pk, _, _ in through_the_index] == [pk for pk, _, _ in exact]

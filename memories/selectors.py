@@ -142,14 +142,32 @@ def project_has_index(project_id, model_id: str) -> bool:
     return _project_indexes.keep(bool(found and found[0]), project_id, model_id)
 
 
-def project_size(project_id, *, up_to: int | None = None) -> int:
-    """The project's memories (deleted ones left out), counted up to `up_to` (by default
-    the own-index line)."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {Memory._meta.db_table} "
-                       "WHERE shared_with_id = %s AND status <> %s LIMIT %s) c",
-                       [project_id, Status.DELETED, up_to or settings.ENGRAM_OWN_INDEX_FROM])
-        return cursor.fetchone()[0]
+def project_size(project_id) -> int:
+    """The project's memories (deleted ones left out), counted afresh up to the own-index
+    line (and remembered for project_sizes)."""
+    _project_sizes.forget(str(project_id), settings.ENGRAM_OWN_INDEX_FROM)
+    return project_sizes([project_id])[uuid.UUID(str(project_id))]
+
+
+def project_sizes(projects: Sequence, *, up_to: int | None = None) -> dict[uuid.UUID, int]:
+    """Each project's memories (deleted ones left out), counted up to `up_to` (by default
+    the own-index line), in one query for those this process has not counted within the
+    minute: they only decide how a project's nearest are found."""
+    up_to = up_to or settings.ENGRAM_OWN_INDEX_FROM
+    sizes = {uuid.UUID(str(project)): _project_sizes.get(str(project), up_to)
+             for project in projects}
+    missing = [project for project, size in sizes.items() if size is None]
+    if missing:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT p, (SELECT count(*) FROM (SELECT 1 FROM {Memory._meta.db_table} "
+                           "WHERE shared_with_id = p AND status <> %s LIMIT %s) c) "
+                           "FROM unnest(%s::uuid[]) AS p", [Status.DELETED, up_to, missing])
+            for project, size in cursor.fetchall():
+                sizes[project] = _project_sizes.keep(size, str(project), up_to)
+    return sizes
+
+
+_project_sizes = Remembered(DENSE_PATH_TTL)
 
 
 def dense_path(owner_id: int, model_id: str) -> str:
@@ -427,7 +445,7 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
     # at 11,729 memories: 5.4 s, against 0.13-0.38 s in NumPy; docs/BENCHMARKS.md).
     fits = WAITING_EXACTLY_BYTES // (dimensions * 4)
     indexed = (scope == Scope.PROJECT and project_has_index(shared_with, model_id)
-               and project_size(shared_with, up_to=fits + 1) > fits)
+               and max(project_sizes([shared_with], up_to=fits + 1).values()) > fits)
     path = (dense_path(owner_id, model_id) if scope == Scope.PRIVATE
             else OWN_INDEX if indexed else EXACT)
     if path == EXACT or (path == SHARED_INDEX and _owner_size(owner_id) * dimensions * 4
@@ -527,15 +545,15 @@ class Reader:
     """Whose memories a user's recall reads (models.readable_by, for raw SQL): their
     private ones, those of the projects they are a member of now, and system ones.
     `authors` are everyone who may have written one of them (the BM25 postings and
-    statistics are kept per author), `projects` the user's projects with how many
-    memories each holds and `system_size` how many system memories there are, each
-    counted up to the line where an owner or a project gets its own vector index."""
+    statistics are kept per author), `projects` the user's projects, and `system_size`
+    how many system memories there are, counted up to the line where an owner or a
+    project gets its own vector index."""
 
     user_id: int
     shared: bool = False  # a member of some project
     system: bool = False  # system memories exist
     authors: tuple[int, ...] = ()
-    projects: tuple[tuple[uuid.UUID, int], ...] = ()
+    projects: tuple[uuid.UUID, ...] = ()
     system_size: int = 0
     mine: bool = True  # the user's own private memories are among what `where` reads
     project: uuid.UUID | None = None  # `where` reads this one project alone
@@ -561,20 +579,15 @@ class Reader:
                                   UNION SELECT owner_id FROM {memories} WHERE scope = %s)
                        END,
                        array(SELECT project_id FROM mine ORDER BY project_id),
-                       array(SELECT (SELECT count(*) FROM (
-                                        SELECT 1 FROM {memories} WHERE shared_with_id = p.project_id
-                                        AND status <> %s LIMIT %s) c)
-                             FROM mine p ORDER BY p.project_id),
                        CASE WHEN (SELECT found FROM system)
                        THEN (SELECT count(*) FROM (SELECT 1 FROM {memories} WHERE scope = %s
                                                    AND status <> %s LIMIT %s) s)
                        ELSE 0 END""",
-                [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, Status.DELETED,
-                 settings.ENGRAM_OWN_INDEX_FROM, Scope.SYSTEM, Status.DELETED,
-                 settings.ENGRAM_OWN_INDEX_FROM])
-            shared, system, authors, projects, sizes, system_size = cursor.fetchone()
+                [user.pk, Scope.SYSTEM, Status.DELETED, Scope.SYSTEM, Scope.SYSTEM,
+                 Status.DELETED, settings.ENGRAM_OWN_INDEX_FROM])
+            shared, system, authors, projects, system_size = cursor.fetchone()
         return cls(user.pk, shared, system, tuple(sorted({user.pk, *(authors or ())})),
-                   tuple(zip(projects, sizes)), system_size)
+                   tuple(projects), system_size)
 
     @property
     def alone(self) -> bool:
@@ -912,7 +925,8 @@ def _union_nearest_sql(reader: Reader, filters: RecallFilters, now, unseen: str,
     mine, mine_params = filters.where(reader.own_part(), now=now)
     parts = [(_nearest_sql(distance, mine + unseen, own),
               [literal, *mine_params, *unseen_params, model_id, k])]
-    indexed = [project for project, size in reader.projects
+    sizes = project_sizes(reader.projects)
+    indexed = [project for project, size in sizes.items()
                if size >= settings.ENGRAM_OWN_INDEX_FROM
                and project_has_index(project, model_id)]
     halfvec = f"{_as_halfvec('m.embedding', dimensions)} <=> %s::halfvec({dimensions})"
@@ -922,7 +936,7 @@ def _union_nearest_sql(reader: Reader, filters: RecallFilters, now, unseen: str,
                                    f" AND m.embedding_model = '{_checked_model(model_id)}'"),
                       [literal, *params, *unseen_params, model_id, k]))
     rest, rest_params = filters.where(reader.others_part(skipping=indexed), now=now)
-    rest_size = reader.system_size + sum(size for project, size in reader.projects
+    rest_size = reader.system_size + sum(size for project, size in sizes.items()
                                          if project not in indexed)
     parts.append((_nearest_sql(_shared_dense_sql("m.embedding", "%s", dimensions, rest_size),
                                rest + unseen, ""),

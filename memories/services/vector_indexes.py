@@ -79,8 +79,8 @@ def queue_project_index_if_due(project_id) -> None:
     key = (connection.settings_dict["NAME"], str(project_id), model_id)
     if key in _queued:
         return
-    if (selectors.project_size(project_id) >= settings.ENGRAM_OWN_INDEX_FROM
-            and not selectors.project_has_index(project_id, model_id)):
+    if (not selectors.project_has_index(project_id, model_id)
+            and selectors.project_size(project_id) >= settings.ENGRAM_OWN_INDEX_FROM):
         _queued.add(key)
         queue.after_commit("memories.tasks.index_project_vectors", str(project_id))
 

@@ -1276,7 +1276,9 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     ops = _opcodes(a, b)
     changes = [op for op in ops if op[0] != "equal"]
     shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")
-    if not changes or shared < KEY_WORDS or any(op[0] != "replace" for op in changes):
+    if not changes or any(op[0] != "replace" for op in changes):
+        return None
+    if shared < KEY_WORDS and not _set_to_another_number(a, b, ops):
         return None
     # one word written two ways ("#releases" / "releases") is no other value
     if any(_shown(a.tokens[i1:i2]).casefold() == _shown(b.tokens[j1:j2]).casefold()
@@ -1300,6 +1302,22 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     long_swap = any(max(i2 - i1, j2 - j1) >= LONG_SWAP for _, i1, i2, j1, j2 in changes)
     return _verdict(True, f"the same statement with another value: {swaps}",
                     0.75 if long_swap else 0.8)
+
+
+def _set_to_another_number(a: Clause, b: Clause, ops) -> bool:
+    """"The port is 8080" / "The port is 9090", "Replicas: 3" / "Replicas: 5": one subject,
+    said whole before a copula, set to two numbers. Elsewhere two shared words pin a slot;
+    here the copula does, and a number after it is a value, not a quality ("is stable")
+    nor a name ("sprint 12"). Not a past state ("was 8080"), nor a speaker's own ("my son
+    is 5" grows up)."""
+    if len(ops) != 2 or ops[0][0] != "equal":
+        return False
+    _, i1, i2, j1, j2 = ops[1]
+    if (i2 - i1, j2 - j1, i2, j2) != (1, 1, len(a.tokens), len(b.tokens)):
+        return False
+    return all(_number(value.norm) is not None and clause.word_before(value) in ("is", "are")
+               and not _FIRST_PERSON.search(clause.text)
+               for clause, value in ((a, a.tokens[i1]), (b, b.tokens[j1])))
 
 
 def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:

@@ -232,3 +232,23 @@ def test_two_unknown_names_each_with_a_number_are_two_subjects():
                       "The CLI supports Python 3.11 and later.")
     assert queued("The SDK supports Python 3.9 and later.",
                   "The SDK supports Python 3.11 and later.")
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The port is 8080.", "The port is 9090."),
+    ("Replicas: 3", "Replicas: 5"),
+    ("The retries are 3.", "The retries are 4."),
+])
+def test_one_subject_set_to_two_numbers_contradicts(a, b):
+    assert queued(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The port was 8080.", "The port is 9090."),  # a past state and the present one
+    ("My son is 5.", "My son is 7."),  # a speaker's own, who grows up
+    ("Sprint 12", "Sprint 13"),  # a number naming a thing
+    ("The API is stable.", "The API is fast."),  # qualities, not values
+    ("The port is 8080.", "The queue is 9090."),  # two subjects
+])
+def test_a_number_set_elsewhere_or_naming_a_thing_is_no_such_clash(a, b):
+    assert not queued(a, b)

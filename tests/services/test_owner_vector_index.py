@@ -257,6 +257,25 @@ def test_the_sweep_indexes_large_projects_the_queue_missed(team, alice, low_line
 
 
 @pytest.mark.django_db(transaction=True)
+def test_once_a_system_memory_exists_every_owner_still_walks_their_own_index(
+        alice, low_line, django_user_model):
+    remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)])
+    staff = django_user_model.objects.create_user("sam", is_staff=True)
+    remember_many(owner=staff, items=[NewMemory(content="Answers cite their memories.",
+                                                scope=Scope.SYSTEM)])
+    forget_paths()
+    selectors.forget_readers()
+    assert not selectors.Reader.of(alice).alone  # everyone reads the system's memories
+
+    plan = dense_plan(alice, QUERIES[0])
+
+    assert f"Index Scan using {own_index_of(alice)}" in plan
+    assert shared_index() not in plan
+    assert "Answers cite their memories." in [
+        hit.memory.content for hit in recall(owner=alice, query="what must answers cite")]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_large_projects_memories_go_through_its_own_index_once_built(team, alice, dana,
                                                                         low_line):
     remember_many(owner=dana, items=[NewMemory(content=text) for text in notes(40)])

@@ -1004,23 +1004,38 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
     if words:
         # BM25 over the trigger-kept postings: each query term contributes its idf times
         # the memory's precomputed impact. Unless a narrowing filter applies, only each
-        # term's strongest postings are read and only the best-scoring memories are
-        # checked against the memory table, which keeps common words cheap; a narrowing
-        # filter reads everything, so a filtered search still finds matches that rank
-        # low owner-wide.
-        # Read in full for a union too: other authors' private postings would crowd the
-        # readable ones out of each term's strongest.
+        # term's strongest postings of the owner's own are read and only the best-scoring
+        # memories are checked against the memory table, which keeps common words cheap;
+        # a narrowing filter reads everything, so a filtered search still finds matches
+        # that rank low owner-wide.
         # Each hit is checked against the memory table by its key (OFFSET 0: the planner
         # neither flattens the lookup nor pushes `where` into it). Joined as a set, an
         # owner the statistics do not know yet (one importing beside a large owner, too
         # small a share of the table for autoanalyze) was read whole for every hit.
-        narrowed = filters.narrows() or not reader.alone
-        bounded = "" if narrowed else "LIMIT %s"
         # One author as a plain value, not an array: the postings index (owner, term,
         # impact descending) then hands over each term's strongest in order, where
         # `= ANY` made the server read and sort every posting of the term (5.5 of the
-        # candidate query's 7 ms at 100,000 memories, docs/BENCHMARKS.md).
-        posted_by = "= ANY(%s)" if narrowed else "= %s"
+        # candidate query's 7 ms at 100,000 memories, docs/BENCHMARKS.md). A reader of
+        # projects or system memories reads their own postings so too, and the other
+        # authors' in full, the best of them unbounded: others' private postings would
+        # crowd the readable ones out. Read whole, the owner's own postings made a
+        # 100,000-memory owner's recall p50 13-15 ms instead of 3.4-4.9 once a single
+        # system memory existed (docs/BENCHMARKS.md).
+        def posted_by(authors: str) -> str:
+            return (f"SELECT p.memory_id, p.impact FROM {MemoryTerm._meta.db_table} p "
+                    f"WHERE p.owner_id {authors} AND p.term = w.term")
+
+        authors = list(reader.authors)
+        if filters.narrows():
+            postings, posting_args = posted_by("= ANY(%s)"), [authors]
+        else:
+            postings = f"{posted_by('= %s')} ORDER BY p.impact DESC, p.memory_id LIMIT %s"
+            posting_args = [owner.pk, POSTINGS_PER_TERM]
+            if not reader.alone:
+                postings = f"({postings}) UNION ALL ({posted_by('= ANY(%s)')})"
+                posting_args.append([author for author in authors if author != owner.pk])
+        bounded = reader.alone and not filters.narrows()
+        best, best_args = ("LIMIT %s", [keyword_k * 4]) if bounded else ("", [])
         # Every query term counts towards the scale, those the owner never wrote too
         # (at the idf of an unseen word): a query that shares one word with the store
         # is then a weak keyword match, however many memories contain that word.
@@ -1039,21 +1054,14 @@ def hybrid_candidates(owner, *, query: str, vector: np.ndarray | None, model_id:
             SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank
             FROM (SELECT m.id, top.score
                   FROM (SELECT p.memory_id, sum(w.idf * p.impact) AS score
-                        FROM terms w CROSS JOIN LATERAL (
-                            SELECT p.memory_id, p.impact FROM {MemoryTerm._meta.db_table} p
-                            WHERE p.owner_id {posted_by} AND p.term = w.term
-                            ORDER BY p.impact DESC, p.memory_id {bounded}) p
-                        GROUP BY p.memory_id ORDER BY score DESC, p.memory_id {bounded}) top
+                        FROM terms w CROSS JOIN LATERAL ({postings}) p
+                        GROUP BY p.memory_id ORDER BY score DESC, p.memory_id {best}) top
                   CROSS JOIN LATERAL (SELECT * FROM {table} m
                                       WHERE m.id = top.memory_id OFFSET 0) m
                   WHERE {where}
                   ORDER BY top.score DESC, top.memory_id LIMIT %s) matched)""")
-        limits = [] if narrowed else [POSTINGS_PER_TERM]
-        best = [] if narrowed else [keyword_k * 4]
-        authors = list(reader.authors)
-        posters = authors if narrowed else authors[0]
-        args += [_LONG_RUN.sub(r"\g<0> ", query), authors, authors, posters, *limits, *best,
-                 *params, keyword_k]
+        args += [_LONG_RUN.sub(r"\g<0> ", query), authors, authors, *posting_args,
+                 *best_args, *params, keyword_k]
     else:
         ctes.append("terms AS (SELECT NULL::text AS term, NULL::float8 AS idf WHERE false)")
         ctes.append("keyword AS (SELECT NULL::uuid AS id, NULL::float AS score, "

@@ -142,32 +142,35 @@ def project_has_index(project_id, model_id: str) -> bool:
     return _project_indexes.keep(bool(found and found[0]), project_id, model_id)
 
 
+# How many memories each project holds, counted up to a bound, per process for the
+# minute: a size only decides how a project's nearest are found.
+_project_sizes = Remembered(DENSE_PATH_TTL)
+
+
 def project_size(project_id) -> int:
     """The project's memories (deleted ones left out), counted afresh up to the own-index
     line (and remembered for project_sizes)."""
-    _project_sizes.forget(str(project_id), settings.ENGRAM_OWN_INDEX_FROM)
-    return project_sizes([project_id])[uuid.UUID(str(project_id))]
+    project_id = uuid.UUID(str(project_id))
+    _project_sizes.forget(project_id, settings.ENGRAM_OWN_INDEX_FROM)
+    return project_sizes([project_id])[project_id]
 
 
 def project_sizes(projects: Sequence, *, up_to: int | None = None) -> dict[uuid.UUID, int]:
     """Each project's memories (deleted ones left out), counted up to `up_to` (by default
-    the own-index line), in one query for those this process has not counted within the
-    minute: they only decide how a project's nearest are found."""
+    the own-index line): in one query, for those not counted within the minute."""
     up_to = up_to or settings.ENGRAM_OWN_INDEX_FROM
-    sizes = {uuid.UUID(str(project)): _project_sizes.get(str(project), up_to)
-             for project in projects}
+    sizes = {project: _project_sizes.get(project, up_to)
+             for project in (uuid.UUID(str(p)) for p in projects)}
     missing = [project for project, size in sizes.items() if size is None]
     if missing:
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT p, (SELECT count(*) FROM (SELECT 1 FROM {Memory._meta.db_table} "
-                           "WHERE shared_with_id = p AND status <> %s LIMIT %s) c) "
-                           "FROM unnest(%s::uuid[]) AS p", [Status.DELETED, up_to, missing])
+            cursor.execute(f"SELECT p, (SELECT count(*) FROM (SELECT 1 FROM "
+                           f"{Memory._meta.db_table} WHERE shared_with_id = p "
+                           "AND status <> %s LIMIT %s) c) FROM unnest(%s::uuid[]) AS p",
+                           [Status.DELETED, up_to, missing])
             for project, size in cursor.fetchall():
-                sizes[project] = _project_sizes.keep(size, str(project), up_to)
+                sizes[project] = _project_sizes.keep(size, project, up_to)
     return sizes
-
-
-_project_sizes = Remembered(DENSE_PATH_TTL)
 
 
 def dense_path(owner_id: int, model_id: str) -> str:

@@ -380,3 +380,37 @@ def merged_out_of_sight(team, alice, bob):
         merged_content="Since the May release orders go to 9090; 8080 only answers health checks")
     update_memory(resolved.merged_into, by=bob, scope=Scope.PRIVATE)
     return resolved
+
+
+def rows_read(table: str, owner, query: str, **recall_options) -> int:
+    """Rows of `table` that recall's candidate query reads for `owner` (EXPLAIN ANALYZE
+    of the statement recall sends, which it then sends as it would)."""
+    from django.db import connection
+
+    from memories import selectors
+    from memories.services.recall import recall
+
+    plans = []
+    real = selectors._server_bound
+
+    def explained(sql, params):
+        if "dense AS" in sql:
+            with connection.cursor() as cursor:
+                cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+                plans.append(cursor.fetchone()[0])
+        return real(sql, params)
+
+    selectors._server_bound = explained
+    try:
+        recall(owner=owner, query=query, **recall_options)
+    finally:
+        selectors._server_bound = real
+    [plan] = plans
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def read(node) -> int:
+        own = (node["Actual Rows"] * node["Actual Loops"]
+               if node.get("Relation Name") == table else 0)
+        return own + sum(read(child) for child in node.get("Plans", ()))
+
+    return round(read(plan[0]["Plan"]))

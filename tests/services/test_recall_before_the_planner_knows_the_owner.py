@@ -4,15 +4,13 @@ memories: a new owner importing beside a large one, whose growth is too small a 
 the table for autoanalyze. Joined as a set, each step of the walk read all of the owner's
 memories (recall p50 59 ms instead of 14 at 6,000 memories, docs/BENCHMARKS.md)."""
 
-import json
-
 import pytest
 from django.db import connection
 
-from memories import selectors
 from memories.models import Memory
 from memories.services.recall import recall
 from memories.services.remembering import NewMemory, remember_many
+from tests.helpers import rows_read
 
 TOPICS = ["billing", "search", "auth", "ledger", "gateway", "inventory", "email", "geo"]
 
@@ -21,34 +19,6 @@ def notes(author, count):
     return [NewMemory(content=f"{author} noted that the {TOPICS[i % 8]} service needs "
                               f"{i + 3} more replicas before release {i // 8}.")
             for i in range(count)]
-
-
-def memory_rows_read(owner, query) -> int:
-    """Rows of the memory table that recall's candidate query reads (EXPLAIN ANALYZE)."""
-    plans = []
-    real = selectors._server_bound
-
-    def explained(sql, params):
-        if "dense AS" in sql:
-            with connection.cursor() as cursor:
-                cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
-                plans.append(cursor.fetchone()[0])
-        return real(sql, params)
-
-    selectors._server_bound = explained
-    try:
-        recall(owner=owner, query=query)
-    finally:
-        selectors._server_bound = real
-    [plan] = plans
-    plan = json.loads(plan) if isinstance(plan, str) else plan
-
-    def read(node) -> int:
-        own = (node["Actual Rows"] * node["Actual Loops"]
-               if node.get("Relation Name") == Memory._meta.db_table else 0)
-        return own + sum(read(child) for child in node.get("Plans", ()))
-
-    return round(read(plan[0]["Plan"]))
 
 
 @pytest.mark.django_db
@@ -60,7 +30,7 @@ def test_recall_reads_few_of_an_owners_memories_the_statistics_do_not_know(alice
         cursor.execute(f"ANALYZE {Memory._meta.db_table}")
     remember_many(owner=alice, items=notes("Alice", 300))
 
-    read = memory_rows_read(alice, "how many replicas does the ledger service need")
+    read = rows_read(Memory._meta.db_table, alice, "how many replicas does the ledger service need")
 
     # The exact nearest-neighbour pass reads each of her 300 once; the keyword hits, the
     # walk's steps and the candidates' final lookup add a row each (390 in all when this

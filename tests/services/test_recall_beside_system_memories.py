@@ -3,46 +3,16 @@ still reads only the strongest postings of each query term among their own memor
 owner alone does, and the other authors' postings in full: read whole, a 100,000-memory
 owner's own postings made recall p50 13-15 ms instead of 3.4-4.9 (docs/BENCHMARKS.md)."""
 
-import json
-
 import pytest
-from django.db import connection
 
 from memories import selectors
 from memories.models import MemoryTerm, Scope
 from memories.services.recall import recall
 from memories.services.remembering import NewMemory, remember_many
+from tests.helpers import rows_read
 
 QUERY = "how many replicas does each service need"
 SYSTEM_NOTE = "Every service must declare how many replicas it needs in its manifest."
-
-
-def postings_read(owner, query) -> int:
-    """Rows of the postings table that recall's candidate query reads (EXPLAIN ANALYZE)."""
-    plans = []
-    real = selectors._server_bound
-
-    def explained(sql, params):
-        if "dense AS" in sql:
-            with connection.cursor() as cursor:
-                cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
-                plans.append(cursor.fetchone()[0])
-        return real(sql, params)
-
-    selectors._server_bound = explained
-    try:
-        recall(owner=owner, query=query)
-    finally:
-        selectors._server_bound = real
-    [plan] = plans
-    plan = json.loads(plan) if isinstance(plan, str) else plan
-
-    def read(node) -> int:
-        own = (node["Actual Rows"] * node["Actual Loops"]
-               if node.get("Relation Name") == MemoryTerm._meta.db_table else 0)
-        return own + sum(read(child) for child in node.get("Plans", ()))
-
-    return round(read(plan[0]["Plan"]))
 
 
 @pytest.fixture
@@ -64,7 +34,7 @@ def test_an_owner_reading_system_memories_reads_only_their_own_strongest_posting
         for i, name in enumerate(["billing", "search", "auth", "ledger", "gateway"] * 30)])
     assert not selectors.Reader.of(alice).alone
 
-    read = postings_read(alice, QUERY)
+    read = rows_read(MemoryTerm._meta.db_table, alice, QUERY)
     found = [hit.memory.pk for hit in recall(owner=alice, query=QUERY, limit=20)]
 
     # her 150 postings of "service", "replica" and "need" each, read whole, were 454 in

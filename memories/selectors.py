@@ -134,12 +134,18 @@ def project_has_index(project_id, model_id: str) -> bool:
     known = _project_indexes.get(project_id, model_id)
     if known is not None:
         return known
+    return _project_indexes.keep(bool(_index_valid(project_index_name(model_id, project_id))),
+                                 project_id, model_id)
+
+
+def _index_valid(name: str) -> bool | None:
+    """Whether the index `name` is valid (a failed concurrent build leaves an invalid
+    one); None when there is no such index."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT i.indisvalid FROM pg_class c JOIN pg_index i "
-                       "ON i.indexrelid = c.oid WHERE c.relname = %s",
-                       [project_index_name(model_id, project_id)])
+                       "ON i.indexrelid = c.oid WHERE c.relname = %s", [name])
         found = cursor.fetchone()
-    return _project_indexes.keep(bool(found and found[0]), project_id, model_id)
+    return found[0] if found else None
 
 
 # How many memories each project holds, counted up to a bound, per process for the
@@ -210,9 +216,7 @@ def _dense_sql(column: str, query: str, dimensions: int, owner_id: int,
     distance = f"{_as_halfvec(column, dimensions)} <=> {query}::halfvec({dimensions})"
     if path == SHARED_INDEX:
         return distance, ""
-    alias = column.rpartition(".")[0]
-    return distance, (f" AND {alias}.owner_id = {int(owner_id)}"
-                      f" AND {alias}.embedding_model = '{_checked_model(model_id)}'")
+    return distance, f" AND {_owner_rows(owner_id, model_id, column.rpartition('.')[0] + '.')}"
 
 
 def _shared_dense_sql(column: str, query: str, dimensions: int, size: int) -> str:
@@ -229,6 +233,20 @@ def _nearest_sql(distance: str, where: str, own: str) -> str:
     `where`, the model and how many)."""
     return (f"SELECT m.id, {distance} AS distance FROM {Memory._meta.db_table} m "
             f"WHERE {where} AND m.embedding_model = %s{own} ORDER BY distance LIMIT %s")
+
+
+def _owner_rows(owner_id: int, model_id: str, alias: str = "") -> str:
+    """The rows an owner's own index holds, as its predicate and the queries that must
+    match it say them: in literals (the planner matches a partial index only against
+    constants)."""
+    return (f"{alias}owner_id = {int(owner_id)} "
+            f"AND {alias}embedding_model = '{_checked_model(model_id)}'")
+
+
+def _project_rows(project_id, model_id: str, alias: str = "") -> str:
+    """The rows a project's own index holds, in literals (_owner_rows)."""
+    return (f"{alias}shared_with_id = '{uuid.UUID(str(project_id))}' "
+            f"AND {alias}embedding_model = '{_checked_model(model_id)}'")
 
 
 def _checked_model(model_id: str) -> str:
@@ -282,7 +300,7 @@ def create_owner_vector_index(owner_id: int, model_id: str, dimensions: int) -> 
     """Build one owner's partial HNSW index, if missing (_create_partial_index)."""
     name = _create_partial_index(
         owner_index_name(model_id, owner_id), dimensions,
-        f"owner_id = {int(owner_id)} AND embedding_model = '{_checked_model(model_id)}'")
+        _owner_rows(owner_id, model_id))
     forget_dense_path(owner_id, model_id)
     return name
 
@@ -292,7 +310,7 @@ def create_project_vector_index(project_id, model_id: str, dimensions: int) -> s
     project_id = uuid.UUID(str(project_id))
     name = _create_partial_index(
         project_index_name(model_id, project_id), dimensions,
-        f"shared_with_id = '{project_id}' AND embedding_model = '{_checked_model(model_id)}'")
+        _project_rows(project_id, model_id))
     _project_indexes.forget(project_id, model_id)
     return name
 
@@ -305,13 +323,11 @@ def _create_partial_index(name: str, dimensions: int, rows: str) -> str:
     if not 0 < dimensions <= 4000:
         raise ValueError(f"unusable embedding dimensions {dimensions}")
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY"
+    valid = _index_valid(name)
+    if valid:
+        return name
     with connection.cursor() as cursor:
-        cursor.execute("SELECT i.indisvalid FROM pg_class c JOIN pg_index i "
-                       "ON i.indexrelid = c.oid WHERE c.relname = %s", [name])
-        found = cursor.fetchone()
-        if found and found[0]:
-            return name
-        if found:
+        if valid is not None:
             cursor.execute(f"DROP INDEX {concurrently} IF EXISTS {name}")
         cursor.execute(
             f"CREATE INDEX {concurrently} IF NOT EXISTS {name} ON {Memory._meta.db_table} "
@@ -457,8 +473,7 @@ def nearest_for_each(owner_id: int, project: str, *, model_id: str, dimensions: 
                                 dimensions)
     if indexed:  # literals, as the project's partial index has them
         distance = f"{_as_halfvec('m.embedding', dimensions)} <=> q.vec::halfvec({dimensions})"
-        own = (f" AND m.shared_with_id = '{uuid.UUID(str(shared_with))}'"
-               f" AND m.embedding_model = '{_checked_model(model_id)}'")
+        own = f" AND {_project_rows(shared_with, model_id, 'm.')}"
     else:
         distance, own = _dense_sql("m.embedding", "q.vec", dimensions, owner_id, model_id)
     # Each query vector is parsed once, not once per row it is compared with.
@@ -936,7 +951,7 @@ def _union_nearest_sql(reader: Reader, filters: RecallFilters, now, unseen: str,
     for project in indexed:
         where, params = filters.where(reader.project_part(project), now=now)
         parts.append((_nearest_sql(halfvec, where + unseen,
-                                   f" AND m.embedding_model = '{_checked_model(model_id)}'"),
+                                   f" AND {_project_rows(project, model_id, 'm.')}"),
                       [literal, *params, *unseen_params, model_id, k]))
     rest, rest_params = filters.where(reader.others_part(skipping=indexed), now=now)
     rest_size = reader.system_size + sum(size for project, size in sizes.items()

@@ -13,6 +13,8 @@ docs/BENCHMARKS.md, section 12).
 """
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection
@@ -42,34 +44,46 @@ def queue_owner_index_if_due(owner_id: int) -> None:
         queue.after_commit("memories.tasks.index_owner_vectors", owner_id)
 
 
+@contextmanager
+def _building_alone(kind: str, key) -> Iterator[bool]:
+    """Whether this process may build the index of `kind` for `key`: no other process
+    holds the advisory lock for it, which is held until the block ends."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtext(%s), hashtext(%s))",
+                       [kind, str(key)])
+        alone = cursor.fetchone()[0]
+    try:
+        yield alone
+    finally:
+        if alone:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(hashtext(%s), hashtext(%s))",
+                               [kind, str(key)])
+
+
 def index_owner_vectors(owner_id: int) -> str | None:
     """Build the owner's index for the current model, unless another process is building
-    it (an advisory lock per owner) or the owner is below the threshold."""
+    it or the owner is below the threshold."""
     provider = get_provider()
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(hashtext('owner vector index'), %s)",
-                       [owner_id])
-        if not cursor.fetchone()[0]:
+    with _building_alone("owner vector index", owner_id) as alone:
+        if not alone:
             return None
-        try:
-            selectors.forget_dense_path(owner_id, provider.model_id)
-            if selectors.dense_path(owner_id, provider.model_id) == selectors.EXACT:
-                return None
-            name = selectors.create_owner_vector_index(owner_id, provider.model_id,
-                                                       provider.dimensions)
-            # Until the tables are analysed the planner takes an owner who grew since
-            # the last ANALYZE for one of no rows, and beside a large owner it planned
-            # that owner's candidate query as nested loops over every posting: recall
-            # p50 62 ms (3,000 memories) and 231 ms (10,000) beside a million-memory
-            # owner, 8.6 and 8.8 ms once analysed (docs/BENCHMARKS.md). Autoanalyze
-            # waits for a tenth of the table to change, which a small owner never is.
+        selectors.forget_dense_path(owner_id, provider.model_id)
+        if selectors.dense_path(owner_id, provider.model_id) == selectors.EXACT:
+            return None
+        name = selectors.create_owner_vector_index(owner_id, provider.model_id,
+                                                   provider.dimensions)
+        # Until the tables are analysed the planner takes an owner who grew since the
+        # last ANALYZE for one of no rows, and beside a large owner it planned that
+        # owner's candidate query as nested loops over every posting: recall p50 62 ms
+        # (3,000 memories) and 231 ms (10,000) beside a million-memory owner, 8.6 and
+        # 8.8 ms once analysed (docs/BENCHMARKS.md). Autoanalyze waits for a tenth of
+        # the table to change, which a small owner never is.
+        with connection.cursor() as cursor:
             cursor.execute(f"ANALYZE {Memory._meta.db_table}, {MemoryTerm._meta.db_table}, "
                            f"{TermDocuments._meta.db_table}")
-            log.info("built the vector index %s of owner %s", name, owner_id)
-            return name
-        finally:
-            cursor.execute("SELECT pg_advisory_unlock(hashtext('owner vector index'), %s)",
-                           [owner_id])
+        log.info("built the vector index %s of owner %s", name, owner_id)
+        return name
 
 
 def queue_project_index_if_due(project_id) -> None:
@@ -89,22 +103,15 @@ def index_project_vectors(project_id) -> str | None:
     """Build the project's index for the current model, unless another process is
     building it or the project is below the threshold."""
     provider = get_provider()
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(hashtext('project vector index'), "
-                       "hashtext(%s))", [str(project_id)])
-        if not cursor.fetchone()[0]:
+    with _building_alone("project vector index", project_id) as alone:
+        if not alone or selectors.project_size(project_id) < settings.ENGRAM_OWN_INDEX_FROM:
             return None
-        try:
-            if selectors.project_size(project_id) < settings.ENGRAM_OWN_INDEX_FROM:
-                return None
-            name = selectors.create_project_vector_index(project_id, provider.model_id,
-                                                         provider.dimensions)
+        name = selectors.create_project_vector_index(project_id, provider.model_id,
+                                                     provider.dimensions)
+        with connection.cursor() as cursor:
             cursor.execute(f"ANALYZE {Memory._meta.db_table}")  # as for an owner, above
-            log.info("built the vector index %s of project %s", name, project_id)
-            return name
-        finally:
-            cursor.execute("SELECT pg_advisory_unlock(hashtext('project vector index'), "
-                           "hashtext(%s))", [str(project_id)])
+        log.info("built the vector index %s of project %s", name, project_id)
+        return name
 
 
 def index_large_projects() -> list[str]:

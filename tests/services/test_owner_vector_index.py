@@ -55,6 +55,15 @@ def forget_paths():
         remembered.clear()
 
 
+def exact_comparisons(monkeypatch) -> list:
+    """The batches dedup compares exactly in NumPy from now on, as they come."""
+    exactly = []
+    real = selectors._nearest_exactly
+    monkeypatch.setattr(selectors, "_nearest_exactly",
+                        lambda *args: exactly.append(args) or real(*args))
+    return exactly
+
+
 def as_if_the_queue_were_down(owner):
     vector_indexes._queued.add((connection.settings_dict["NAME"], owner.pk,
                                 get_provider().model_id))
@@ -176,10 +185,7 @@ def test_an_owner_waiting_for_its_index_is_deduplicated_exactly_while_its_vector
         alice, low_line, monkeypatch):
     as_if_the_queue_were_down(alice)
     remember_many(owner=alice, items=[NewMemory(content=text) for text in notes(40)])
-    exactly = []
-    real = selectors._nearest_exactly
-    monkeypatch.setattr(selectors, "_nearest_exactly",
-                        lambda *args: exactly.append(args) or real(*args))
+    exactly = exact_comparisons(monkeypatch)
     probe = get_provider().embed_documents(["The billing service runs on port 8080."])
 
     def nearest():
@@ -362,10 +368,7 @@ def test_a_large_projects_memories_are_deduplicated_through_its_own_index(team, 
                                                                           monkeypatch):
     as_if_the_queue_were_down_for(team)
     share_with(team, alice, [f"Shop note {i}: {text}" for i, text in enumerate(notes(40))])
-    exactly = []
-    real = selectors._nearest_exactly
-    monkeypatch.setattr(selectors, "_nearest_exactly",
-                        lambda *args: exactly.append(args) or real(*args))
+    exactly = exact_comparisons(monkeypatch)
     probe = get_provider().embed_documents(["Shop note: the billing service runs on 8080."])
 
     def nearest():

@@ -226,6 +226,24 @@ def test_engram_eval_contradictions_prints_a_table_with_the_misses(tmp_path):
     assert "precision  recall accuracy" in text and "split dev" in text
 
 
+def test_engram_eval_contradictions_shows_the_dev_misses_and_only_counts_the_held_out_ones(
+        tmp_path):
+    path = _write(tmp_path, TINY)
+    missed = {m["id"]: m["split"] for m in contradictions.evaluate(path, rules_verdict)["misses"]}
+    assert set(missed.values()) == {"dev", "heldout"}  # the set holds both kinds of miss
+    out = StringIO()
+    call_command("engram_eval", "contradictions", str(path), stdout=out)
+    shown = {row["id"] for row in TINY if f"  {row['id']} (" in out.getvalue()}
+    assert shown == {name for name, split in missed.items() if split == "dev"}
+    held_out = sum(split == "heldout" for split in missed.values())
+    assert f"{held_out} held-out misses not shown" in out.getvalue()
+    as_json = StringIO()
+    call_command("engram_eval", "contradictions", str(path), "--json", stdout=as_json)
+    report = json.loads(as_json.getvalue())
+    assert {m["split"] for m in report["misses"]} == {"dev"}
+    assert report["misses_held_out_hidden"] == held_out
+
+
 def test_engram_eval_contradictions_says_so_when_the_held_out_file_is_unwritten(
         tmp_path, monkeypatch):
     dev = _write(tmp_path, TINY[:2], name="dev.jsonl")

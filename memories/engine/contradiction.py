@@ -578,9 +578,23 @@ def _labelled_in_one_word(stamp: re.Match, rest: str) -> str | None:
         return None  # a sentence of its own: "Melanie: Postgres is great"
     first = words[0].strip(".,;()!").casefold()
     if not (value_categories.members((first,))
-            or (len(words) == 1 and _VERSION_LIKE.match(first))):
+            or (len(words) == 1 and _VERSION_LIKE.match(first))
+            or _names_a_holder(label, words)):
         return None
     return f"{label} is {rest}"
+
+
+HOLDER_WORDS = 3  # "Owner: Priya", "On-call: Ana María Ruiz"
+
+
+def _names_a_holder(label: str, words: Sequence[str]) -> bool:
+    """Whether a label of one word is a role ("Owner", "Reviewer", "On-call") and what
+    follows is a name that holds it, no reaction: no chat speaker is called "Owner"."""
+    role = label.casefold()
+    return ((role in lexicon.ROLE_NOUNS or role in lexicon.ROLE_STATES)
+            and len(words) <= HOLDER_WORDS
+            and all(_capitalised(word) and word.strip(".,;!").casefold() not in REACTIONS
+                    for word in words))
 
 
 # A note written as a label of two to five words and its value ("Firmware owner: Emeka

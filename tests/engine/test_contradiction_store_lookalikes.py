@@ -69,6 +69,17 @@ def test_a_note_written_as_a_label_and_its_value_says_the_label_is_the_value():
     assert asserted("Port: 7777/udp") == "Port is 7777/udp"  # a number alone is a value
 
 
+def test_a_role_written_as_a_one_word_label_names_who_holds_it():
+    assert asserted("Owner: Priya") == "Owner is Priya"
+    assert queued("Owner: Priya", "Owner: Tomás")
+    assert queued("On-call: Priya Raman", "On-call: Tomás Silva")
+    assert not queued("Owner: Priya", "Owner: Priya")
+    assert not queued("Owner: Priya", "Reviewer: Tomás")  # two roles, two holders
+    # what follows is a greeting or a sentence, not a name: the word is a speaker's
+    assert asserted("Lead: Hello Team") == ""
+    assert asserted("Owner: Priya is out today") == "Priya is out today"
+
+
 def test_a_speakers_name_before_a_colon_is_no_label():
     assert asserted("Caroline: Thanks!") == ""
     assert asserted("[8 May 2023] Melanie: 2 dogs and a cat") == "2 dogs and a cat"

@@ -486,6 +486,10 @@ class UsageEvent(models.Model):
                                db_index=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     kind = models.CharField(max_length=16, choices=UsageKind.choices)
+    # Who rated the memory (helpful / harmful): the memory's owner is `owner`, and in a
+    # project it is not always the one rating it.
+    given_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                 null=True, blank=True, db_index=False, related_name="+")
     agent_id = models.CharField(max_length=200, blank=True, default="")
     session_id = models.CharField(max_length=200, blank=True, default="")
     score = models.FloatField(null=True, blank=True)
@@ -495,6 +499,10 @@ class UsageEvent(models.Model):
         indexes = [
             models.Index(fields=["owner", "session_id", "kind"]),
             models.Index(fields=["memory", "kind", "agent_id", "-created_at"]),
+            # Only ratings name who gave them: a user's deletion finds theirs without
+            # reading every retrieval.
+            models.Index(fields=["given_by"], name="usage_given_by",
+                         condition=Q(given_by__isnull=False)),
         ]
 
 

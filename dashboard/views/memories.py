@@ -224,7 +224,7 @@ def memory_feedback(request, memory_id):
     memory = writable_memory_for(request.user, memory_id)
     signal = request.POST.get("signal", "")
     try:
-        memory = give_feedback(memory, signal=signal, agent_id="dashboard")
+        memory = give_feedback(memory, signal=signal, agent_id="dashboard", by=request.user)
         notice = f"Marked {signal}."
     except ValidationError as exc:
         notice = "; ".join(exc.messages)

@@ -182,10 +182,11 @@ def give_feedback(memory: Memory, *, signal: str, agent_id: str = "", session_id
                   by=None, now: datetime | None = None) -> Memory:
     """Usage tracker and feedback counters: cited / ignored, helpful / harmful.
 
-    helpful and harmful move importance (by 0.5 each at recall time), so each agent may
-    give one of them per memory per ENGRAM_FEEDBACK_INTERVAL: one agent alone cannot
-    inflate a memory. They change the memory for everyone who reads it, so they follow
-    the role (`by`); cited and ignored only count what a reader's agent used.
+    helpful and harmful move importance (by 0.5 each at recall time), so each agent of
+    each person (`by`) may give one of them per memory per ENGRAM_FEEDBACK_INTERVAL: one
+    agent alone cannot inflate a memory, and one member's vote does not use up another's.
+    They change the memory for everyone who reads it, so they follow the role (`by`);
+    cited and ignored only count what a reader's agent used.
     """
     if signal not in (UsageKind.CITED, UsageKind.IGNORED, UsageKind.HELPFUL,
                       UsageKind.HARMFUL):
@@ -198,7 +199,7 @@ def give_feedback(memory: Memory, *, signal: str, agent_id: str = "", session_id
         if signal in (UsageKind.HELPFUL, UsageKind.HARMFUL):
             window = timedelta(seconds=settings.ENGRAM_FEEDBACK_INTERVAL)
             last = (UsageEvent.objects
-                    .filter(memory=memory, agent_id=agent_id,
+                    .filter(memory=memory, agent_id=agent_id, given_by=by,
                             kind__in=[UsageKind.HELPFUL, UsageKind.HARMFUL],
                             created_at__gt=now - window)
                     .order_by("-created_at").values_list("created_at", flat=True).first())
@@ -208,7 +209,8 @@ def give_feedback(memory: Memory, *, signal: str, agent_id: str = "", session_id
             setattr(memory, counter, getattr(memory, counter) + 1)
             memory.save(update_fields=[counter, "updated_at"])
         UsageEvent.objects.create(memory=memory, owner=memory.owner, kind=signal,
-                                  agent_id=agent_id, session_id=session_id, created_at=now)
+                                  given_by=by, agent_id=agent_id, session_id=session_id,
+                                  created_at=now)
     return memory
 
 

@@ -8,7 +8,11 @@ import logging
 import re
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import (
+    ObjectDoesNotExist,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
@@ -51,6 +55,20 @@ def error_body(status_code: int, message: str, fields: dict | None = None, **ext
     return {"error": {**body, **extra}}
 
 
+SHOWN_HEAD, SHOWN_TAIL = 400, 100  # characters of a message kept either side of a cut
+
+
+def shown(message) -> str:
+    """A message as an answer can carry it. DRF echoes a refused value ('"…" is not a
+    valid choice.'): cut in the middle, so a megabyte sent is not two megabytes answered
+    and logged, and a lone surrogate written as an escape, which no JSON encoder can
+    write as UTF-8."""
+    text = str(message)
+    if len(text) > SHOWN_HEAD + SHOWN_TAIL:
+        text = f"{text[:SHOWN_HEAD]}…{text[-SHOWN_TAIL:]}"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _field_errors(detail, prefix: str = "") -> dict[str, list[str]]:
     """DRF's nested errors as {"filters.kinds.0": ["..."]}: one flat map a client can show."""
     if isinstance(detail, dict):
@@ -64,7 +82,7 @@ def _field_errors(detail, prefix: str = "") -> dict[str, list[str]]:
             found.update(_field_errors(inner, f"{prefix}{index}."))
         return found
     messages = detail if isinstance(detail, list) else [detail]
-    return {prefix.rstrip(".") or "non_field_errors": [str(m) for m in messages]} \
+    return {shown(prefix.rstrip(".")) or "non_field_errors": [shown(m) for m in messages]} \
         if messages else {}
 
 
@@ -75,8 +93,8 @@ def flatten(detail) -> tuple[str, dict | None]:
         first_name, first = next(iter(fields.items()))
         return f"{first_name}: {first[0]}", fields
     if isinstance(detail, list):
-        return "; ".join(str(d) for d in detail), None
-    return str(detail), None
+        return "; ".join(shown(d) for d in detail), None
+    return shown(detail), None
 
 
 def as_api_validation_error(exc: DjangoValidationError) -> exceptions.ValidationError:
@@ -97,6 +115,12 @@ def _not_found(exc: Http404) -> str:
     return str(exc) or "Not found."
 
 
+def _gone(exc: ObjectDoesNotExist) -> str:
+    """"No such memory for this owner." from Memory.DoesNotExist."""
+    model = type(exc).__qualname__.removesuffix(".DoesNotExist")
+    return _not_found(Http404(f"No {model} matches the given query."))
+
+
 def handle(exc, context):
     if isinstance(exc, DjangoValidationError):
         exc = as_api_validation_error(exc)
@@ -108,6 +132,9 @@ def handle(exc, context):
         exc = exceptions.Throttled(wait=exc.retry_after, detail=str(exc))
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(_not_found(exc))
+    elif isinstance(exc, ObjectDoesNotExist):
+        # found, then gone before its row could be locked: another request erased it
+        exc = exceptions.NotFound(_gone(exc))
     elif isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response(error_body(413, f"The request body is over {limit:,} bytes: send "

@@ -8,6 +8,7 @@ The dedup decision is the engine's (engine/dedup.py); this module finds the cand
 """
 
 import logging
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -126,14 +127,16 @@ def _validity_error(item: NewMemory, now: datetime) -> str | None:
     return None
 
 
-def _without_secrets(item: NewMemory) -> NewMemory:
+def without_secrets(item: NewMemory, found_beside: Counter | None = None) -> NewMemory:
     """The item with secrets redacted and private sections dropped from its content and
-    metadata, so no interface (the API, the dashboard, an import, a merge) stores them."""
+    metadata, so no interface (the API, the dashboard, an import, a merge) stores them;
+    the tally in its metadata also counts `found_beside` (redacted from what else the
+    caller stores with it)."""
     if not isinstance(item.content, str) or not isinstance(item.metadata, dict):
         return item  # refused by validation
     content, in_content = redact_value(item.content)
     metadata, in_metadata = redact_value(item.metadata)
-    found = in_content + in_metadata
+    found = in_content + in_metadata + (found_beside or Counter())
     if not found:
         return item
     return replace(item, content=content, metadata=noting_redactions(metadata, found))
@@ -260,13 +263,13 @@ def embedded_ahead(batches: Iterable[Sequence[NewMemory]]) -> Iterator[list[NewM
 
 def _with_vectors(items: list[NewMemory], provider) -> list[NewMemory]:
     """The items with vectors of what remember_many will store: their text with secrets
-    redacted (see _without_secrets), embedded as remember_many would."""
+    redacted (see without_secrets), embedded as remember_many would."""
     missing = [i for i, item in enumerate(items)  # what validation refuses is not embedded
                if item.embedding is None and content_error(item.content) is None]
     if not missing:
         return items
     try:
-        vectors = provider.embed_documents([_without_secrets(items[i]).content
+        vectors = provider.embed_documents([without_secrets(items[i]).content
                                             for i in missing])
     except ProviderError:
         return items
@@ -307,7 +310,7 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
     nothing is written.
     """
     now = now or timezone.now()
-    items = [_without_secrets(item) for item in items]
+    items = [without_secrets(item) for item in items]
     provider = get_provider()
     errors = {}
     for i, item in enumerate(items):

@@ -12,8 +12,9 @@ telling them apart by their first line, and a large file runs as a job.
 import base64
 import json
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.conf import settings
@@ -25,6 +26,7 @@ from django.utils import timezone
 from .. import jobs, queue, selectors, signals
 from ..engine.dedup import content_hash
 from ..engine.extraction import canonical_entity_name
+from ..engine.redaction import redact_value
 from ..models import (
     MAX_CONTENT_LENGTH,
     Entity,
@@ -60,7 +62,13 @@ from .jsonl import (
     read_records,
     text_field,
 )
-from .remembering import NewMemory, embedded_ahead, new_memory_errors, remember_many
+from .remembering import (
+    NewMemory,
+    embedded_ahead,
+    new_memory_errors,
+    remember_many,
+    without_secrets,
+)
 from .validation import MAX_SCOPE_LENGTH, clean_tags, unstorable_error
 
 EXPORT_FORMATS = [
@@ -526,6 +534,7 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
     restores it once."""
     if not lines:
         return
+    lines = [_without_secrets(line) for line in lines]
     hashes = [content_hash(line.item.content) for line in lines]
     stored = {(h, project, created_at): pk for h, project, created_at, pk in
               Memory.objects.private_to(owner).filter(content_hash__in=set(hashes))
@@ -557,6 +566,25 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
     signals.memories_stored.send(sender=Memory, owner=owner, memories=memories)
     queue.embed_memories([memory.pk for memory in memories])
     report.created += len(memories)
+
+
+def _without_secrets(line: ImportLine) -> ImportLine:
+    """A line restored as remember() would store it: secrets redacted from its content
+    and metadata, and from what only a restore carries (summary, compressed text, the
+    versions' texts), all counted in the memory's tally."""
+    restored, found = line.restored, Counter()
+    fields = dict(restored.fields)
+    for name in ("summary", "compressed"):
+        fields[name], in_field = redact_value(fields[name])
+        found += in_field
+    versions = []
+    for version in restored.versions:
+        before, in_before = redact_value(version["before"])
+        after, in_after = redact_value(version["after"])
+        found += in_before + in_after
+        versions.append({**version, "before": before, "after": after})
+    return replace(line, item=without_secrets(line.item, found_beside=found),
+                   restored=replace(restored, fields=fields, versions=versions))
 
 
 def _restored_memory(owner, line: ImportLine, digest: str) -> Memory:

@@ -87,6 +87,32 @@ def test_an_imported_line_is_redacted(alice):
     assert_stored_nowhere("abcdef123456789")
 
 
+def test_a_restored_line_of_an_export_is_redacted_everywhere_it_is_stored(alice):
+    """A line with an id restores a memory as exported: its summary, compressed text and
+    history too, each of which a context or the dashboard can show."""
+    aws_key = "AKIA" + "IOSFODNN7EXAMPLE"
+    line = json.dumps({
+        "id": "01a2208c-0000-7000-8000-0000000000b1", "created_at": "2025-06-01T00:00:00Z",
+        "content": f"CI deploy token for the kiwi service is {GITHUB_TOKEN}",
+        "summary": f"deploys with {aws_key}", "compressed": f"kiwi token {GITHUB_TOKEN}",
+        "metadata": {"db_password": "hunter2"},
+        "versions": [{"change": "updated", "changed_at": "2025-06-01T00:00:00Z",
+                      "before": {"content": f"old token {GITHUB_TOKEN}"},
+                      "after": {"content": "new"}}]})
+    report = import_jsonl(alice, line.encode(), fmt="engram")
+    assert report.as_dict()["imported"]["memories"] == 1
+    memory = Memory.objects.get(owner=alice)
+    assert memory.content == "CI deploy token for the kiwi service is [REDACTED:github_token]"
+    assert (memory.summary, memory.compressed) == ("deploys with [REDACTED:aws_access_key]",
+                                                   "kiwi token [REDACTED:github_token]")
+    assert memory.metadata["redactions"] == {"github_token": 3, "aws_access_key": 1,
+                                             "secret_assignment": 1}
+    rows = [*Memory.objects.values_list("content", "summary", "compressed", "metadata"),
+            *MemoryVersion.objects.values_list("before", "after")]
+    for secret in (GITHUB_TOKEN, aws_key, "hunter2"):
+        assert secret not in json.dumps(rows, default=str)
+
+
 def test_the_merged_text_of_a_contradiction_is_redacted(alice):
     a = remember(owner=alice, content="The API listens on port 8080").memory
     b = remember(owner=alice, content="The API listens on port 9090").memory

@@ -282,6 +282,11 @@ def _in_pieces(column: str) -> Func:
                 function="regexp_replace", output_field=models.TextField())
 
 
+def tag_form(tag: str) -> str:
+    """A tag as it is stored and as a filter asks for it: "Infra " and "infra" are one."""
+    return tag.strip().lower()
+
+
 class Memory(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(

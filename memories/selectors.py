@@ -43,6 +43,7 @@ from .models import (
     UsageKind,
     Validity,
     readable_by,
+    tag_form,
 )
 
 POSTINGS_PER_TERM = 200
@@ -696,7 +697,7 @@ class RecallFilters:
                 params.append(list(values))
         if self.tags:
             clauses.append(f"{alias}.tags @> %s::varchar[]")
-            params.append(list(self.tags))
+            params.append([tag_form(tag) for tag in self.tags])
         if self.project is not None:
             clauses.append(f"({alias}.project = %s OR {alias}.project = '')"
                            if self.with_general else f"{alias}.project = %s")
@@ -1342,7 +1343,7 @@ def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None
         if values:
             memories = memories.filter(**{lookup: list(values)})
     if tag:
-        memories = memories.filter(tags__contains=list(tag))
+        memories = memories.filter(tags__contains=[tag_form(t) for t in tag])
     for name, value in (("project", project), ("agent_id", agent_id),
                         ("session_id", session_id), ("pinned", pinned)):
         if value is not None:

@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
-from ..models import MAX_CONTENT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS
+from ..models import MAX_CONTENT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, tag_form
 
 MAX_SCOPE_LENGTH = 200
 
@@ -105,4 +105,4 @@ def tags_error(tags) -> str | None:
 
 
 def clean_tags(tags) -> list[str]:
-    return sorted({t.strip().lower() for t in tags})
+    return sorted({tag_form(t) for t in tags})

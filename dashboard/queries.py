@@ -119,7 +119,7 @@ def writable_ids(user, ids) -> set:
 
 def open_contradiction_of(user, memory: Memory) -> Contradiction | None:
     """The open contradiction this memory is part of, when it is in `user`'s queue."""
-    return (Contradiction.objects.queued_for(user).confident()
+    return (Contradiction.objects.queued_for(user).confident().not_moot()
             .filter(Q(memory_a=memory) | Q(memory_b=memory), status=ContradictionStatus.OPEN)
             .only("id").first())
 

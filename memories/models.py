@@ -237,7 +237,8 @@ class MemoryQuerySet(OwnedQuerySet):
     def undisputed(self):
         """Not a side of an open contradiction a person is asked about (a confident one):
         machine work that merges, summarises or forgets would settle it in their place."""
-        disputed = Contradiction.objects.confident().filter(status=ContradictionStatus.OPEN)
+        disputed = (Contradiction.objects.confident().not_moot()
+                    .filter(status=ContradictionStatus.OPEN))
         return (self.exclude(pk__in=disputed.values("memory_a"))
                 .exclude(pk__in=disputed.values("memory_b")))
 
@@ -824,6 +825,13 @@ class ContradictionQuerySet(OwnedQuerySet):
         """The verdicts sure enough to ask a person about: the queue shows only these
         unless the unsure ones are asked for."""
         return self.filter(confidence__gte=CONFIDENT)
+
+    def not_moot(self):
+        """Less the open ones with a deleted side: nothing is left to dispute, so neither
+        the queue nor a context shows them, and they are back if the deletion is undone."""
+        return self.exclude(Q(status=ContradictionStatus.OPEN)
+                            & (Q(memory_a__status=Status.DELETED)
+                               | Q(memory_b__status=Status.DELETED)))
 
 
 class Contradiction(models.Model):

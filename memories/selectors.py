@@ -1459,8 +1459,9 @@ def _any_open_contradiction(ids: list) -> bool:
 
 
 def _between_readable(contradictions, user):
+    """Those between two memories `user` reads, less the moot ones."""
     return contradictions.filter(readable_by(user, "memory_a__"),
-                                 readable_by(user, "memory_b__"))
+                                 readable_by(user, "memory_b__")).not_moot()
 
 
 def seen_contradictions(user):

@@ -26,6 +26,7 @@ from memories.api.views import (
     MemoryRelated,
     MemorySearch,
     RecallFiltersInput,
+    scope_field,
     shared_with,
 )
 from memories.capture.observe import observe as observe_service
@@ -206,9 +207,15 @@ def feedback(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
             f"{memory.helpful_count}, harmful {memory.harmful_count}).")
 
 
+class ForgetInput(serializers.Serializer):
+    """What memory_forget takes beside the memory (the REST delete takes no agent id)."""
+
+    agent_id = scope_field()
+
+
 def forget(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
-    memory = delete_memory(_readable_memory(owner, arguments["memory"], reach), by=owner,
-                           agent_id=arguments.get("agent_id", ""))
+    memory = _readable_memory(owner, arguments.pop("memory"), reach)
+    memory = delete_memory(memory, by=owner, **_validated(ForgetInput, arguments))
     return (f"Deleted [{handle_of(memory.pk)}] {memory.pk}; it no longer comes up in "
             "recall and can be restored from the dashboard.")
 

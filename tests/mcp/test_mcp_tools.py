@@ -218,3 +218,20 @@ def test_a_project_named_from_its_git_remote_is_read_with_its_slashes_percent_en
     text = with_client(server_url, key_for(alice), scenario)
     assert text.splitlines()[0].startswith("Project 'github.com/acme/shop'")
     assert "never deploy on Fridays" in text
+
+
+@pytest.mark.parametrize(("agent_id", "said"), [
+    ("nul\x00id", "agent_id: Null characters are not allowed."),
+    ("x" * 300, "agent_id: Ensure this field has no more than 200 characters."),
+])
+def test_forget_refuses_an_agent_id_the_api_would_refuse_and_keeps_the_memory(
+        alice_calls, alice, agent_id, said):
+    memory = remember(owner=alice, content="Atlas is backed up nightly at 02:00.").memory
+
+    async def scenario(client):
+        return await call(client, "memory_forget", memory=str(memory.pk), agent_id=agent_id)
+
+    failed, answer = alice_calls(scenario)
+    assert failed and said in answer
+    memory.refresh_from_db()
+    assert memory.status == Status.ACTIVE

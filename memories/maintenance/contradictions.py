@@ -21,6 +21,7 @@ from ..models import (
     ContradictionStatus,
     Job,
     JudgedPair,
+    Kind,
     LinkRelation,
     Memory,
     MemoryLink,
@@ -134,8 +135,15 @@ def pairs_in_order(memories: Sequence[Memory], neighbours: dict) -> list[tuple]:
     a drain writes what it finds (verdicts, contradictions) in the transaction that holds
     its group, and two drains writing the same pairs in different orders deadlocked."""
     return sorted(((memory, other) for memory in memories
-                   for other in neighbours.get(memory.pk, [])),
+                   for other in neighbours.get(memory.pk, []) if _worth_judging(memory, other)),
                   key=lambda pair: sorted((str(pair[0].pk), str(pair[1].pk))))
+
+
+def _worth_judging(memory: Memory, other: Memory) -> bool:
+    """Not two insights reflection wrote: each restates memories that are judged
+    themselves, and one template over two topics ("Hot topic: bulk came up…" / "Hot
+    topic: t0 came up…") reads as one statement set to two values."""
+    return not (memory.kind == Kind.INSIGHT and other.kind == Kind.INSIGHT)
 
 
 # A drain checks memories this many at a time, each group in its own transaction, and

@@ -119,6 +119,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "dashboard.htmx.HtmxPagesMiddleware",
     "dashboard.passwords.FirstPasswordMiddleware",
     # Last, so that it sees the sign-in refused by its backend (AUTHENTICATION_BACKENDS).
     "axes.middleware.AxesMiddleware",

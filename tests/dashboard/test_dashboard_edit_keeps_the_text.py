@@ -85,3 +85,18 @@ def test_a_change_saved_between_the_forms_check_and_the_save_is_not_overwritten(
     assert "Someone changed this memory since you opened it" in response.content.decode()
     memory.refresh_from_db()
     assert memory.content == "Staging listens on 5434" and memory.tags == []
+
+
+ACTIONS = ('id="pin-button"', 'id="archive-button"', 'id="helpful-button"', "/delete",
+           'id="erase-link"')
+
+
+def test_the_open_form_has_no_action_beside_it_that_would_swap_it_away(client, alice):
+    memory = remember(owner=alice, content="Staging listens on 5433", importance=6).memory
+    client.force_login(alice)
+    opened = client.get(f"/memories/{memory.pk}/edit", HTTP_HX_REQUEST="true").content.decode()
+    refused = client.post(f"/memories/{memory.pk}/edit", {"content": "", "importance": "6"},
+                          HTTP_HX_REQUEST="true").content.decode()
+    for page in (opened, refused):
+        assert 'class="edit stack"' in page
+        assert [action for action in ACTIONS if action in page] == []

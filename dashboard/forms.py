@@ -29,7 +29,7 @@ from memories.models import (
 from memories.services.api_keys import MAX_KEY_DAYS
 from memories.services.context import MAX_CONTEXT_TOKENS
 from memories.services.transfer import ENGRAM, MCP_MEMORY
-from memories.services.validation import MAX_SCOPE_LENGTH
+from memories.services.validation import MAX_SCOPE_LENGTH, clean_tags
 
 from .queries import writable_ids
 
@@ -215,8 +215,15 @@ class BulkForm(SelectionForm):
 
     def clean(self):
         data = super().clean()
-        if data.get("action") == "tag" and not (data.get("tag") or "").strip():
+        if data.get("action") != "tag":
+            return data
+        tag = data.get("tag", "")
+        if not tag:
             self.add_error("tag", "Give the tag to add.")
+        elif "," in tag:  # kept inside one tag, the edit form would later split it in two
+            self.add_error("tag", "One tag at a time: a tag holds no comma.")
+        else:
+            data["tag"] = clean_tags([tag])[0]  # as stored, so the notice names it so
         return data
 
 

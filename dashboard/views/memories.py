@@ -251,7 +251,7 @@ def memory_bulk(request):
     if form.is_valid():
         result = bulk_change(request.user, form.cleaned_data["ids"],
                                        action=form.cleaned_data["action"],
-                                       tag=form.cleaned_data["tag"].strip(), by=request.user)
+                                       tag=form.cleaned_data["tag"], by=request.user)
         undo_ids = [str(pk) for pk in result.changed] if result.action == "delete" else []
     if request.htmx:
         response = render(request, "dashboard/memories.html#bulk-status",

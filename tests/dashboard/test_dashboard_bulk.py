@@ -2,9 +2,9 @@
 
 import pytest
 
+from memories.models import Memory, MemoryVersion, Status
 from memories.services.editing import delete_memory, update_memory
 from memories.services.remembering import remember
-from memories.models import Memory, MemoryVersion, Status
 
 pytestmark = pytest.mark.django_db
 
@@ -26,9 +26,17 @@ def test_tagging_a_selection_adds_the_tag_to_each(client, alice, three):
     client.force_login(alice)
     response = client.post("/memories/bulk", {"ids": ids(three[:2]), "action": "tag",
                                               "tag": "Dev"}, **HTMX)
-    assert "Tagged 2 memories “Dev”." in response.content.decode()
+    assert "Tagged 2 memories “dev”." in response.content.decode()  # as stored
     assert "memoryChanged" in response["HX-Trigger"]
     assert [Memory.objects.get(pk=m.pk).tags for m in three] == [["dev"], ["dev"], []]
+
+
+def test_a_tag_holding_a_comma_is_refused_as_two_tags_in_one(client, alice, three):
+    client.force_login(alice)
+    page = client.post("/memories/bulk", {"ids": ids(three[:1]), "action": "tag",
+                                          "tag": "Ops, Team"}, **HTMX).content.decode()
+    assert "One tag at a time: a tag holds no comma." in page
+    assert Memory.objects.get(pk=three[0].pk).tags == []
 
 
 def test_archiving_a_selection(client, alice, three):

@@ -43,8 +43,14 @@ class FieldRenderer(TemplatesSetting):
     field_template_name = "dashboard/field.html"
 
 
+class SearchInput(forms.TextInput):
+    input_type = "search"  # what "/" jumps to (engram.js)
+
+
 class MemoryFilterForm(forms.Form):
-    q = forms.CharField(label="Search", required=False, max_length=2000)
+    q = forms.CharField(label="Search by meaning and keywords", required=False, max_length=2000,
+                        widget=SearchInput(attrs={"autocomplete": "off",
+                                                  "placeholder": "what do I know about…"}))
     memory_type = forms.ChoiceField(label="Type", required=False,
                                     choices=ANY + MemoryType.choices)
     kind = forms.ChoiceField(label="Kind", required=False, choices=ANY + Kind.choices)

@@ -207,3 +207,11 @@ def test_open_contradictions_show_as_a_badge_in_the_navigation(client, alice, bo
     assert '<span class="badge" aria-label="1 open">1</span>' in client.get("/").content.decode()
     client.force_login(bob)
     assert 'class="badge"' not in client.get("/").content.decode()
+
+
+def test_a_search_too_long_to_run_says_so_under_the_search_box(client, alice, stored):
+    client.force_login(alice)
+    page = client.get("/", {"q": "Traceback " * 201}).content.decode()
+    search_box = page[page.index('<p class="field field-q">'):page.index('<div class="grid">')]
+    assert 'maxlength="2000"' in search_box
+    assert 'id="id_q_error"' in search_box and "at most 2000 characters" in search_box

@@ -32,14 +32,16 @@ def _member_form(project, data=None) -> MemberForm:
 
 
 def _projects_page(request, *, form=None, failed=None, member_form=None, errors=(),
-                   notice=""):
+                   failed_member="", notice=""):
     """The page, or for htmx its #projects partial. The project whose id is `failed` shows
-    `member_form` (bound, with its errors) and `errors` (from removing a member)."""
+    `member_form` (bound, with its errors) and `errors` (from removing a member, or at the
+    row of `failed_member` from changing their role)."""
     projects = projects_with_members(request.user)
     for project in projects:
         mine = project.pk == failed
         project.member_form = member_form if mine and member_form else _member_form(project)
         project.errors = errors if mine else ()
+        project.failed_member = failed_member if mine else ""
     context = {"form": form or ProjectForm(), "projects": projects, "notice": notice,
                "member_roles": Role.choices}
     template = "dashboard/projects.html#projects" if request.htmx else "dashboard/projects.html"
@@ -86,6 +88,12 @@ def project_member(request, project_id):
             name = membership.user.get_username()
             return _done(request, f"{name} joined “{project.name}” as {membership.role}."
                          if new else f"{name} is now {membership.role} of “{project.name}”.")
+    if request.POST.get("row") == "change":
+        # A role changed in the members table: its error belongs to that row, and the
+        # "Add a member" form stays empty rather than holding the row's values.
+        return _projects_page(request, failed=project.pk,
+                              failed_member=request.POST.get("username", ""),
+                              errors=[e for errors in form.errors.values() for e in errors])
     return _projects_page(request, failed=project.pk, member_form=form)
 
 

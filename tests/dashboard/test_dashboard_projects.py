@@ -135,6 +135,20 @@ def test_the_last_owner_cannot_step_down(client, team, alice):
     assert roles(team)["alice"] == Role.OWNER
 
 
+def test_a_refused_role_change_is_told_at_the_members_row_and_the_add_form_stays_empty(
+        client, team, alice):
+    client.force_login(alice)
+    page = section(client.post(members(team), {"username": "alice", "role": "reader",
+                                               "row": "change"}).content.decode(), team)
+    rows, rest = page.split("<h3>Add a member</h3>")
+    add_form = rest[:rest.index("</form>")]
+    [alices_row] = [row for row in rows.split('<tr class="member">')[1:] if "(you)" in row]
+    assert f'id="role-{team.pk}-{alice.pk}-error" role="alert">' in alices_row
+    assert "would have no owner left" in alices_row
+    assert "would have no owner left" not in add_form and 'value="alice"' not in add_form
+    assert roles(team)["alice"] == Role.OWNER
+
+
 def test_an_owner_removes_a_member(client, team, alice):
     client.force_login(alice)
     client.post(remove(team), {"username": "dana"})

@@ -52,8 +52,10 @@ def stats(request):
     days = period.cleaned_data["days"] if period.is_valid() else 90
     counts = store_counts(request.user)
     activity = _activity(request.user, days)
-    context = {"period": period if period.is_bound else PeriodForm(initial={"days": days}),
-               "days": days, "activity": activity,
+    # The select shows the period in force, 90 days after a bad ?days=, beside the error.
+    context = {"period": PeriodForm(initial={"days": days}),
+               "period_errors": period.errors.get("days", ()), "days": days,
+               "activity": activity,
                "activity_charts": _activity_charts(activity, counts["total"])}
     if request.htmx:
         return render(request, "dashboard/stats.html#activity", context)

@@ -21,12 +21,15 @@ class WorkLogFilters(forms.Form):
 @require_GET
 def work_log(request):
     projects = selectors.projects(request.user)
-    filters = WorkLogFilters(request.GET or None)
-    given = filters.cleaned_data if filters.is_valid() else {}
+    filters = WorkLogFilters(request.GET)
+    filters.is_valid()  # a bad filter's error is shown; the valid ones apply
+    given = filters.cleaned_data
     project = given.get("project") or (projects[0] if projects else "")
     path, task = given.get("path") or "", given.get("task")
+    # The select shows the project the timeline is of, one with no work logged too.
+    choices = projects if project in projects or not project else [project, *projects]
     context = {
-        "filters": filters, "projects": projects, "project": project, "path": path,
+        "filters": filters, "projects": choices, "project": project, "path": path,
         "task_id": task,
         "tasks": selectors.timeline(request.user, project, path=path or None, task_id=task,
                                     limit=TIMELINE_TASKS),

@@ -9,9 +9,6 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from memories.services.editing import delete_memory
-from memories.services.recall import record_retrieval
-from memories.services.remembering import remember
 from memories.models import (
     Entity,
     LinkRelation,
@@ -21,6 +18,9 @@ from memories.models import (
     UsageEvent,
     UsageKind,
 )
+from memories.services.editing import delete_memory
+from memories.services.recall import record_retrieval
+from memories.services.remembering import remember
 
 pytestmark = pytest.mark.django_db
 
@@ -151,3 +151,9 @@ def test_the_page_queries_a_fixed_number_of_times_however_big_the_store(
     with django_assert_max_num_queries(14):
         page = signed_in.get(STATS).content.decode()
     assert len(json_of(page, "memory-graph-data")["nodes"]) == 150
+
+
+def test_after_a_bad_period_the_select_shows_the_90_days_in_force(signed_in, store):
+    page = signed_in.get(STATS, {"days": "abc"}).content.decode()
+    assert 'id="period-error"' in page and "Activity, the last 90 days" in page
+    assert '<option value="90" selected>' in page and '<option value="30" selected>' not in page

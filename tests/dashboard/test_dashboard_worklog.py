@@ -79,3 +79,17 @@ def test_another_owners_task_or_a_bad_filter_shows_nothing_of_theirs(signed_in, 
     assert "secret" not in page and "No tasks" in page
     response = signed_in.get(URL, {"task": "not-a-number"})
     assert response.status_code == 200 and "Enter a whole number" in response.content.decode()
+
+
+def test_the_project_select_shows_the_project_the_timeline_is_of_even_one_without_work(
+        signed_in, log):
+    page = signed_in.get(URL, {"project": "nosuch"}).content.decode()
+    assert '<option value="nosuch" selected>' in page and "No tasks." in page
+    assert '<option value="shop">' in page
+
+
+def test_a_bad_task_is_told_in_words_and_the_other_filters_still_apply(signed_in, log):
+    page = signed_in.get(URL, {"project": "zeta", "task": "abc"}).content.decode()
+    assert '<p class="error" role="alert">Task: Enter a whole number. </p>' in page
+    assert 'class="errorlist"' not in page
+    assert '<option value="zeta" selected>' in page and "Zeta work" in page

@@ -51,7 +51,7 @@ def read_new(path: str, offset: int) -> tuple[list[dict], list[dict], int, int]:
     for line in data[:end].splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read
             continue
         if not isinstance(entry, dict) or entry.get("isMeta") or entry.get("isSidechain"):
             continue

@@ -41,15 +41,15 @@ def _message(status: int, body: bytes) -> str:
     """The one-line message of Engram's error shape, or the status when there is none."""
     try:
         error = json.loads(body)["error"]
-        message = error["message"]
-        fields = error.get("fields") or {}
-        details = "; ".join(f"{name}: {' '.join(map(str, problems))}"
-                            for name, problems in fields.items()
-                            if isinstance(problems, list))
-        # The message names the first field already: the list adds only the others.
-        return f"{message} ({details})" if details and details != message else str(message)
-    except (ValueError, KeyError, TypeError):
+        message, fields = error["message"], error.get("fields") or {}
+    except (ValueError, KeyError, TypeError, RecursionError):
         return f"HTTP {status}"
+    if not isinstance(message, str) or not isinstance(fields, dict):
+        return f"HTTP {status}"  # another service's error, in a shape of its own
+    details = "; ".join(f"{name}: {' '.join(map(str, problems))}"
+                        for name, problems in fields.items() if isinstance(problems, list))
+    # The message names the first field already: the list adds only the others.
+    return f"{message} ({details})" if details and details != message else message
 
 
 def quote(text: str) -> str:
@@ -131,7 +131,7 @@ class Client:
         if headers.get("content-type", "").split(";")[0].strip() == "application/json":
             try:
                 answer = json.loads(data) if data else None
-            except ValueError:
+            except (ValueError, RecursionError):  # broken, or nested too deeply to decode
                 raise Unreadable(f"Engram at {self.origin} answered broken JSON") from None
         if not conforms(answer, expect):
             raise Unreadable(f"Engram at {self.origin} gave an answer to {path} that this "
@@ -175,7 +175,9 @@ class Client:
                     if not piece:
                         break
                     received += piece
-        except OSError as error:
+        # a host name IDNA cannot encode (an empty label, one over 63 characters) fails as a
+        # UnicodeError before any socket is opened
+        except (OSError, UnicodeError) as error:
             raise Unreachable(f"Engram at {self.origin} did not answer: {error}") from None
         head, _, data = bytes(received).partition(b"\r\n\r\n")
         status_line, *header_lines = head.decode("latin-1").split("\r\n")

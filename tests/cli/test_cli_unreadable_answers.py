@@ -1,13 +1,26 @@
-"""Whatever answers at ENGRAM_URL (a proxy's page, another service, a broken Engram), and
-wherever the output goes, `engram` ends with one line on stderr and an exit code, never
-with a traceback."""
+"""Whatever answers at ENGRAM_URL (a proxy's page, another service, a broken Engram), or
+none can (a host name no lookup takes), and wherever the output goes, `engram` ends with
+one line on stderr and an exit code, never with a traceback."""
 import http.server
 import io
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from engram_client import cli
 from tests.helpers import serving
+
+ROOT = Path(__file__).resolve().parents[2]
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def _json(body: bytes) -> bytes:
+    return b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(body), body)
+
 
 ANSWERS = {
     "broken JSON": b"Content-Type: application/json\r\nContent-Length: 9\r\n\r\n{not json",
@@ -16,8 +29,15 @@ ANSWERS = {
     "JSON of another shape": b"Content-Type: application/json\r\nContent-Length: 57\r\n\r\n"
                              b'{"results": 5, "context": {"a": 1}, "content": ["x", 2]}',
     "an HTML page": b"Content-Type: text/html\r\nContent-Length: 21\r\n\r\n<html>Welcome!</html>",
+    "JSON nested too deeply": _json(DEEP),
     "JSON lines": b"Content-Type: application/x-ndjson\r\nContent-Length: 12\r\n\r\n"
                   b'{"id": "1"}\n',
+}
+# Error answers (400) in shapes not Engram's: a proxy's, another service's or version's.
+REFUSALS = {
+    "fields that are no object": b'{"error": {"message": "bad", "fields": "notalist"}}',
+    "a message that is no text": b'{"error": {"message": {"a": 1}}}',
+    "an error nested too deeply": b'{"error": ' + DEEP + b"}",
 }
 
 
@@ -28,6 +48,9 @@ def not_engram():
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            if answer[0] in REFUSALS:
+                self.wfile.write(b"HTTP/1.1 400 Bad Request\r\n" + _json(REFUSALS[answer[0]]))
+                return
             self.wfile.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\n" + ANSWERS[answer[0]])
 
         do_POST = do_GET
@@ -51,6 +74,26 @@ def engram(not_engram, monkeypatch, tmp_path, capsys):
     return run
 
 
+@pytest.fixture
+def engram_process(not_engram, tmp_path):
+    """Run `engram ARGS` as a shell does, in a process of its own, where a host name is
+    looked up for real (here the tests' network guard refuses every lookup first): (exit
+    code, stdout, stderr)."""
+    served, answer = not_engram
+
+    def run(*args, given="broken JSON", url=served, **env):
+        answer[0] = given
+        environment = {name: value for name, value in os.environ.items()
+                       if not name.startswith("ENGRAM_")}
+        environment.update(ENGRAM_URL=url, ENGRAM_API_KEY="engram_key",
+                           ENGRAM_CONFIG=str(tmp_path / "none.json"), **env)
+        result = subprocess.run([sys.executable, "-m", "engram_client.cli", *args], cwd=ROOT,
+                                env=environment, capture_output=True, timeout=30,
+                                check=False)
+        return result.returncode, result.stdout, result.stderr.decode()
+    return run
+
+
 @pytest.mark.parametrize("answer", [name for name in ANSWERS if name != "JSON lines"])
 @pytest.mark.parametrize("command", [["search", "port"], ["show", "0190c2b4"],
                                      ["context", "port"], ["projects"], ["list"]])
@@ -65,3 +108,16 @@ def test_an_export_to_a_folder_that_does_not_exist_ends_in_one_line_and_exit_1(
     code, error = engram("JSON lines", "export", "-o", str(tmp_path / "missing" / "x.jsonl"))
     assert code == cli.REFUSED
     assert error.count("\n") == 1 and "Cannot write" in error
+
+
+@pytest.mark.parametrize("refusal", REFUSALS)
+def test_an_error_answer_in_a_shape_not_engrams_ends_in_its_status_and_exit_1(
+        engram, refusal):
+    assert engram(refusal, "list") == (cli.REFUSED, "engram: HTTP 400\n")
+
+
+@pytest.mark.parametrize("host", ["a..b", "a" * 64 + ".example"])
+def test_a_host_name_no_lookup_takes_ends_in_one_line_and_exit_3(engram_process, host):
+    code, _, error = engram_process("list", url=f"http://{host}:8101")
+    assert code == cli.UNREACHABLE
+    assert error.count("\n") == 1 and error.startswith("engram: ") and "ENGRAM_URL" in error

@@ -331,15 +331,34 @@ def parser() -> argparse.ArgumentParser:
     return main
 
 
+def _json(answer, out) -> str:
+    """The answer as JSON, in characters `out` can encode: escaped (\\u...) where it cannot
+    encode them all, so a script reading it still gets every one."""
+    text = json.dumps(answer, indent=2, ensure_ascii=False)
+    try:
+        text.encode(getattr(out, "encoding", None) or "utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(answer, indent=2)
+    return text
+
+
 def main(argv=None, out=None) -> int:
     out = out or sys.stdout
     args = parser().parse_args(argv)
     conf = settings.load()
+    if hasattr(out, "reconfigure"):
+        out.reconfigure(errors="replace")  # what the terminal cannot show prints as "?"
     try:
         client = Client(conf.url, conf.api_key, timeout=max(conf.background_timeout, 30.0))
         answer = args.run(client, args, out)
         if args.json and answer is not None:
-            out.write(json.dumps(answer, indent=2, ensure_ascii=False) + "\n")
+            out.write(_json(answer, out) + "\n")
+        out.flush()  # a reader gone (`engram list | head -1`) shows here, not at exit
+        return OK
+    except BrokenPipeError:
+        # Python's advice on SIGPIPE: the flush at exit writes what is left to devnull,
+        # not into a traceback; the reader had what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
     except WrongUsage as error:
         sys.stderr.write(f"engram: {error}\n")

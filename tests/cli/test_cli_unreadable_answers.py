@@ -3,6 +3,7 @@ none can (a host name no lookup takes), and wherever the output goes, `engram` e
 one line on stderr and an exit code, never with a traceback."""
 import http.server
 import io
+import json
 import os
 import subprocess
 import sys
@@ -22,7 +23,7 @@ def _json(body: bytes) -> bytes:
         len(body), body)
 
 
-ANSWERS = {
+UNREADABLE = {
     "broken JSON": b"Content-Type: application/json\r\nContent-Length: 9\r\n\r\n{not json",
     "broken chunks": b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
                      b"ZZZ\r\nabc",
@@ -30,8 +31,13 @@ ANSWERS = {
                              b'{"results": 5, "context": {"a": 1}, "content": ["x", 2]}',
     "an HTML page": b"Content-Type: text/html\r\nContent-Length: 21\r\n\r\n<html>Welcome!</html>",
     "JSON nested too deeply": _json(DEEP),
+}
+ANSWERS = {
+    **UNREADABLE,
     "JSON lines": b"Content-Type: application/x-ndjson\r\nContent-Length: 12\r\n\r\n"
                   b'{"id": "1"}\n',
+    "a page of memories": _json('{"results": [{"id": "1", "kind": "fact", "content": '
+                                '"Deploys go out on Tuesdays \U0001f4a5"}]}'.encode()),
 }
 # Error answers (400) in shapes not Engram's: a proxy's, another service's or version's.
 REFUSALS = {
@@ -76,25 +82,25 @@ def engram(not_engram, monkeypatch, tmp_path, capsys):
 
 @pytest.fixture
 def engram_process(not_engram, tmp_path):
-    """Run `engram ARGS` as a shell does, in a process of its own, where a host name is
-    looked up for real (here the tests' network guard refuses every lookup first): (exit
-    code, stdout, stderr)."""
+    """Run `engram ARGS` as a shell does, in a process of its own: its output to `stdout`
+    (a pipe, a terminal's encoding), and a host name looked up for real (here the tests'
+    network guard refuses every lookup first): (exit code, stdout, stderr)."""
     served, answer = not_engram
 
-    def run(*args, given="broken JSON", url=served, **env):
+    def run(*args, given="broken JSON", url=served, stdout=subprocess.PIPE, **env):
         answer[0] = given
         environment = {name: value for name, value in os.environ.items()
                        if not name.startswith("ENGRAM_")}
         environment.update(ENGRAM_URL=url, ENGRAM_API_KEY="engram_key",
                            ENGRAM_CONFIG=str(tmp_path / "none.json"), **env)
         result = subprocess.run([sys.executable, "-m", "engram_client.cli", *args], cwd=ROOT,
-                                env=environment, capture_output=True, timeout=30,
-                                check=False)
+                                env=environment, stdout=stdout, stderr=subprocess.PIPE,
+                                timeout=30, check=False)
         return result.returncode, result.stdout, result.stderr.decode()
     return run
 
 
-@pytest.mark.parametrize("answer", [name for name in ANSWERS if name != "JSON lines"])
+@pytest.mark.parametrize("answer", UNREADABLE)
 @pytest.mark.parametrize("command", [["search", "port"], ["show", "0190c2b4"],
                                      ["context", "port"], ["projects"], ["list"]])
 def test_an_answer_engram_never_gives_ends_in_one_line_and_exit_3(engram, answer, command):
@@ -121,3 +127,29 @@ def test_a_host_name_no_lookup_takes_ends_in_one_line_and_exit_3(engram_process,
     code, _, error = engram_process("list", url=f"http://{host}:8101")
     assert code == cli.UNREACHABLE
     assert error.count("\n") == 1 and error.startswith("engram: ") and "ENGRAM_URL" in error
+
+
+@pytest.mark.parametrize("json_option", [[], ["--json"]])
+def test_a_reader_that_stops_reading_ends_engram_quietly_with_exit_0(
+        engram_process, json_option):
+    reader, writer = os.pipe()
+    os.close(reader)  # `engram list | head -1`: head has its line and is gone
+    try:
+        result = engram_process(*json_option, "list", given="a page of memories",
+                                stdout=writer)
+    finally:
+        os.close(writer)
+    assert result == (cli.OK, None, "")
+
+
+def test_a_character_the_terminal_cannot_encode_prints_as_a_question_mark(engram_process):
+    code, said, error = engram_process("list", given="a page of memories",
+                                       PYTHONIOENCODING="ascii")
+    assert (code, error) == (cli.OK, "") and b"Deploys go out on Tuesdays ?" in said
+
+
+def test_json_escapes_a_character_the_terminal_cannot_encode_and_keeps_it(engram_process):
+    code, said, _ = engram_process("--json", "list", given="a page of memories",
+                                   PYTHONIOENCODING="ascii")
+    assert code == cli.OK
+    assert json.loads(said)[0]["content"] == "Deploys go out on Tuesdays \U0001f4a5"

@@ -8,6 +8,7 @@ or wrong.
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -28,6 +29,8 @@ class WrongUsage(Exception):
 MEMORY = {"id": str, "kind": str, "content": str}
 PROJECT = {"name": str, "creator": str, "members": [{"username": str, "role": str}]}
 COUNTS = {str: {"count": int}}
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+LINES = "\n\t"  # the control characters a memory's text keeps when shown whole
 
 
 def _project(value: str | None) -> str | None:
@@ -35,9 +38,16 @@ def _project(value: str | None) -> str | None:
     return project_for(os.getcwd()) if value == "." else value
 
 
-def _one_line(text: str, width: int) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= width else flat[:max(1, width - 1)] + "…"
+def _visible(text, keep: str = "") -> str:
+    """`text` with its C0 and C1 control characters (but those in `keep`) shown as escapes,
+    \\x1b: a memory may come from a web page or a tool's output, and its escape sequences,
+    printed raw, would drive the terminal (clear it, recolour it, write the clipboard)."""
+    return CONTROL.sub(lambda control: control[0] if control[0] in keep else
+                       f"\\x{ord(control[0]):02x}", str(text))
+
+
+def _one_line(text) -> str:
+    return _visible(" ".join(str(text).split()))
 
 
 def table(rows: list[list[str]], headers: list[str], out) -> None:
@@ -46,11 +56,13 @@ def table(rows: list[list[str]], headers: list[str], out) -> None:
         out.write("(none)\n")
         return
     width = shutil.get_terminal_size((120, 20)).columns
-    fixed = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers) - 1)]
+    lines = [[_one_line(cell) for cell in row] for row in [headers, *rows]]
+    fixed = [max(len(line[i]) for line in lines) for i in range(len(headers) - 1)]
     last = max(20, width - sum(fixed) - 2 * len(fixed))
-    for row in [headers, *rows]:
-        cells = [str(cell).ljust(size) for cell, size in zip(row, fixed)]
-        out.write("  ".join([*cells, _one_line(row[-1], last)]).rstrip() + "\n")
+    for *cells, text in lines:
+        cells = [cell.ljust(size) for cell, size in zip(cells, fixed)]
+        text = text if len(text) <= last else text[:max(1, last - 1)] + "…"
+        out.write("  ".join([*cells, text]).rstrip() + "\n")
 
 
 def _memory_rows(memories: list[dict]) -> list[list[str]]:
@@ -110,9 +122,9 @@ def show(client, args, out):
                  "expires_at"):
         value = memory.get(name)
         if value not in (None, "", []):
-            out.write(f"{name + ':':<12} "
-                      f"{', '.join(map(str, value)) if isinstance(value, list) else value}\n")
-    out.write(f"\n{memory['content']}\n")
+            value = ", ".join(map(str, value)) if isinstance(value, list) else value
+            out.write(f"{name + ':':<12} {_visible(value)}\n")
+    out.write(f"\n{_visible(memory['content'], keep=LINES)}\n")
 
 
 def forget(client, args, out):
@@ -153,7 +165,7 @@ def context(client, args, out):
     answer = client.post("memories/context", body, expect={"context": (str, type(None))})
     if args.json:
         return answer
-    out.write((answer["context"] or "(nothing relevant)") + "\n")
+    out.write(_visible(answer["context"] or "(nothing relevant)", keep=LINES) + "\n")
 
 
 def export(client, args, out):
@@ -198,7 +210,7 @@ def import_file(client, args, out):
                 f"{answer.get('already_stored', 0)} already stored; "
                 f"{answer.get('skipped', 0)} skipped\n")
     for error in answer.get("errors", []):
-        out.write(f"  line {error['line']}: {error['message']}\n")
+        out.write(f"  line {error['line']}: {_one_line(error['message'])}\n")
 
 
 def _members(project: dict) -> str:

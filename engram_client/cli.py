@@ -113,8 +113,14 @@ def list_memories(client, args, out):
     table(_memory_rows(answer["results"]), ["id", "kind", "project", "content"], out)
 
 
+def _memory_path(args) -> str:
+    """memories/ID, the id quoted whole: a malformed one gets Engram's own "no such"
+    answer, and a CR LF in it cannot add a header to the request."""
+    return f"memories/{quote(args.id)}"
+
+
 def show(client, args, out):
-    memory = client.get(f"memories/{args.id}", expect=MEMORY)
+    memory = client.get(_memory_path(args), expect=MEMORY)
     if args.json:
         return memory
     for name in ("id", "kind", "memory_type", "scope", "project", "author", "status",
@@ -128,7 +134,7 @@ def show(client, args, out):
 
 
 def forget(client, args, out):
-    memory = client.request("DELETE", f"memories/{args.id}", expect=MEMORY)
+    memory = client.request("DELETE", _memory_path(args), expect=MEMORY)
     if args.json:
         return memory
     out.write(f"forgot {memory['id']} (PATCH status=active restores it)\n")
@@ -145,7 +151,7 @@ def erase(client, args, out):
         if stdin.readline().strip().lower() not in ("y", "yes"):
             out.write("nothing erased\n")
             return None
-    receipt = client.post(f"memories/{args.id}/erase", {}, expect={
+    receipt = client.post(f"{_memory_path(args)}/erase", {}, expect={
         "memory_id": str, "record": int, "removed": COUNTS, "scrubbed": COUNTS,
         "flagged": COUNTS})
     if args.json:

@@ -10,6 +10,9 @@ import socket
 import time
 
 URL = re.compile(r"^(https?)://(\[[^\]]+\]|[^/:?#]+)(?::(\d+))?(/[^?#]*)?$", re.IGNORECASE)
+# What ends a request line's target early: after a space or a CR LF, the rest of a path
+# would be read as the HTTP version or as headers of its own.
+NOT_IN_TARGET = re.compile(r"[\x00-\x20\x7f]")
 
 
 class Unreachable(Exception):
@@ -115,6 +118,9 @@ class Client:
         """The decoded JSON answer (or raw bytes when it is not JSON), of the shape `expect`
         (see `conforms`): what a caller reads of it cannot fail on another one."""
         target = f"{self.prefix}/api/v1/{path}" + (f"?{query_string(params)}" if params else "")
+        if NOT_IN_TARGET.search(target):
+            raise Refused(0, f"A request path holds no spaces or control characters, not "
+                             f"{target!r}.")
         payload = raw if body is None else json.dumps(body, ensure_ascii=False).encode(
             "utf-8", "replace")
         lines = [f"{method} {target} HTTP/1.1", f"Host: {self.host}:{self.port}",

@@ -31,6 +31,7 @@ PROJECT = {"name": str, "creator": str, "members": [{"username": str, "role": st
 COUNTS = {str: {"count": int}}
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 LINES = "\n\t"  # the control characters a memory's text keeps when shown whole
+MAX_PAGE = 200  # the most memories Engram lists at once (its pagination's max_page_size)
 
 
 def _project(value: str | None) -> str | None:
@@ -266,6 +267,17 @@ def remove_member(client, args, out):
               "longer see its memories\n")
 
 
+def _page_size(text: str) -> int:
+    """`list --limit`: outside one page Engram would quietly list its default 50, or 200."""
+    try:
+        size = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= size <= MAX_PAGE:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_PAGE}, not {size}")
+    return size
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="engram", description=__doc__.splitlines()[0])
     main.add_argument("--json", action="store_true", help="print Engram's JSON answer")
@@ -300,7 +312,7 @@ def parser() -> argparse.ArgumentParser:
     creator_option(sub)
     project_option(sub)
     sub = command("list", list_memories, "List memories, newest first")
-    sub.add_argument("--limit", type=int, default=20)
+    sub.add_argument("--limit", type=_page_size, default=20, help=f"1 to {MAX_PAGE}")
     sub.add_argument("--tag", action="append")
     sub.add_argument("--status", action="append")
     project_option(sub)

@@ -289,7 +289,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "login"
-CSRF_FAILURE_VIEW = "engram_site.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "dashboard.errors.csrf_failure"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 

@@ -1,4 +1,4 @@
-"""Error pages of the site outside the API (the API answers in its own JSON shape)."""
+"""Error pages of the screens (the API answers in its own JSON shape)."""
 
 from django.shortcuts import render
 

@@ -2,8 +2,9 @@
 page that says why it refuses (settings: AXES_*). API keys never pass through here."""
 
 from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 
 def client_ip(request) -> str | None:
@@ -34,3 +35,16 @@ def locked_out(request, *args):
                   {"form": form, "lockout": lockout_message(),
                    "next": request.POST.get("next", "") or request.GET.get("next", "")},
                   status=429)
+
+
+class SignOutView(auth_views.LogoutView):
+    """Signing out is a POST, as Django's own view takes it (a link or an image must not
+    sign anyone out). An old bookmark or a typed URL, a GET, got a blank 405: it now gets
+    a page whose button signs out, or the sign-in page when nobody is signed in."""
+
+    http_method_names = ("get", "post", "options")
+
+    def get(self, request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect(settings.LOGIN_URL)
+        return render(request, "registration/logout.html")

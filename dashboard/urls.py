@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import passwords
+from . import passwords, signin
 from .views import (
     api_keys,
     context,
@@ -23,7 +23,7 @@ urlpatterns = [
     path("", memories.memory_list, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True),
          name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", signin.SignOutView.as_view(), name="logout"),
     path("accounts/password/", passwords.PasswordChangeView.as_view(), name="password_change"),
     # Memories
     path("memories/<uuid:memory_id>/", memories.memory_detail, name="memory"),

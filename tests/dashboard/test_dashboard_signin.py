@@ -40,3 +40,17 @@ def test_signing_out_takes_a_post_and_ends_the_session(client, alice):
     response = client.post("/accounts/logout/")
     assert response.status_code == 302 and response["Location"] == "/accounts/login/"
     assert client.get("/").status_code == 302
+
+
+def test_opening_the_sign_out_address_asks_before_signing_out(client, alice):
+    client.force_login(alice)
+    page = client.get("/accounts/logout/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert '<form method="post" action="/accounts/logout/">' in html and "csrfmiddlewaretoken" in html
+    assert client.get("/").status_code == 200  # still signed in: a GET changes nothing
+
+
+def test_the_sign_out_address_sends_a_stranger_to_the_sign_in_page(client):
+    response = client.get("/accounts/logout/")
+    assert response.status_code == 302 and response["Location"] == "/accounts/login/"

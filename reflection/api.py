@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from memories.api.errors import Conflict
 from memories.api.maintenance import JobOutput
-from memories.api.views import ScopedView, if_readable, page_by_status
+from memories.api.views import NewestFirstPages, ScopedView, if_readable, page_by_status
 from memories.jobs import JobAlreadyActive, start_job
 from memories.models import JobKind, Memory
 
@@ -104,6 +104,8 @@ class OwnedInsightView(ScopedView):
 
 
 class InsightList(OwnedInsightView):
+    pagination_class = NewestFirstPages
+
     class Filters(serializers.Serializer):
         status = serializers.ChoiceField(InsightStatus.choices, required=False)
 

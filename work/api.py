@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from memories.api.views import ScopedView
 
 from . import decisions, engine, prediction, selectors, services
-from .models import FileInteraction, LearnedPattern, PatternKind, Task
+from .models import FileInteraction, Intent, LearnedPattern, PatternKind, Task
 
 MAX_ITEMS = 2000  # context-window items in one pruning request
 
@@ -38,6 +38,10 @@ class WorkView(ScopedView):
 # -- outputs -------------------------------------------------------------------------------
 
 class TaskOutput(serializers.ModelSerializer):
+    # Declared: the field ModelSerializer makes read-only drops the model's blank=True,
+    # and the schema's enum the "" of a task whose intent is not told yet.
+    intent = serializers.ChoiceField(Intent.choices, allow_blank=True, read_only=True)
+
     class Meta:
         model = Task
         fields = ["id", "project", "session_id", "description", "intent", "status",

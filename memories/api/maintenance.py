@@ -14,7 +14,13 @@ from memories.maintenance.contradictions import ResolutionError, resolve_contrad
 from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
 
 from .errors import Conflict
-from .views import MemoryOutput, ScopedView, if_readable, page_by_status
+from .views import (
+    MemoryOutput,
+    NewestFirstPages,
+    ScopedView,
+    if_readable,
+    page_by_status,
+)
 
 
 class ContradictionOutput(serializers.ModelSerializer):
@@ -22,6 +28,9 @@ class ContradictionOutput(serializers.ModelSerializer):
 
     memory_a = MemoryOutput()
     memory_b = MemoryOutput()
+    # Declared: the field ModelSerializer makes read-only drops the model's blank=True,
+    # and the schema's enum the "" of an open contradiction.
+    resolution = serializers.ChoiceField(Resolution.choices, allow_blank=True, read_only=True)
     resolved_by = serializers.CharField(source="resolved_by.username", allow_null=True,
                                         default=None)
     merged_into = serializers.SerializerMethodField(
@@ -53,6 +62,8 @@ class ContradictionView(ScopedView):
 
 
 class ContradictionList(ContradictionView):
+    pagination_class = NewestFirstPages
+
     class Filters(serializers.Serializer):
         status = serializers.ChoiceField(ContradictionStatus.choices, required=False)
         unsure = serializers.BooleanField(

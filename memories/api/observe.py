@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -139,11 +139,12 @@ class ObservationDetail(ObservationView):
 
 
 class ObservationRetry(ObservationView):
-    @extend_schema(request=None, responses={202: ObservationOutput},
+    @extend_schema(request=None,
+                   responses={202: ObservationOutput, 409: OpenApiResponse(
+                       description="None of its chunks failed: nothing to retry")},
                    summary="Extract an observation's failed chunks again",
                    description="Chunks that failed past their retries (`chunks.failed`) are "
-                               "kept raw; this queues them again with every attempt back. "
-                               "409 when none of its chunks failed.")
+                               "kept raw; this queues them again with every attempt back.")
     def post(self, request, job_id):
         observation = get_object_or_404(self.get_queryset(), pk=job_id)
         try:

@@ -92,7 +92,8 @@ class ProjectMembers(ProjectView):
 
 
 class ProjectMember(ProjectView):
-    @extend_schema(parameters=[CREATOR], responses=ProjectOutput,
+    @extend_schema(parameters=[CREATOR],
+                   responses={200: ProjectOutput},  # a DELETE is documented 204 otherwise
                    summary="Remove a member (owners), or leave (yourself): they lose sight "
                            "of the project's memories at once")
     def delete(self, request, name, username):

@@ -161,6 +161,10 @@ class OwnedMemoryView(ScopedView):
 
 
 class NewestFirstPages(CursorPagination):
+    """The cursor page a list answers. A list view names it as its `pagination_class`,
+    which an APIView does not apply (the view pages by hand), so that the schema
+    documents the page and its `cursor` and `page_size` parameters."""
+
     ordering = "-id"  # UUIDv7: newest first, and unique, as a cursor needs
     page_size = 50
     page_size_query_param = "page_size"
@@ -168,18 +172,20 @@ class NewestFirstPages(CursorPagination):
 
 
 def page_by_status(view, queryset, filters_class, serialize):
-    """One page, newest first, of `queryset` narrowed to the `status` asked for, if any."""
+    """One page (the view's `pagination_class`) of `queryset` narrowed to the `status`
+    asked for, if any."""
     filters = filters_class(data=view.request.query_params)
     filters.is_valid(raise_exception=True)
     if "status" in filters.validated_data:
         queryset = queryset.filter(status=filters.validated_data["status"])
-    paginator = NewestFirstPages()
+    paginator = view.pagination_class()
     page = paginator.paginate_queryset(queryset, view.request, view=view)
     return paginator.get_paginated_response(serialize(page))
 
 
 class MemoryListCreate(OwnedMemoryView):
     throttle_scope = "memories"
+    pagination_class = NewestFirstPages
 
     class CreateInput(serializers.Serializer):
         content = serializers.CharField(trim_whitespace=False)
@@ -252,7 +258,7 @@ class MemoryListCreate(OwnedMemoryView):
         if self.reach.restricted:
             given["project"] = self.reach.project_for(given.get("project"))
         memories = selectors.listed(self.get_queryset(), **given)
-        paginator = NewestFirstPages()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(memories, request, view=self)
         return paginator.get_paginated_response(
             MemoryOutput(page, many=True, context=self.shown(page)).data)
@@ -305,7 +311,7 @@ class MemoryDetail(OwnedMemoryView):
         memory = update_memory(memory, by=request.user, agent_id=agent_id, **changes)
         return Response(MemoryOutput(memory, context=self.shown([memory])).data)
 
-    @extend_schema(responses=MemoryOutput,
+    @extend_schema(responses={200: MemoryOutput},  # a DELETE is documented 204 otherwise
                    summary="Delete a memory (soft: PATCH status=active restores it)")
     def delete(self, request, memory_id):
         memory = delete_memory(self.get_memory(memory_id), by=request.user)

@@ -12,7 +12,7 @@ import uuid
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -169,6 +169,21 @@ class NewestFirstPages(CursorPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+    invalid_cursor_message = ("Not a cursor this list gave: follow its next or previous "
+                              "link as it is.")
+
+    def decode_cursor(self, request):
+        # DRF answers a cursor it cannot read with a 404, as if the list were not there,
+        # and one whose position is no id with the query's "... is not a valid UUID.":
+        # either is a bad parameter, and the client is told which.
+        try:
+            cursor = super().decode_cursor(request)
+            if cursor is not None and cursor.position is not None:
+                uuid.UUID(cursor.position)
+            return cursor
+        except (exceptions.NotFound, ValueError):
+            raise exceptions.ValidationError(
+                {self.cursor_query_param: [self.invalid_cursor_message]}) from None
 
 
 def page_by_status(view, queryset, filters_class, serialize):

@@ -51,6 +51,20 @@ def project_creator_field():
                   "projects of that name")
 
 
+class NumberField(serializers.FloatField):
+    """A JSON number. FloatField takes true and false as 1.0 and 0.0 (a bool is an int
+    in Python); they are refused here as IntegerField refuses them."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+def importance_field():
+    return NumberField(min_value=1, max_value=10, required=False)
+
+
 def valid_at_field():
     return serializers.DateTimeField(
         required=False, help_text="What was true then (valid_from <= t < valid_to, not yet "
@@ -215,7 +229,7 @@ class MemoryListCreate(OwnedMemoryView):
         project_creator = project_creator_field()
         agent_id = scope_field()
         session_id = scope_field()
-        importance = serializers.FloatField(min_value=1, max_value=10, required=False)
+        importance = importance_field()
         observation_type = serializers.CharField(max_length=50, required=False, default="")
         tags = serializers.ListField(child=serializers.CharField(max_length=64),
                                      required=False, default=list)
@@ -284,7 +298,7 @@ class MemoryDetail(OwnedMemoryView):
 
     class UpdateInput(serializers.Serializer):
         content = serializers.CharField(trim_whitespace=False, allow_blank=True, required=False)
-        importance = serializers.FloatField(min_value=1, max_value=10, required=False)
+        importance = importance_field()
         tags = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
         status = serializers.ChoiceField(Status.choices, required=False)
         pinned = serializers.BooleanField(required=False)

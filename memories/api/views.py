@@ -20,6 +20,8 @@ from rest_framework.views import APIView
 from engram_site.db.replicas import replica_reads
 from memories import selectors
 from memories.models import (
+    MAX_TAG_LENGTH,
+    MAX_TAGS,
     Kind,
     Memory,
     MemoryType,
@@ -63,6 +65,16 @@ class NumberField(serializers.FloatField):
 
 def importance_field():
     return NumberField(min_value=1, max_value=10, required=False)
+
+
+def tags_filter_field(**kwargs):
+    """Tags a memory must all carry, at most as many as a memory may carry: a filter of
+    a hundred thousand took seconds to match."""
+    return serializers.ListField(
+        child=serializers.CharField(max_length=MAX_TAG_LENGTH), max_length=MAX_TAGS,
+        required=False,
+        error_messages={"max_length": f"At most {MAX_TAGS} tags, as many as a memory "
+                                      "carries."}, **kwargs)
 
 
 def valid_at_field():
@@ -247,7 +259,7 @@ class MemoryListCreate(OwnedMemoryView):
         memory_type = serializers.MultipleChoiceField(choices=MemoryType.choices, required=False)
         kind = serializers.MultipleChoiceField(choices=Kind.choices, required=False)
         status = serializers.MultipleChoiceField(choices=Status.choices, required=False)
-        tag = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
+        tag = tags_filter_field()
         project = serializers.CharField(required=False, allow_blank=True)
         agent_id = serializers.CharField(required=False, allow_blank=True)
         session_id = serializers.CharField(required=False, allow_blank=True)
@@ -464,8 +476,7 @@ class RecallFiltersInput(serializers.Serializer):
                                          required=False, default=list)
     kinds = serializers.ListField(child=serializers.ChoiceField(Kind.choices), required=False,
                                   default=list)
-    tags = serializers.ListField(child=serializers.CharField(max_length=64), required=False,
-                                 default=list)
+    tags = tags_filter_field(default=list)
     project = serializers.CharField(max_length=200, required=False, allow_blank=True)
     agent_id = serializers.CharField(max_length=200, required=False, allow_blank=True)
     session_id = serializers.CharField(max_length=200, required=False, allow_blank=True)

@@ -61,12 +61,14 @@ def _require_owner(project: Project, by) -> None:
         raise NotAllowed(f"Only an owner of project {project.name!r} manages its members.")
 
 
-def _keep_an_owner(project: Project, leaving) -> None:
+def _keep_an_owner(project: Project, leaving, *, field: str | None = None) -> None:
+    """Refuse to let the last owner go: under `field` when the request sent one (the new
+    role), else as a whole (a removal sends none)."""
     others = project.memberships.current().filter(role=Role.OWNER).exclude(user=leaving)
     if not others.exists():
-        raise ValidationError({"role": [
-            f"Project {project.name!r} would have no owner left: make another member an "
-            "owner first."]})
+        message = (f"Project {project.name!r} would have no owner left: make another "
+                   "member an owner first.")
+        raise ValidationError({field: [message]} if field else message)
 
 
 def add_member(project: Project, *, by, username: str, role: str,
@@ -91,7 +93,7 @@ def add_member(project: Project, *, by, username: str, role: str,
                                              added_by=by, joined_at=now), True
         rejoined = membership.left_at is not None
         if not rejoined and membership.role == Role.OWNER and role != Role.OWNER:
-            _keep_an_owner(project, user)
+            _keep_an_owner(project, user, field="role")
         membership.role, membership.added_by = role, by
         if rejoined:
             membership.left_at, membership.joined_at = None, now

@@ -104,6 +104,17 @@ def test_the_last_owner_cannot_leave_or_be_demoted(team, alice, api_client_for):
     assert Membership.objects.get(project=team, user=alice).role == "owner"
 
 
+def test_the_last_owner_is_told_why_under_the_role_sent_or_as_a_whole_on_leaving(
+        team, alice, api_client_for):
+    client = api_client_for(alice)
+    demoted = client.post(MEMBERS, {"username": "alice", "role": "editor"}, format="json")
+    assert list(demoted.json()["error"]["fields"]) == ["role"]
+    left = client.delete(f"{MEMBERS}/alice").json()["error"]
+    assert "fields" not in left  # a DELETE sends no role to name
+    assert left["message"] == (f"Project {SHOP!r} would have no owner left: make another "
+                               "member an owner first.")
+
+
 def test_two_projects_of_one_name_are_told_apart_by_their_creator(team, bob, api_client_for):
     bobs = api_client_for(bob)
     assert bobs.post("/api/v1/projects", {"name": SHOP}, format="json").status_code == 201

@@ -286,7 +286,8 @@ def projects(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
 
 
 def index(owner, project: str, *, reach: Reach = EVERYWHERE) -> str:
-    memories = selectors.project_index(owner, reach.project_for(project), limit=INDEX_SIZE)
+    project = reach.project_for(project)  # a restricted key's own when none is named
+    memories = selectors.project_index(owner, project, limit=INDEX_SIZE)
     if not memories:
         return f"No memories in project {project!r} yet."
     unreviewed = selectors.unreviewed_insights(memories)

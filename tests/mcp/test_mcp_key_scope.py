@@ -68,3 +68,15 @@ def test_a_project_key_reads_and_writes_only_its_project(server_url, alice):
     assert Memory.objects.get(pk=blog.pk).status == "active"
     assert answers[9][0] and "restricted to project 'shop'" in answers[9][1]
     assert shop.pk
+
+
+def test_a_project_keys_index_of_no_named_project_is_labelled_with_its_own(server_url, alice):
+    remember(owner=alice, content="The shop launch code is 7781.", project="shop")
+    _, raw = create_api_key(owner=alice, name="shop agent", project="shop")
+
+    async def scenario(client):
+        return (await client.read_resource("engram://projects//index")).contents[0].text
+
+    text = with_client(server_url, raw, scenario)
+    assert text.splitlines()[0] == "Project 'shop': its 1 most important memories"
+    assert "7781" in text

@@ -85,7 +85,8 @@ class Import(ScopedView):
         project = serializers.CharField(
             max_length=200, required=False, allow_blank=True,
             help_text="The project of every imported memory (default: each line's own, "
-                      "none for the MCP graph)")
+                      "none for the MCP graph). A key restricted to a project imports into "
+                      "it, and reports a line naming another project as an error")
 
     @extend_schema(
         parameters=[ImportOptions],
@@ -105,15 +106,17 @@ class Import(ScopedView):
         data = self._file(request)
         fmt, project = (options.validated_data.get("format"),
                         self.reach.project_for(options.validated_data.get("project") or None))
+        within = self.reach.project
         if runs_as_job(data):
             try:
-                job = start_import_job(request.user, data, fmt=fmt, project=project)
+                job = start_import_job(request.user, data, fmt=fmt, project=project,
+                                       within=within)
             except JobAlreadyActive as exc:
                 raise Conflict(str(exc)) from None
             return Response(ImportJobOutput({
                 "job_id": job.pk, "status": job.status,
                 "url": reverse("api-job", args=[job.pk])}).data, status=202)
-        report = import_jsonl(request.user, data, fmt=fmt, project=project)
+        report = import_jsonl(request.user, data, fmt=fmt, project=project, within=within)
         return Response(ImportReportOutput(report.as_dict()).data)
 
     @staticmethod

@@ -281,7 +281,7 @@ def _list(record: dict, name: str) -> list:
     return value
 
 
-def _parse_memory(record: dict, project: str | None) -> ImportLine:
+def _parse_memory(record: dict, project: str | None, within: str | None) -> ImportLine:
     created_at = datetime_field(record, "created_at")
     pinned = record.get("pinned", False)
     if not isinstance(pinned, bool):
@@ -292,11 +292,15 @@ def _parse_memory(record: dict, project: str | None) -> ImportLine:
     validity = {} if record.get("id") is not None else {
         "valid_from": datetime_field(record, "valid_from"),
         "expires_at": datetime_field(record, "expires_at")}
+    try:  # a line naming another project is refused, as any write by such a key is
+        own = selectors.Reach(within).project_for(record.get("project") or None) or ""
+    except selectors.OutOfProject as refused:
+        raise BadLine(str(refused)) from None
     item = NewMemory(
         content=record.get("content"),
         memory_type=record.get("type") or MemoryType.SEMANTIC,
         kind=record.get("kind") or Kind.FACT,
-        project=(record.get("project") or "") if project is None else project,
+        project=own if project is None else project,
         agent_id=record.get("agent_id") or "", session_id=record.get("session_id") or "",
         importance=record.get("importance"), tags=record.get("tags") or [],
         metadata=record.get("metadata") or {}, **validity)
@@ -387,9 +391,11 @@ def _parse_relationship(record: dict, entities: dict) -> dict:
 
 
 def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
-                 project: str | None = None) -> EngramFile:
+                 project: str | None = None, within: str | None = None) -> EngramFile:
     """Each line checked on its own (a relationship once every entity is read); the good
-    ones, and the bad in the report. `project`, when given, replaces every memory's."""
+    ones, and the bad in the report. `project`, when given, replaces every memory's.
+    `within`, the project a key is restricted to: a line naming another is bad, one
+    naming none goes into it."""
     parsed, ignored, relationship_records = EngramFile(), set(), []
     seen: dict[str, int] = {}  # memory id -> the line it is first on
     for number, record in read_records(lines, report):
@@ -405,7 +411,7 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
             elif kind == "relationship":
                 relationship_records.append((number, record))
             elif kind == "memory":
-                line = _parse_memory(record, project)
+                line = _parse_memory(record, project, within)
                 line.number = number
                 if line.restored and (first := seen.setdefault(line.restored.id, number)) \
                         != number:
@@ -701,13 +707,14 @@ class ParsedImport:
 
 
 def parse_import(owner, data: bytes, *, fmt: str | None = None,
-                 project: str | None = None) -> ParsedImport:
-    """Read a whole file in either format (detected when `fmt` is None)."""
+                 project: str | None = None, within: str | None = None) -> ParsedImport:
+    """Read a whole file in either format (detected when `fmt` is None); `project` and
+    `within` as parse_engram takes them."""
     lines = data.splitlines(keepends=True)
     fmt = fmt or detect_format(lines)
     report = ImportReport()
     content = parse_graph(owner, lines, report) if fmt == MCP_MEMORY \
-        else parse_engram(lines, report, project=project)
+        else parse_engram(lines, report, project=project, within=within)
     return ParsedImport(fmt, report, content)
 
 
@@ -726,9 +733,9 @@ def write_import(owner, parsed: ParsedImport, *, project: str | None = None,
 
 
 def import_jsonl(owner, data: bytes, *, fmt: str | None = None, project: str | None = None,
-                 skip_bad_lines: bool = True) -> ImportReport:
+                 within: str | None = None, skip_bad_lines: bool = True) -> ImportReport:
     """Import a file within the caller's request: all of it, in one transaction."""
-    parsed = parse_import(owner, data, fmt=fmt, project=project)
+    parsed = parse_import(owner, data, fmt=fmt, project=project, within=within)
     with transaction.atomic():
         return write_import(owner, parsed, project=project, skip_bad_lines=skip_bad_lines)
 
@@ -744,17 +751,18 @@ def runs_as_job(data: bytes) -> bool:
 
 
 def start_import_job(owner, data: bytes, *, fmt: str | None = None,
-                     project: str | None = None) -> Job:
+                     project: str | None = None, within: str | None = None) -> Job:
     """Queue the import of a large file (raises jobs.JobAlreadyActive while another
     import of the owner's runs). The file waits in the job's parameters until it runs,
     as base64: bytes that are not UTF-8 are reported by line, not lost on the way."""
     return jobs.start_job(JobKind.IMPORT, owner=owner, format=fmt, project=project,
-                          data=base64.b64encode(data).decode("ascii"))
+                          within=within, data=base64.b64encode(data).decode("ascii"))
 
 
 def run_import_job(*, owner, dry_run, job, on_progress=None, data: str, format: str | None,
-                   project: str | None) -> dict:
-    """The import job's runner: each batch commits as it goes, so its progress shows."""
+                   project: str | None, within: str | None = None) -> dict:
+    """The import job's runner: each batch commits as it goes, so its progress shows.
+    `within` as parse_engram takes it (None in a job queued before it was recorded)."""
     stored = 0  # lines of batches committed
 
     def advance(lines: int) -> None:
@@ -763,7 +771,8 @@ def run_import_job(*, owner, dry_run, job, on_progress=None, data: str, format: 
         report_progress(lines)
 
     try:
-        parsed = parse_import(owner, base64.b64decode(data), fmt=format, project=project)
+        parsed = parse_import(owner, base64.b64decode(data), fmt=format, project=project,
+                              within=within)
         report_progress = jobs.progress_reporter(job, parsed.size, on_progress)
         try:
             report = write_import(owner, parsed, project=project, advance=advance)
@@ -773,5 +782,6 @@ def run_import_job(*, owner, dry_run, job, on_progress=None, data: str, format: 
                                 f"lines were stored: {exc}") from exc
     finally:
         # The file is not kept: a memory forgotten or purged later must not live on here.
-        Job.objects.filter(pk=job.pk).update(params={"format": format, "project": project})
+        Job.objects.filter(pk=job.pk).update(params={"format": format, "project": project,
+                                                     "within": within})
     return {"format": parsed.format, **report.as_dict()}

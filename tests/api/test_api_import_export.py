@@ -136,7 +136,7 @@ def test_a_finished_import_job_keeps_its_report_but_not_the_file(
         response = post_file(api_client_for(alice), GRAPH, "?project=lighthouse")
     job = Job.objects.get(pk=response.json()["job_id"])
     assert job.status == JobStatus.DONE and job.result["skipped"] == 3
-    assert job.params == {"format": None, "project": "lighthouse"}
+    assert job.params == {"format": None, "project": "lighthouse", "within": None}
 
 
 def test_a_second_large_import_while_one_waits_is_a_409(api_client_for, alice, settings,

@@ -206,3 +206,25 @@ def test_a_restricted_key_imports_only_into_its_project(shop_key, alice):
     assert client.post("/api/v1/import", line,
                        content_type="application/x-ndjson").status_code == 200
     assert Memory.objects.get(content__contains="Hugo").project == "shop"
+
+
+@pytest.mark.parametrize("as_a_job", [False, True])
+def test_a_restricted_keys_import_reports_a_line_naming_another_project_and_keeps_the_rest(
+        shop_key, settings, django_capture_on_commit_callbacks, as_a_job):
+    client = shop_key[0]
+    if as_a_job:
+        settings.ENGRAM_IMPORT_INLINE_LINES = 1
+    lines = (b'{"content": "The blog moved to Hugo.", "project": "blog"}\n'
+             b'{"content": "The shop ships from Lyon.", "project": "shop"}\n'
+             b'{"content": "The shop returns window is 30 days."}\n')
+    with django_capture_on_commit_callbacks(execute=True):  # the queue runs a job inline
+        answer = client.post("/api/v1/import", lines, content_type="application/x-ndjson")
+    report = client.get(answer.json()["url"]).json()["result"] if as_a_job else answer.json()
+    assert report["imported"]["memories"] == 2 and report["skipped"] == 1
+    assert report["errors"] == [{"line": 1, "message": (
+        "This API key is restricted to project 'shop'; it cannot reach project 'blog'. "
+        "Leave project out or name 'shop'.")}]
+    assert not Memory.objects.filter(content__contains="Hugo").exists()
+    kept = ["The shop ships from Lyon.", "The shop returns window is 30 days."]
+    assert list(Memory.objects.filter(content__in=kept).values_list("project", flat=True)) \
+        == ["shop", "shop"]

@@ -1424,7 +1424,8 @@ def open_contradictions_for(user, memory_ids: Iterable) -> dict:
     ids = list(memory_ids)
     if not ids or not _any_open_contradiction(ids):
         return {}
-    open_ = seen_contradictions(user).confident().filter(status=ContradictionStatus.OPEN)
+    open_ = (seen_contradictions(user).confident().not_moot()
+             .filter(status=ContradictionStatus.OPEN))
     found = {}
     for c in open_.filter(Q(memory_a_id__in=ids) | Q(memory_b_id__in=ids)):
         found.setdefault(c.memory_a_id, c)
@@ -1459,9 +1460,8 @@ def _any_open_contradiction(ids: list) -> bool:
 
 
 def _between_readable(contradictions, user):
-    """Those between two memories `user` reads, less the moot ones."""
     return contradictions.filter(readable_by(user, "memory_a__"),
-                                 readable_by(user, "memory_b__")).not_moot()
+                                 readable_by(user, "memory_b__"))
 
 
 def seen_contradictions(user):
@@ -1473,8 +1473,9 @@ def seen_contradictions(user):
 
 def queued_contradictions(user):
     """What `user` works through: their own private contradictions and those of the
-    projects they own or edit (a reader has no queue), of memories they still read."""
-    return _between_readable(Contradiction.objects.queued_for(user), user)
+    projects they own or edit (a reader has no queue), of memories they still read, less
+    the moot ones (Contradiction.objects.not_moot)."""
+    return _between_readable(Contradiction.objects.queued_for(user).not_moot(), user)
 
 
 def count_open_contradictions(user) -> int:

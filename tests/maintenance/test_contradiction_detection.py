@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 from django.core.management import call_command
 
 from memories.maintenance.contradictions import check_contradictions
@@ -10,15 +9,6 @@ from memories.models import Contradiction, ContradictionStatus, JudgedPair, Mode
 from memories.selectors import contradiction_queue, count_open_contradictions
 from memories.services import remembering
 from tests.helpers import anthropic_error, anthropic_reply
-
-
-@pytest.fixture
-def remember(django_capture_on_commit_callbacks):
-    """remember(), then the contradiction check its commit queues."""
-    def store(owner, content, **fields):
-        with django_capture_on_commit_callbacks(execute=True):
-            return remembering.remember(owner=owner, content=content, **fields).memory
-    return store
 
 
 def test_a_changed_value_for_the_same_fact_is_recorded_as_open(alice, remember):

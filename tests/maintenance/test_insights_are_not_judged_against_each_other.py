@@ -5,7 +5,6 @@ through. Each insight is still judged against the memories people and agents sto
 import pytest
 
 from memories.models import Contradiction, Kind, MemoryType
-from memories.services import remembering
 
 pytestmark = pytest.mark.django_db
 
@@ -16,15 +15,6 @@ HOT_BULK = ('Hot topic: bulk came up in 50 recent memories (50 facts), e.g. "Bul
 HOT_T0 = ('Hot topic: t0 came up in 17 recent memories (17 facts), e.g. "Bulk note 1"; '
           '"Bulk note 3". Agents should check what is known about t0 before working on it '
           '(because of 1, 3).')
-
-@pytest.fixture
-def remember(django_capture_on_commit_callbacks):
-    """remember(), then the contradiction check its commit queues."""
-    def store(owner, content, **fields):
-        with django_capture_on_commit_callbacks(execute=True):
-            return remembering.remember(owner=owner, content=content, **fields).memory
-    return store
-
 
 def insight(owner, remember, content):
     return remember(owner, content, kind=Kind.INSIGHT, memory_type=MemoryType.SEMANTIC,

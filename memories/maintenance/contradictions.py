@@ -103,7 +103,7 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
     memories = list(Memory.objects.filter(pk__in=list(memory_ids), status=Status.ACTIVE)
                     .select_related("owner"))
     neighbours = _neighbours(memories)
-    pairs = pairs_in_order(memories, neighbours)
+    pairs = [pair for pair in pairs_in_order(memories, neighbours) if _worth_judging(*pair)]
     # progress counts a memory once its last pair is judged (those with none at once);
     # the judge is chosen when a memory's first pair comes up, so the budget and the
     # circuit breaker still apply between memories
@@ -135,7 +135,7 @@ def pairs_in_order(memories: Sequence[Memory], neighbours: dict) -> list[tuple]:
     a drain writes what it finds (verdicts, contradictions) in the transaction that holds
     its group, and two drains writing the same pairs in different orders deadlocked."""
     return sorted(((memory, other) for memory in memories
-                   for other in neighbours.get(memory.pk, []) if _worth_judging(memory, other)),
+                   for other in neighbours.get(memory.pk, [])),
                   key=lambda pair: sorted((str(pair[0].pk), str(pair[1].pk))))
 
 

@@ -85,8 +85,11 @@ def stopped_soon(home, seconds=10):
 
 def _as_from_a_terminal():
     # A job started in the background by a non-interactive shell (make test &) inherits
-    # SIGINT ignored, and Python then never turns Ctrl-C into KeyboardInterrupt.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # SIGINT ignored, and Python then never turns Ctrl-C into KeyboardInterrupt; one
+    # started under nohup inherits SIGHUP ignored, which Engram rightly leaves ignored.
+    # These tests are about a process started from a terminal.
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def spawn(home, what, *args, **kwargs):

@@ -484,7 +484,7 @@ class RecallFiltersInput(serializers.Serializer):
     created_before = serializers.DateTimeField(required=False)
     valid_at = valid_at_field()
     include_superseded = include_superseded_field()
-    min_importance = serializers.FloatField(min_value=0, max_value=10, required=False)
+    min_importance = NumberField(min_value=0, max_value=10, required=False)
     include_archived = serializers.BooleanField(required=False, default=False)
 
     @staticmethod
@@ -561,7 +561,7 @@ class MemoryContext(ScopedView):
         with_general = serializers.BooleanField(
             required=False, default=False,
             help_text="With project: also memories of no project (general preferences)")
-        min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
+        min_score = NumberField(min_value=0, max_value=1, required=False)
         valid_at = valid_at_field()
         include_superseded = include_superseded_field()
 

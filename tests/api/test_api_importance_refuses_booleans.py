@@ -32,3 +32,14 @@ def test_changing_importance_to_a_boolean_is_refused(api, flag):
     assert_refused(api.patch(f"/api/v1/memories/{memory['id']}", {"importance": flag},
                              format="json"))
     assert Memory.objects.get().importance == 7
+
+
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/api/v1/memories/search", {"query": "cache", "filters": {"min_importance": True}},
+     "filters.min_importance"),
+    ("/api/v1/memories/context", {"query": "cache", "min_score": True}, "min_score"),
+])
+def test_a_boolean_bound_on_search_or_context_is_refused(api, path, body, field):
+    answer = api.post(path, body, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["fields"] == {field: ["A valid number is required."]}

@@ -52,8 +52,11 @@ SAME = {"mandatory": "required", "compulsory": "required", "permitted": "allowed
 PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:turned|switched|toggled)\s+on\b", "enabled"),
            (r"\b(?:turned|switched|toggled)\s+off\b", "disabled"),
-           (r"\b(is|are)\s+on\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 enabled"),
-           (r"\b(is|are)\s+off\b(?=\s+by default|\s*[.;,]|\s*$)", r"\1 disabled"),
+           # a switch's state, then where or for whom it holds: "is on in production"
+           (r"\b(is|are)\s+on\b(?=\s+(?:by default|in|for|across|everywhere)\b|\s*[.;,]|\s*$)",
+            r"\1 enabled"),
+           (r"\b(is|are)\s+off\b(?=\s+(?:by default|in|for|across|everywhere)\b|\s*[.;,]|\s*$)",
+            r"\1 disabled"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
            # an arrow between two ends is a direction: "CRM -> billing" is from one to the other

@@ -206,7 +206,12 @@ SCALES = {
               "verbose/thorough/lengthy/in-depth/multi-paragraph/extensive",
     "size": "small/tiny, large/big/huge",
     "strictness": "strict, lenient/loose/permissive/lax/relaxed",
-    "sort order": "ascending/asc, descending/desc",
+    # an order said by its first item: "newest first" is by date, descending
+    "sort order": "ascending/asc/oldest first/oldest-first/lowest first/smallest first, "
+                  "descending/desc/newest first/newest-first/latest first/most recent first/"
+                  "highest first/largest first",
+    "rounding": "rounded up/round up/rounds up/rounding up, rounded down/round down/"
+                "rounds down/rounding down/truncated",
     "letter case": "lowercase/lower case/lower-case, uppercase/upper case/upper-case/all caps",
     "locking": "optimistic locking/optimistic, pessimistic locking/pessimistic",
     "loading": "eager loading/eagerly/eager, lazy loading/lazily/lazy",

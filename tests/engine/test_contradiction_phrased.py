@@ -72,3 +72,11 @@ def test_a_short_form_that_is_a_word_in_lower_case_is_written_out_only_in_capita
 def test_days_glued_to_a_number_are_read_only_as_a_small_d():
     assert spell_out("logs are kept 30d") == "logs are kept 30 d"
     assert spell_out("a 3D model viewer") == "a 3D model viewer"
+
+
+def test_a_switch_on_or_off_for_a_place_is_enabled_or_disabled_there():
+    assert queued("Debug logging is on in production.", "Debug logging is off in production.")
+    assert queued("Request tracing is on for every tenant.",
+                  "Request tracing is disabled for every tenant.")
+    assert not queued("Debug logging is on in staging.", "Debug logging is off in production.")
+    assert not queued("Dana is on call this week.", "Dana is off on Friday.")

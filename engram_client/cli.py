@@ -13,7 +13,7 @@ import shutil
 import sys
 
 from . import config as settings
-from .client import Client, Refused, Unreachable, Unreadable, quote
+from .client import Client, Refused, Unreachable, Unreadable, memory_path, quote
 from .project import project_for
 
 OK, REFUSED, USAGE, UNREACHABLE, UNAUTHORISED = 0, 1, 2, 3, 4
@@ -114,14 +114,8 @@ def list_memories(client, args, out):
     table(_memory_rows(answer["results"]), ["id", "kind", "project", "content"], out)
 
 
-def _memory_path(args) -> str:
-    """memories/ID, the id quoted whole: a malformed one gets Engram's own "no such"
-    answer, and a CR LF in it cannot add a header to the request."""
-    return f"memories/{quote(args.id)}"
-
-
 def show(client, args, out):
-    memory = client.get(_memory_path(args), expect=MEMORY)
+    memory = client.get(memory_path(args.id), expect=MEMORY)
     if args.json:
         return memory
     for name in ("id", "kind", "memory_type", "scope", "project", "author", "status",
@@ -135,7 +129,7 @@ def show(client, args, out):
 
 
 def forget(client, args, out):
-    memory = client.request("DELETE", _memory_path(args), expect=MEMORY)
+    memory = client.request("DELETE", memory_path(args.id), expect=MEMORY)
     if args.json:
         return memory
     out.write(f"forgot {memory['id']} (PATCH status=active restores it)\n")
@@ -152,7 +146,7 @@ def erase(client, args, out):
         if stdin.readline().strip().lower() not in ("y", "yes"):
             out.write("nothing erased\n")
             return None
-    receipt = client.post(f"{_memory_path(args)}/erase", {}, expect={
+    receipt = client.post(memory_path(args.id, "erase"), {}, expect={
         "memory_id": str, "record": int, "removed": COUNTS, "scrubbed": COUNTS,
         "flagged": COUNTS})
     if args.json:

@@ -62,6 +62,13 @@ def quote(text: str) -> str:
                    "".join(f"%{byte:02X}" for byte in ch.encode("utf-8")) for ch in text)
 
 
+def memory_path(memory_id: str, *rest: str) -> str:
+    """memories/ID/..., the id quoted whole: a malformed one gets Engram's own "no such"
+    answer, and a slash, ?, # or CR LF in it cannot change the request's path or add a
+    header to it."""
+    return "/".join(["memories", quote(str(memory_id)), *rest])
+
+
 def query_string(params: dict) -> str:
     pairs = []
     for name, value in params.items():

@@ -16,7 +16,7 @@ import time
 from . import config as settings
 from . import state as local
 from . import transcript, usage
-from .client import Client, Refused, Unreachable
+from .client import Client, Refused, Unreachable, memory_path
 from .project import branch_for, project_for
 
 MAX_TOOL_TEXT = 8_000  # a tool's input or response beyond this is cut before sending
@@ -392,7 +392,7 @@ class Hook:
         for memory in turn.get("injected", []):
             signal = "cited" if usage.reflected(memory["content"], evidence) else "ignored"
             try:
-                self.client.post(f"memories/{memory['id']}/feedback",
+                self.client.post(memory_path(memory["id"], "feedback"),
                                  {"signal": signal, "agent_id": self.conf.agent_id,
                                   "session_id": self.session_id})
             except Refused as refused:

@@ -51,6 +51,12 @@ def _one_line(text) -> str:
     return _visible(" ".join(str(text).split()))
 
 
+def _say(message: str, out) -> None:
+    """A message naming what Engram answered (a project, its members), on one line with
+    its control characters escaped, as in the tables."""
+    out.write(_one_line(message) + "\n")
+
+
 def table(rows: list[list[str]], headers: list[str], out) -> None:
     """Columns sized to their content; the last column takes what the terminal has left."""
     if not rows:
@@ -239,7 +245,7 @@ def create_project(client, args, out):
     project = client.post("projects", {"name": _project(args.name)}, expect=PROJECT)
     if args.json:
         return project
-    out.write(f"created project {project['name']}; you are its owner\n")
+    _say(f"created project {project['name']}; you are its owner", out)
 
 
 def add_member(client, args, out):
@@ -248,8 +254,7 @@ def add_member(client, args, out):
                              expect=PROJECT)
     if args.json:
         return project
-    out.write(f"{args.username} is now {args.role} of {project['name']}: "
-              f"{_members(project)}\n")
+    _say(f"{args.username} is now {args.role} of {project['name']}: {_members(project)}", out)
 
 
 def remove_member(client, args, out):
@@ -257,8 +262,8 @@ def remove_member(client, args, out):
                              params=_creator(args), expect=PROJECT)
     if args.json:
         return project
-    out.write(f"{args.username} is no longer a member of {project['name']}; they no "
-              "longer see its memories\n")
+    _say(f"{args.username} is no longer a member of {project['name']}; they no longer see "
+         "its memories", out)
 
 
 def _page_size(text: str) -> int:

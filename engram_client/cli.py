@@ -32,6 +32,7 @@ COUNTS = {str: {"count": int}}
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 LINES = "\n\t"  # the control characters a memory's text keeps when shown whole
 MAX_PAGE = 200  # the most memories Engram lists at once (its pagination's max_page_size)
+MAX_SEARCH = 100  # the most hits a search asks for (the search serializer's limit)
 
 
 def _project(value: str | None) -> str | None:
@@ -266,15 +267,19 @@ def remove_member(client, args, out):
          "its memories", out)
 
 
-def _page_size(text: str) -> int:
-    """`list --limit`: outside one page Engram would quietly list its default 50, or 200."""
-    try:
-        size = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= size <= MAX_PAGE:
-        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_PAGE}, not {size}")
-    return size
+def _limit(most: int):
+    """An argparse type: a whole number from 1 to `most`, Engram's own bound, else wrong
+    usage. Outside it Engram either refuses the request (search) or quietly answers another
+    number (list: its default page of 50, or its largest)."""
+    def limit(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not 1 <= number <= most:
+            raise argparse.ArgumentTypeError(f"must be from 1 to {most}, not {number}")
+        return number
+    return limit
 
 
 def parser() -> argparse.ArgumentParser:
@@ -292,13 +297,16 @@ def parser() -> argparse.ArgumentParser:
     def project_option(sub):
         sub.add_argument("--project", help="a project name, or . for this directory's")
 
+    def limit_option(sub, most: int, default: int):
+        sub.add_argument("--limit", type=_limit(most), default=default, help=f"1 to {most}")
+
     def creator_option(sub):
         sub.add_argument("--creator", help="the project's creator (a username), when you "
                                            "are a member of two projects of that name")
 
     sub = command("search", search, "Search memories by meaning and keywords")
     sub.add_argument("query")
-    sub.add_argument("--limit", type=int, default=10)
+    limit_option(sub, MAX_SEARCH, default=10)
     project_option(sub)
     sub = command("remember", remember, "Remember something")
     sub.add_argument("content")
@@ -311,7 +319,7 @@ def parser() -> argparse.ArgumentParser:
     creator_option(sub)
     project_option(sub)
     sub = command("list", list_memories, "List memories, newest first")
-    sub.add_argument("--limit", type=_page_size, default=20, help=f"1 to {MAX_PAGE}")
+    limit_option(sub, MAX_PAGE, default=20)
     sub.add_argument("--tag", action="append")
     sub.add_argument("--status", action="append")
     project_option(sub)

@@ -389,7 +389,13 @@ def main(argv=None, out=None) -> int:
         client = Client(conf.url, conf.api_key, timeout=max(conf.background_timeout, 30.0))
         answer = args.run(client, args, out)
         if args.json and answer is not None:
-            out.write(_json(answer, out) + "\n")
+            try:
+                text = _json(answer, out)
+            except RecursionError:  # Python 3.12+ decodes JSON in C, under a limit of its
+                # own, deeper than the indenting encoder (Python code) can walk
+                raise Unreadable(f"Engram at {client.origin} answered JSON nested too "
+                                 "deeply to print") from None
+            out.write(text + "\n")
         out.flush()  # a reader gone (`engram list | head -1`) shows here, not at exit
         return OK
     except BrokenPipeError:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engram_client import cli
+from engram_client.client import Client
 from tests.helpers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +108,18 @@ def test_an_answer_engram_never_gives_ends_in_one_line_and_exit_3(engram, answer
     code, error = engram(answer, *command)
     assert code == cli.UNREACHABLE
     assert error.count("\n") == 1 and error.startswith("engram: ") and "ENGRAM_URL" in error
+
+
+def test_an_answer_read_but_nested_too_deeply_to_print_ends_in_one_line_and_exit_3(
+        engram, monkeypatch):
+    deep = []
+    for _ in range(990):
+        deep = [deep]
+    # as Python 3.12+ reads it: its C decoder goes deeper than the printing can
+    monkeypatch.setattr(Client, "request", lambda *args, **kwargs: deep)
+    code, error = engram("broken JSON", "--json", "search", "port")
+    assert code == cli.UNREACHABLE
+    assert error.count("\n") == 1 and "nested too deeply to print" in error
 
 
 def test_an_export_to_a_folder_that_does_not_exist_ends_in_one_line_and_exit_1(

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from memories.services.api_keys import create_api_key
 from memories.models import ApiKey
+from memories.services.api_keys import create_api_key
 
 pytestmark = pytest.mark.django_db
 

@@ -3,9 +3,9 @@ as a retrieval."""
 
 import pytest
 
+from memories.models import Memory, UsageEvent
 from memories.services.context import assemble_context
 from memories.services.remembering import remember
-from memories.models import Memory, UsageEvent
 
 pytestmark = pytest.mark.django_db
 

@@ -3,8 +3,6 @@ and the actions on it (edit in place, pin, archive, delete with undo, feedback).
 
 import pytest
 
-from memories.services.editing import update_memory
-from memories.services.remembering import remember
 from memories.models import (
     Entity,
     LinkRelation,
@@ -15,6 +13,8 @@ from memories.models import (
     UsageEvent,
     UsageKind,
 )
+from memories.services.editing import update_memory
+from memories.services.remembering import remember
 
 pytestmark = pytest.mark.django_db
 

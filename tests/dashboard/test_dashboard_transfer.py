@@ -9,9 +9,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from memories.models import Memory, Status
 from memories.services.editing import delete_memory
 from memories.services.remembering import remember
-from memories.models import Memory, Status
 from memories.services.transfer import EXPORT_FIELDS
 
 pytestmark = pytest.mark.django_db

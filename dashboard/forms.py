@@ -56,6 +56,9 @@ class MemoryFilterForm(forms.Form):
     kind = forms.ChoiceField(label="Kind", required=False, choices=ANY + Kind.choices)
     tag = forms.CharField(label="Tag", required=False, max_length=MAX_TAG_LENGTH)
     project = forms.CharField(label="Project", required=False, max_length=MAX_SCOPE_LENGTH)
+    # By id: two projects of one name (bob's "shop" beside alice's) are two choices.
+    shared_with = forms.TypedChoiceField(label="Shared in project", required=False,
+                                         coerce=uuid.UUID, empty_value=None)
     scope = forms.ChoiceField(label="Seen by", required=False, choices=[
         ("", "any"), (Scope.PRIVATE, "me alone (private)"),
         (Scope.PROJECT, "a project's members"), (Scope.SYSTEM, "everyone (system)")])
@@ -74,6 +77,12 @@ class MemoryFilterForm(forms.Form):
     sort = forms.ChoiceField(label="Sort by", required=False, choices=[
         ("", "best first"), ("recent", "most recent"), ("importance", "importance"),
         ("used", "most used"), ("score", "score")])
+
+    def __init__(self, data=None, *, projects: dict, **kwargs):
+        """`projects`: the person's projects by id, labelled (`queries.project_labels`)."""
+        super().__init__(data, **kwargs)
+        self.fields["shared_with"].choices = ANY + [(str(pk), label)
+                                                    for pk, label in projects.items()]
 
     def clean(self):
         data = super().clean()
@@ -98,6 +107,7 @@ class MemoryFilterForm(forms.Form):
             "status": [data["status"]] if data.get("status") else (),
             "tag": [data["tag"].strip().lower()] if (data.get("tag") or "").strip() else (),
             "project": data.get("project") or None,
+            "shared_with": data.get("shared_with"),
             "pinned": pinned,
             "validity": data.get("validity") or Validity.CURRENT,
             "created_after": _day_start(data.get("created_after")),

@@ -5,7 +5,7 @@ Memories are those the person reads (their private ones, their projects', the sy
 `Memory.objects.readable_by`); the rest is scoped to one owner.
 """
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 
@@ -173,6 +173,7 @@ def search(user, query: str, filters: dict, sort: str, *, limit: int,
         include_superseded=validity != Validity.CURRENT,
         memory_types=tuple(filters["memory_type"]), kinds=tuple(filters["kind"]),
         tags=tuple(filters["tag"]), project=filters["project"],
+        shared_with=filters["shared_with"],
         created_after=filters["created_after"], created_before=filters["created_before"],
         include_archived=Status.ACTIVE not in status or Status.ARCHIVED in status)
     hits = recall(owner=user, query=query, limit=limit, filters=recall_filters,
@@ -338,6 +339,23 @@ def recent_observations(owner, *, limit: int = 15):
             .annotate(chunks_total=Count("chunks"), first_failure=Subquery(first_failure),
                       **by_status)
             .order_by("-created_at")[:limit])
+
+
+def project_labels(user) -> dict:
+    """The projects `user` is a member of, by id: each one's name, with its creator's when
+    another of them has that name too (bob's "shop" beside alice's), in name order."""
+    projects = list(projects_of(user))
+    names = Counter(project.name for project in projects)
+    return {project.pk: project.name if names[project.name] == 1
+            else f"{project.name} (by {project.creator_name})" for project in projects}
+
+
+def label_projects(labels: dict, projects) -> None:
+    """Give each of `projects` (None skipped) its `label` from `project_labels`; one the
+    person is no longer a member of keeps its name."""
+    for project in projects:
+        if project is not None:
+            project.label = labels.get(project.pk, project.name)
 
 
 def projects_with_members(user) -> list:

@@ -1331,7 +1331,7 @@ def project_index(owner, project: str, *, limit: int, now: datetime | None = Non
 
 
 def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None,
-           agent_id=None, session_id=None, pinned=None, created_after=None,
+           shared_with=None, agent_id=None, session_id=None, pinned=None, created_after=None,
            created_before=None, validity: str = "all", now: datetime | None = None):
     """The list view's filters; without a status, deleted memories stay out of sight.
     `validity` narrows to what holds now ("current"), what no longer does ("superseded",
@@ -1344,8 +1344,8 @@ def listed(memories, *, memory_type=(), kind=(), status=(), tag=(), project=None
             memories = memories.filter(**{lookup: list(values)})
     if tag:
         memories = memories.filter(tags__contains=[tag_form(t) for t in tag])
-    for name, value in (("project", project), ("agent_id", agent_id),
-                        ("session_id", session_id), ("pinned", pinned)):
+    for name, value in (("project", project), ("shared_with", shared_with),
+                        ("agent_id", agent_id), ("session_id", session_id), ("pinned", pinned)):
         if value is not None:
             memories = memories.filter(**{name: value})
     if created_after:

@@ -24,7 +24,7 @@ from memories.selectors import (
 )
 
 from ..forms import ResolveForm
-from ..queries import still_readable
+from ..queries import label_projects, project_labels, still_readable
 
 
 @login_required
@@ -38,6 +38,8 @@ def contradiction_list(request):
     unsure = request.GET.get("unsure") == "1"
     page = Paginator(contradiction_queue(request.user, status=status, unsure=unsure),
                      25).get_page(request.GET.get("page"))
+    if projects := [c.shared_with for c in page if c.shared_with is not None]:
+        label_projects(project_labels(request.user), projects)
     context = {"status": status, "page": page, "unsure": unsure}
     template = "dashboard/contradictions.html#queue" if request.htmx else "dashboard/contradictions.html"
     return render(request, template, context)

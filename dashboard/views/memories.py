@@ -34,9 +34,11 @@ from ..queries import (
     OUTGOING,
     entities,
     history,
+    label_projects,
     memory_for,
     neighbours,
     open_contradiction_of,
+    project_labels,
     read_only_reason,
     readable_memories,
     search,
@@ -62,7 +64,8 @@ SNIPPET_CHARS = 400
 def memory_list(request):
     """The memories one reads, filtered, sorted and paged; with a query, the hybrid
     recall's hits with their score breakdowns. Only those one may change can be ticked."""
-    form = MemoryFilterForm(request.GET)
+    labels = project_labels(request.user)
+    form = MemoryFilterForm(request.GET, projects=labels)
     form.is_valid()  # errors are shown next to their fields; the valid filters apply
     filters, sort = form.selector_filters(), form.sort_order()
     query = (form.cleaned_data.get("q") or "").strip()
@@ -78,8 +81,9 @@ def memory_list(request):
         rows = sorted_memories(
             listed(readable_memories(request.user, scope=scope), **filters), sort)
     context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
-    context["writable"] = writable_ids(
-        request.user, [row.memory.pk if query else row.pk for row in context["page"]])
+    shown = [row.memory if query else row for row in context["page"]]
+    context["writable"] = writable_ids(request.user, [memory.pk for memory in shown])
+    label_projects(labels, [memory.shared_with for memory in shown])
     if query:
         stems = query_stems(query)
         for hit in context["page"]:
@@ -93,6 +97,8 @@ def memory_list(request):
 
 def _detail_context(request, memory, **extra) -> dict:
     linked = neighbours(memory, request.user)
+    if memory.shared_with is not None:
+        label_projects(project_labels(request.user), [memory.shared_with])
     successor = memory.superseded_by_id
     context = {
         "memory": memory,

@@ -178,11 +178,12 @@ def test_the_list_runs_a_fixed_number_of_queries(client, alice, django_assert_ma
         NewMemory(content=f"Fact {i}: the build cache lives in /tmp/cache{i}",
                            tags=["cache"], embedding=[1.0] + [0.0] * 383) for i in range(40)])
     client.force_login(alice)
-    # session, user, count, page, which of the page one may change, the cost meter, the
-    # contradictions badge: none per row
-    with django_assert_max_num_queries(7):
+    # session, user, one's projects (the filter's choices, their labels), count, page,
+    # which of the page one may change, the cost meter, the contradictions badge: none
+    # per row
+    with django_assert_max_num_queries(8):
         client.get("/", {"sort": "score"})
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(6):
         client.get("/", {"tag": "cache", "page": 2}, HTTP_HX_REQUEST="true")
 
 

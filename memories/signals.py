@@ -17,6 +17,10 @@ memories_stored = Signal()
 # which an erase lists in its receipt: only those seen_by reads.
 evidence_changed = Signal()
 
+# A deletion of these memories was undone. Arguments: memory_ids, and undone: the reason
+# evidence_changed gave for the deletion, so a listener puts back only what it caused.
+evidence_restored = Signal()
+
 # An agent handed over an observation (a new one, not a repeat).
 # Arguments: owner, observation.
 observation_received = Signal()

@@ -67,6 +67,10 @@ class Insight(models.Model):
     status = models.CharField(max_length=16, choices=InsightStatus.choices,
                               default=InsightStatus.PENDING_REVIEW)
     flagged_reason = models.TextField(blank=True, default="")
+    # While flagged, the status it had before: undoing the deletion that flagged it puts
+    # that back. Null once a person reviews it or more of its evidence changes.
+    status_before_flag = models.CharField(max_length=16, choices=InsightStatus.choices,
+                                          null=True, blank=True)
     reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                     on_delete=models.SET_NULL, related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)

@@ -4,7 +4,12 @@ ReflectionConfig.ready()."""
 
 from django.dispatch import receiver
 
-from memories.signals import evidence_changed, memories_stored, observation_received
+from memories.signals import (
+    evidence_changed,
+    evidence_restored,
+    memories_stored,
+    observation_received,
+)
 
 from . import services
 from .models import Insight
@@ -31,3 +36,8 @@ def flag_insights(sender, *, memory_ids, reason, seen_by=None, **kwargs):
         flagged = list(Insight.objects.readable_by(seen_by).filter(pk__in=flagged)
                        .values_list("pk", flat=True))
     return {"insights_flagged": flagged}
+
+
+@receiver(evidence_restored, dispatch_uid="reflection.unflag_insights")
+def unflag_insights(sender, *, memory_ids, undone, **kwargs):
+    services.unflag_insights_citing(memory_ids, undone)

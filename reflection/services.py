@@ -395,12 +395,27 @@ def flagged_insights_citing(memory_ids, reason: str) -> list:
     ids = [i for i in memory_ids if i is not None]
     if not ids:
         return []
-    due = (Insight.objects.citing(ids)
-           .exclude(status__in=[InsightStatus.FLAGGED, InsightStatus.REJECTED]))
+    citing = Insight.objects.citing(ids)
+    # Flagged already, on other evidence: undoing that first change no longer makes the
+    # insight as it was, so it stays flagged for a person.
+    citing.filter(status=InsightStatus.FLAGGED).update(status_before_flag=None)
+    due = citing.exclude(status__in=[InsightStatus.FLAGGED, InsightStatus.REJECTED])
     flagged = list(due.values_list("pk", flat=True))
-    Insight.objects.filter(pk__in=flagged).update(status=InsightStatus.FLAGGED,
-                                                  flagged_reason=reason[:2000])
+    Insight.objects.filter(pk__in=flagged).update(
+        status=InsightStatus.FLAGGED, flagged_reason=reason[:2000],
+        status_before_flag=F("status"))
     return flagged
+
+
+def unflag_insights_citing(memory_ids, undone: str) -> int:
+    """Undo the flags `undone` (the reason a deletion gave) put on insights citing these
+    memories: each gets back the status it had before. One a person reviewed since, or
+    whose evidence changed again, stays as it is. Returns how many were put back."""
+    return (Insight.objects.citing(memory_ids)
+            .filter(status=InsightStatus.FLAGGED, flagged_reason=undone[:2000],
+                    status_before_flag__isnull=False)
+            .update(status=F("status_before_flag"), flagged_reason="",
+                    status_before_flag=None))
 
 
 def review(insight: Insight, *, approve: bool, by=None, now: datetime | None = None) -> Insight:
@@ -415,7 +430,9 @@ def review(insight: Insight, *, approve: bool, by=None, now: datetime | None = N
         selectors.require_writable(insight.memory, by)
         insight.status = InsightStatus.APPROVED if approve else InsightStatus.REJECTED
         insight.reviewed_by, insight.reviewed_at = by, now
-        insight.save(update_fields=["status", "reviewed_by", "reviewed_at"])
+        insight.status_before_flag = None  # a person's verdict is no flag to undo
+        insight.save(update_fields=["status", "reviewed_by", "reviewed_at",
+                                    "status_before_flag"])
         wanted = Status.ACTIVE if approve else Status.ARCHIVED
         if insight.memory.status in (Status.ACTIVE, Status.ARCHIVED) \
                 and insight.memory.status != wanted:

@@ -140,13 +140,20 @@ def update_memory(memory: Memory, *, by=None, agent_id: str = "",
         if changed.get("status") == Status.DELETED or "content" in changed:
             what = "deleted" if changed.get("status") == Status.DELETED else "edited"
             signals.evidence_changed.send(sender=Memory, memory_ids=[memory.pk],
-                                          reason=f"cited memory {memory.pk} was {what}")
+                                          reason=_evidence_reason(memory, what))
+        if before.get("status") == Status.DELETED:
+            signals.evidence_restored.send(sender=Memory, memory_ids=[memory.pk],
+                                           undone=_evidence_reason(memory, "deleted"))
         if memory.embedding is None:
             queue.embed_memories([memory.pk])
         elif "content" in changed or "scope" in changed or "shared_with" in changed:
             # judged afresh among the memories of its new text or its new scope
             queue.check_contradictions([memory.pk], interactive=True)
     return memory
+
+
+def _evidence_reason(memory: Memory, what: str) -> str:
+    return f"cited memory {memory.pk} was {what}"
 
 
 def _recorded(value):

@@ -107,12 +107,16 @@ def store_counts(user) -> dict:
 
 
 def created_per_day(user, *, days: int, now: datetime) -> dict:
+    """Memories created per day (`values`), and of those the ones not forgotten since
+    (`kept`): what the store's size, as store_counts' `visible`, grew by."""
     window = days_back(days, now)
-    rows = dict(Memory.objects.readable_by(user).filter(created_at__gte=start_of(window[0]))
-                .annotate(day=TruncDate("created_at")).order_by()
-                .values("day").annotate(n=Count("id")).values_list("day", "n"))
-    values = _filled(rows, window)
-    return {"labels": [d.isoformat() for d in window], "values": values, "total": sum(values)}
+    rows = (Memory.objects.readable_by(user).filter(created_at__gte=start_of(window[0]))
+            .annotate(day=TruncDate("created_at")).order_by().values("day")
+            .annotate(n=Count("id"), kept=Count("id", filter=~Q(status=Status.DELETED))))
+    values = _filled({row["day"]: row["n"] for row in rows}, window)
+    kept = _filled({row["day"]: row["kept"] for row in rows}, window)
+    return {"labels": [d.isoformat() for d in window], "values": values, "kept": kept,
+            "total": sum(values)}
 
 
 def retrievals_per_day(user, *, days: int, now: datetime) -> dict:

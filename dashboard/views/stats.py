@@ -28,12 +28,13 @@ def _activity(user, days: int) -> dict:
             "forgotten": forgotten_per_week(user, weeks=max(4, days // 7), now=now)}
 
 
-def _activity_charts(activity: dict, total: int | None) -> dict:
+def _activity_charts(activity: dict, stored: int | None) -> dict:
+    """`stored`: the memories the heading counts, the forgotten left out."""
     created, retrieved, forgotten = (activity[k] for k in ("created", "retrieved", "forgotten"))
     growth = [series("created", created["values"])]
-    if total is not None:  # the store's size at the end of each day
-        size, running = [], total - created["total"]
-        for n in created["values"]:
+    if stored is not None:  # the store's size at the end of each day, as the heading counts
+        size, running = [], stored - sum(created["kept"])
+        for n in created["kept"]:
             running += n
             size.append(running)
         growth.append(series("stored in all", size, type="line", axis="y2"))
@@ -56,7 +57,7 @@ def stats(request):
     context = {"period": PeriodForm(initial={"days": days}),
                "period_errors": period.errors.get("days", ()), "days": days,
                "activity": activity,
-               "activity_charts": _activity_charts(activity, counts["total"])}
+               "activity_charts": _activity_charts(activity, counts["visible"])}
     if request.htmx:
         return render(request, "dashboard/stats.html#activity", context)
     forgetting = forgetting_curves()

@@ -93,10 +93,22 @@ def test_activity_counts_created_retrieved_and_forgotten(signed_in, store):
     activity = json_of(page, "activity-charts")
     created = activity["created"]
     assert len(created["labels"]) == 30 and created["series"][0]["values"][-1] == 3
-    assert created["series"][1]["values"][-1] == 3  # the store's size, with the forgotten
+    assert created["series"][1]["values"][-1] == 2  # the store's size, as the heading's
     retrieved = activity["retrieved"]["series"][0]["values"]
     assert retrieved[-1] == 1 and retrieved[-3] == 1 and sum(retrieved) == 2
     assert sum(activity["forgotten"]["series"][0]["values"]) == 1
+
+
+def test_the_stores_size_leaves_the_forgotten_out_as_the_heading_does(signed_in, alice):
+    ten_days_ago = timezone.now() - timedelta(days=10)
+    forgotten, _kept = many(alice, 2, created_at=ten_days_ago)
+    delete_memory(forgotten, by=alice)
+    remember(owner=alice, content="The release manager is Dana")
+    page = signed_in.get(STATS, {"days": 30}).content.decode()
+    assert "<strong>2</strong> memories" in page and "(and 1 forgotten" in page
+    size = json_of(page, "activity-charts")["created"]["series"][1]
+    assert size["label"] == "stored in all"
+    assert (size["values"][0], size["values"][-11], size["values"][-1]) == (0, 1, 2)
 
 
 def test_the_period_is_validated_and_falls_back_to_90_days(signed_in, store):

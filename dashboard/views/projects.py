@@ -32,16 +32,22 @@ def _member_form(project, data=None) -> MemberForm:
 
 
 def _projects_page(request, *, form=None, failed=None, member_form=None, errors=(),
-                   failed_member="", notice=""):
+                   failed_member="", failed_action="", notice=""):
     """The page, or for htmx its #projects partial. The project whose id is `failed` shows
-    `member_form` (bound, with its errors) and `errors` (from removing a member, or at the
-    row of `failed_member` from changing their role)."""
+    `member_form` (bound, with its errors) and `errors`: at the row of `failed_member`,
+    beside the role (`failed_action` "role") or the removal ("remove", leaving too), or
+    above the members when that member has no row (gone since the page was loaded)."""
     projects = projects_with_members(request.user)
     for project in projects:
         mine = project.pk == failed
         project.member_form = member_form if mine and member_form else _member_form(project)
         project.errors = errors if mine else ()
-        project.failed_member = failed_member if mine else ""
+        for member in project.members:
+            member.failed = failed_action if mine and \
+                member.user.get_username() == failed_member else ""
+        # Rows hold controls for owners alone: anyone else is told above the members.
+        project.errors_at_row = project.role == Role.OWNER and any(
+            member.failed for member in project.members)
     context = {"form": form or ProjectForm(), "projects": projects, "notice": notice,
                "member_roles": Role.choices}
     template = "dashboard/projects.html#projects" if request.htmx else "dashboard/projects.html"
@@ -93,6 +99,7 @@ def project_member(request, project_id):
         # "Add a member" form stays empty rather than holding the row's values.
         return _projects_page(request, failed=project.pk,
                               failed_member=request.POST.get("username", ""),
+                              failed_action="role",
                               errors=[e for errors in form.errors.values() for e in errors])
     return _projects_page(request, failed=project.pk, member_form=form)
 
@@ -107,7 +114,8 @@ def project_member_remove(request, project_id):
     try:
         membership = remove_member(project, by=request.user, username=username)
     except ValidationError as exc:
-        return _projects_page(request, failed=project.pk, errors=exc.messages)
+        return _projects_page(request, failed=project.pk, errors=exc.messages,
+                              failed_member=username, failed_action="remove")
     if membership.user_id == request.user.pk:
         return _done(request, f"You left “{project.name}”: its memories are no longer in "
                               "your sight; your private memories stay yours.")

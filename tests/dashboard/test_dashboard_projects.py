@@ -149,6 +149,29 @@ def test_a_refused_role_change_is_told_at_the_members_row_and_the_add_form_stays
     assert roles(team)["alice"] == Role.OWNER
 
 
+def above_the_members(section: str) -> str:
+    return section[:section.index("<table>")]
+
+
+def test_a_refused_leave_is_told_at_the_members_own_row_not_above_the_members(
+        client, team, alice):
+    client.force_login(alice)
+    page = section(client.post(remove(team), {"username": "alice"}).content.decode(), team)
+    [alices_row] = [row for row in page.split('<tr class="member">')[1:] if "(you)" in row]
+    assert f'id="remove-{team.pk}-{alice.pk}-error" role="alert">' in alices_row
+    assert "would have no owner left" in alices_row
+    assert "would have no owner left" not in above_the_members(page)
+
+
+def test_a_refusal_about_someone_without_a_row_is_told_above_the_members(client, team, alice):
+    client.force_login(alice)
+    page = section(client.post(remove(team), {"username": "charlie"}).content.decode(), team)
+    assert escape("'charlie' is not a member") in above_the_members(page)
+    page = section(client.post(members(team), {"username": "zed", "role": "reader",
+                                               "row": "change"}).content.decode(), team)
+    assert "zed" in above_the_members(page)
+
+
 def test_an_owner_removes_a_member(client, team, alice):
     client.force_login(alice)
     client.post(remove(team), {"username": "dana"})

@@ -70,13 +70,16 @@ def memory_list(request):
     filters, sort = form.selector_filters(), form.sort_order()
     query = (form.cleaned_data.get("q") or "").strip()
     scope = form.cleaned_data.get("scope") or None
-    context = {"form": form, "query": query, "search_error": "",
+    # A query the form refused (too long) lists nothing: not the whole store beneath it.
+    context = {"form": form, "query": query, "search_error": "", "refused": "q" in form.errors,
                "undo_ids": request.session.pop("undo_ids", [])}
-    if query:
+    if context["refused"]:
+        rows = []
+    elif query:
         try:
             rows = search(request.user, query, filters, sort, limit=SEARCH_LIMIT, scope=scope)
         except ValidationError as exc:
-            rows, context["search_error"] = [], "; ".join(exc.messages)
+            rows, context["search_error"], context["refused"] = [], "; ".join(exc.messages), True
     else:
         rows = sorted_memories(
             listed(readable_memories(request.user, scope=scope), **filters), sort)

@@ -216,3 +216,10 @@ def test_a_search_too_long_to_run_says_so_under_the_search_box(client, alice, st
     search_box = page[page.index('<p class="field field-q">'):page.index('<div class="grid">')]
     assert 'maxlength="2000"' in search_box
     assert 'id="id_q_error"' in search_box and "at most 2000 characters" in search_box
+
+
+def test_a_refused_search_lists_nothing_and_says_so(client, alice, stored):
+    client.force_login(alice)
+    page = client.get("/", {"q": "Traceback " * 201}, HTTP_HX_REQUEST="true").content.decode()
+    assert "DHCP leases" not in page and "make release" not in page
+    assert "No search ran." in page and "correct the search above" in page

@@ -46,8 +46,9 @@ def api_key_revoke(request, key_id):
     revoke_api_key(key)
     if not request.htmx:
         return redirect("api_keys")
+    # Its Revoke button is gone: a keyboard user is taken to what happened.
     response = render(request, "dashboard/api_keys.html#keys",
                       {"form": ApiKeyForm(), "keys": api_keys_of(request.user),
-                       "now": timezone.now()})
+                       "now": timezone.now(), "revoked": key})
     trigger_client_event(response, "apiKeyRevoked", {"id": key.pk})
     return response

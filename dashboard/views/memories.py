@@ -166,9 +166,9 @@ def memory_edit(request, memory_id):
                          focus_notice=True)
 
 
-def _after_action(request, memory, notice):
+def _after_action(request, memory, notice, **extra):
     if request.htmx:
-        return _memory_panel(request, memory, notice=notice)
+        return _memory_panel(request, memory, notice=notice, **extra)
     messages.info(request, notice)
     return redirect("memory", memory_id=memory.pk)
 
@@ -224,7 +224,9 @@ def memory_erase(request, memory_id):
 def memory_restore(request, memory_id):
     memory = writable_memory_for(request.user, memory_id)
     memory = restore_memory(memory, by=request.user)
-    return _after_action(request, memory, "Restored as it was before the deletion.")
+    # The Undo button is gone: a keyboard user is taken to what happened.
+    return _after_action(request, memory, "Restored as it was before the deletion.",
+                         focus_notice=True)
 
 
 @require_POST
@@ -285,8 +287,9 @@ def memory_bulk_undo(request):
     else:
         message = " ".join(selection.errors["ids"])
     if request.htmx:
+        # The Undo button is gone: a keyboard user is taken to what happened.
         response = render(request, "dashboard/memories.html#bulk-status",
-                          {"result": {"message": message}})
+                          {"result": {"message": message}, "focus_result": True})
         return trigger_client_event(response, "memoryChanged")
     messages.info(request, message)
     return _back_to_list(request)

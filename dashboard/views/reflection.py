@@ -35,9 +35,10 @@ def _listed(user, status: str):
     return insights
 
 
-def _insight_list(request):
+def _insight_list(request, reviewed=None):
     status = request.GET.get("status", "")
     context = {"insights": _listed(request.user, status), "status": status,
+               "reviewed": reviewed,
                "statuses": InsightStatus.choices,
                "state": recommendation(request.user),
                "job": latest_job(request.user, JobKind.REFLECT)}
@@ -56,9 +57,13 @@ def insights(request):
 @require_POST
 def insight_review(request, insight_id):
     insight = get_object_or_404(Insight.objects.readable_by(request.user), pk=insight_id)
-    review(insight, approve=request.POST.get("decision") == "approve", by=request.user)
+    insight = review(insight, approve=request.POST.get("decision") == "approve",
+                     by=request.user)
     if request.htmx:
-        return trigger_client_event(_insight_list(request), "insightReviewed")
+        # The button pressed is disabled, or gone with the insight under a filter: a
+        # keyboard user is taken to what happened.
+        return trigger_client_event(_insight_list(request, reviewed=insight),
+                                    "insightReviewed")
     return redirect("reflection")
 
 

@@ -1,0 +1,77 @@
+"""A keyboard user is not thrown to the top of the page when the button they pressed is
+swapped away: undoing a delete, cancelling an edit, revoking a key and reviewing an
+insight each leave focus on what happened or where they were."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from memories.models import LinkRelation, MemoryLink
+from memories.services.api_keys import create_api_key
+from memories.services.remembering import remember
+from reflection.models import Insight, InsightStatus
+from tests.helpers import htmx_settled
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def alice(django_user_model):
+    return django_user_model.objects.create_user("alice", password="alice-secret-pw")
+
+
+@pytest.fixture
+def memory(alice):
+    return remember(owner=alice, content="The staging database listens on port 5433").memory
+
+
+def press(page, locator) -> None:
+    """Focus `locator` and press Enter, as a keyboard user would, once htmx is ready."""
+    htmx_settled(page)
+    locator.focus()
+    page.keyboard.press("Enter")
+
+
+def test_undoing_a_delete_takes_focus_to_the_notice(page, sign_in, memory):
+    sign_in("alice", "alice-secret-pw", then=f"/memories/{memory.pk}/")
+    press(page, page.get_by_role("button", name="Delete"))
+    press(page, page.get_by_role("button", name="Undo delete"))
+    expect(page.get_by_text("Restored as it was before the deletion.")).to_be_focused()
+
+
+def test_undoing_a_bulk_delete_takes_focus_to_the_notice(page, sign_in, memory):
+    sign_in("alice", "alice-secret-pw")
+    page.get_by_label(re.compile("Select: The staging database")).check()
+    page.get_by_label("With the selected").select_option("delete")
+    press(page, page.get_by_role("button", name="Apply to selection"))
+    press(page, page.get_by_role("button", name="Undo delete"))
+    expect(page.get_by_text("Restored 1 memory.")).to_be_focused()
+
+
+def test_cancelling_an_edit_takes_focus_back_to_edit(page, sign_in, memory):
+    sign_in("alice", "alice-secret-pw", then=f"/memories/{memory.pk}/")
+    press(page, page.get_by_role("link", name="Edit"))
+    press(page, page.get_by_role("link", name="Cancel"))
+    expect(page.get_by_role("link", name="Edit")).to_be_focused()
+
+
+def test_revoking_a_key_takes_focus_to_the_notice(page, sign_in, alice):
+    create_api_key(owner=alice, name="laptop claude")
+    sign_in("alice", "alice-secret-pw", then="/keys/")
+    page.on("dialog", lambda dialog: dialog.accept())
+    press(page, page.get_by_role("button", name="Revoke key laptop claude"))
+    expect(page.get_by_role("status").filter(has_text="laptop claude")).to_be_focused()
+
+
+def test_approving_an_insight_takes_focus_to_the_notice(page, sign_in, alice, memory):
+    text = remember(owner=alice, kind="insight",
+                    content="Staging runs on non-default ports").memory
+    MemoryLink.objects.create(from_memory=text, to_memory=memory, relation=LinkRelation.CITES)
+    insight = Insight.objects.create(owner=alice, memory=text, question="Which ports?",
+                                     cited_ids=[memory.pk], text_hash="t", cited_key="c")
+    sign_in("alice", "alice-secret-pw", then="/reflection/")
+    press(page, page.get_by_role("button", name="Approve"))
+    expect(page.get_by_role("status").filter(has_text="Approved")).to_be_focused()
+    insight.refresh_from_db()
+    assert insight.status == InsightStatus.APPROVED

@@ -2,6 +2,7 @@
 leaving. Every membership change is kept (a member who leaves keeps a row with left_at),
 so who could have written a project's memories stays known."""
 
+import unicodedata
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -21,7 +22,8 @@ def project_name_error(name) -> str | None:
         return f"A project name has at most {MAX_PROJECT_NAME} characters."
     if unstorable := unstorable_error(name):
         return unstorable
-    if any(ord(c) < 32 for c in name):
+    # C0, DEL and C1 alike ("\x9b" is ESC [ in one byte): a name is printed in terminals
+    if any(unicodedata.category(c) == "Cc" for c in name):
         return "A project name cannot hold control characters (a new line, a tab)."
     return None
 
@@ -76,8 +78,8 @@ def add_member(project: Project, *, by, username: str, role: str,
     """Add `username` to the project with `role`, or change the role of a member (a
     former member rejoins). Returns the membership and whether it is new. Owners only."""
     if role not in Role.values:
-        raise ValidationError({"role": [f"Unknown role {role!r}: use one of "
-                                        f"{', '.join(Role.values)}."]})
+        raise ValidationError({"role": [(f"Unknown role {role!r}: use one of "
+                                         f"{', '.join(Role.values)}.")]})
     user = get_user_model().objects.filter(username=username, is_active=True).first() \
         if _storable(username) else None
     if user is None:

@@ -7,6 +7,7 @@ from memories.models import Membership, Project
 pytestmark = pytest.mark.django_db
 
 from tests.helpers import SHOP
+
 MEMBERS = f"/api/v1/projects/{SHOP}/members"
 
 
@@ -28,7 +29,8 @@ def test_a_name_is_unique_per_creator_but_not_across_creators(alice, bob, api_cl
     assert Project.objects.filter(name=SHOP).count() == 2
 
 
-@pytest.mark.parametrize("name", ["", "   ", "a" * 201, "two\nlines", "nul\x00"])
+@pytest.mark.parametrize("name", ["", "   ", "a" * 201, "two\nlines", "nul\x00", "del\x7f",
+                                  "csi\x9b2J"])
 def test_a_bad_name_is_a_400_and_creates_nothing(alice, api_client_for, name):
     response = api_client_for(alice).post("/api/v1/projects", {"name": name}, format="json")
     assert response.status_code == 400

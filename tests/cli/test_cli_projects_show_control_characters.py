@@ -1,7 +1,7 @@
 """What `engram projects create`, `add-member` and `remove-member` say shows the control
 characters of a project's name and of its members' names as escapes (`\x1b`), as the
 tables do: a name from before Engram refused them, or from another Engram, cannot clear
-the terminal or recolour it."""
+the terminal or recolour it. Engram itself now refuses them all, C1 ones included."""
 import re
 
 import pytest
@@ -44,6 +44,8 @@ def test_a_member_change_prints_the_names_control_characters_as_escapes(
     assert not OBEYED.search(said)
 
 
-def test_creating_a_project_prints_its_names_control_characters_as_escapes(engram):
-    code, said = engram("projects", "create", "shop\x9b1m")  # Engram refuses C0 only
-    assert code == 0 and said == "created project shop\\x9b1m; you are its owner\n"
+def test_a_project_named_with_a_c1_control_character_is_refused_not_printed(engram, capsys):
+    code, said = engram("projects", "create", "shop\x9b1m")  # "\x9b" is ESC [ in one byte
+    refusal = capsys.readouterr().err
+    assert code == 1 and said == "" and "cannot hold control characters" in refusal
+    assert not OBEYED.search(refusal) and not Project.objects.exists()

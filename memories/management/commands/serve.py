@@ -27,6 +27,8 @@ class Command(BaseCommand):
         python = sys.executable
         children = [
             # engram_site.asgi: /mcp for MCP clients, Django (in threads) for the rest.
+            # From the checkout, as the worker: gunicorn imports the app from its working
+            # folder, so `manage.py serve` run from any other folder found no engram_site.
             subprocess.Popen([
                 python, "-m", "gunicorn", "engram_site.asgi:application", "--bind",
                 f"{host}:{port}", "--workers", str(web_workers),
@@ -34,7 +36,7 @@ class Command(BaseCommand):
                 # Import the app and load the embedding model once, before forking
                 # (engram_site/asgi.py): the workers share them copy-on-write.
                 "--preload",
-            ], env={**os.environ, "ENGRAM_PRELOAD_MODEL": "1"}),
+            ], cwd=settings.BASE_DIR, env={**os.environ, "ENGRAM_PRELOAD_MODEL": "1"}),
             subprocess.Popen([python, "manage.py", "run_huey"], cwd=settings.BASE_DIR),
         ]
         self.stdout.write(f"Engram is serving on http://{host}:{port}/ (Ctrl-C stops it)")

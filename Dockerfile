@@ -1,4 +1,4 @@
-# Production image: gunicorn for the web, `manage.py run_huey` for the worker (same image).
+# Production image: gunicorn for the web (with /mcp), `manage.py run_huey` for the worker (same image).
 # Configure it with environment variables (see README.md); docs/DEPLOY.md shows a full setup.
 FROM python:3.11-slim
 
@@ -30,4 +30,6 @@ ensure_model(Path('/opt/engram/models'), quantize=True)" \
        python manage.py collectstatic --noinput -v0
 
 EXPOSE 8000
-CMD ["sh", "-c", "exec gunicorn engram_site.wsgi --bind 0.0.0.0:${PORT} --workers ${WEB_CONCURRENCY:-2} --threads 4 --access-logfile -"]
+# As `manage.py serve` runs it: the dashboard, the API and the MCP server (/mcp) on one
+# port, the app and the model loaded once before the workers fork.
+CMD ["sh", "-c", "ENGRAM_PRELOAD_MODEL=1 exec gunicorn engram_site.asgi:application --bind 0.0.0.0:${PORT} --workers ${WEB_CONCURRENCY:-2} --worker-class uvicorn_worker.UvicornWorker --preload --access-logfile -"]

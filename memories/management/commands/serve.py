@@ -8,6 +8,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import connection
 
+# What serves the dashboard, the API and /mcp on one port. The image's web process
+# (Dockerfile) runs the same: Django's WSGI app alone answers /mcp with a 404.
+APPLICATION = "engram_site.asgi:application"
+WORKER_CLASS = "uvicorn_worker.UvicornWorker"
+
 
 class Command(BaseCommand):
     help = ("Serve the dashboard, the API and the MCP server (/mcp) on one port with "
@@ -30,9 +35,9 @@ class Command(BaseCommand):
             # From the checkout, as the worker: gunicorn imports the app from its working
             # folder, so `manage.py serve` run from any other folder found no engram_site.
             subprocess.Popen([
-                python, "-m", "gunicorn", "engram_site.asgi:application", "--bind",
+                python, "-m", "gunicorn", APPLICATION, "--bind",
                 f"{host}:{port}", "--workers", str(web_workers),
-                "--worker-class", "uvicorn_worker.UvicornWorker", "--access-logfile", "-",
+                "--worker-class", WORKER_CLASS, "--access-logfile", "-",
                 # Import the app and load the embedding model once, before forking
                 # (engram_site/asgi.py): the workers share them copy-on-write.
                 "--preload",

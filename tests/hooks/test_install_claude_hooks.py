@@ -97,3 +97,10 @@ def test_an_unknown_key_or_user_is_refused(project, db):
     with pytest.raises(CommandError, match="No user 'zoe'"):
         install("--dir", str(project), "--owner", "zoe")
     assert not (project / ".claude" / "settings.json").exists()
+
+
+def test_an_unknown_user_is_told_where_users_are_made(project, db):
+    with pytest.raises(CommandError) as refused:
+        install("--dir", str(project), "--owner", "zoe")
+    assert "manage.py createsuperuser" in str(refused.value)
+    assert "/admin/" in str(refused.value)  # the dashboard has no screen for users

@@ -134,8 +134,9 @@ class Command(BaseCommand):
         if owner_name:
             owner = get_user_model().objects.filter(username=owner_name).first()
             if owner is None:
+                # The dashboard has no screen for users; Django's admin site does.
                 raise CommandError(f"No user {owner_name!r}: create it first (manage.py "
-                                   f"createsuperuser, or the dashboard).")
+                                   f"createsuperuser, or Users in the admin at /admin/).")
             kept = ApiKey.objects.matching(str(stored.get("api_key", "")))
             if kept is not None and kept.owner_id == owner.pk:
                 key = stored["api_key"]  # installing again must not mint another key

@@ -59,6 +59,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
             r"\1 disabled"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
+           # an address is the same with or without the scheme browsers assume
+           (r"\bhttps://(?=[\w-])", ""),
            # an arrow between two ends is a direction: "CRM -> billing" is from one to the other
            (r"(?<![\w-])([\w.@/]+)\s*(?:->|\u2192)\s*([\w.@/]+)", r"from \1 to \2"),
            # "before" said in other words: "ahead of a deploy", "prior to merging"
@@ -271,3 +273,12 @@ REMOVING = frozenset({"remove", "removed", "removing", "drop", "dropped", "dropp
 MORE_PREPOSITIONS = frozenset({"during", "throughout", "alongside", "despite", "upon",
                                "beyond", "inside", "outside", "except", "unlike", "among",
                                "amongst", "beside", "besides", "underneath", "atop"})
+
+# Verbs as a plural subject says them ("services use", "strings use", "tests run"): after
+# an "-s" word they show it was a noun, the subject, not a verb of the word before.
+PLURAL_VERBS = frozenset({
+    "use", "run", "log", "build", "call", "read", "write", "send", "store", "keep",
+    "deploy", "ship", "return", "expose", "depend", "import", "handle", "publish", "emit",
+    "rely", "share", "follow", "require", "support", "target", "talk", "live", "go",
+    "connect", "listen", "compile", "render", "cache", "retry", "validate", "stream",
+})

@@ -215,7 +215,9 @@ SCALES = {
     "letter case": "lowercase/lower case/lower-case, uppercase/upper case/upper-case/all caps",
     "locking": "optimistic locking/optimistic, pessimistic locking/pessimistic",
     "loading": "eager loading/eagerly/eager, lazy loading/lazily/lazy",
-    "explicitness": "explicit/explicitly, implicit/implicitly",
+    "explicitness": "explicit/explicitly, implicit/implicitly/inferred",
+    "color scheme": "light mode/light theme/light-theme/light-mode/light-themed, "
+                    "dark mode/dark theme/dark-theme/dark-mode/dark-themed",
     "path kind": "absolute paths/absolute path, relative paths/relative path",
     "scaling": "horizontally/horizontal scaling, vertically/vertical scaling",
     "traffic direction": "inbound, outbound",

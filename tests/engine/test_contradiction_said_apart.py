@@ -142,3 +142,9 @@ def test_look_alikes_found_across_the_studied_batches():
     assert not queued("Billing logs are kept for 90 days.", "Log retention in Loki is 14 days.")
     assert not queued("The user dislikes verbose answers.",
                       "For TS code, indent with two spaces - that's what the user likes.")
+
+
+def test_a_language_before_a_plural_that_a_verb_follows_names_which_things():
+    assert not queued("Kotlin services build with Gradle.", "Java services build with Maven.")
+    assert not queued("Our Elixir services log with Logger.", "Our Rust services use tracing.")
+    assert queued("Kotlin services build with Gradle.", "Kotlin services build with Maven.")

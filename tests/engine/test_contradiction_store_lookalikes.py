@@ -86,3 +86,17 @@ def test_a_speakers_name_before_a_colon_is_no_label():
     assert asserted("Caroline: 3 kids now!") == "3 kids now!"
     assert asserted("Melanie: Postgres is great") == "Postgres is great"
     assert asserted("Dev: I'd rather keep Postgres.") == "I'd rather keep Postgres."
+
+
+def test_an_address_is_the_same_with_or_without_its_https_scheme():
+    assert not queued("The webhook endpoint is https://hooks.example.org/v2.",
+                      "The webhook endpoint is hooks.example.org/v2.")
+    assert queued("The webhook endpoint is https://hooks.example.org/v2.",
+                  "The webhook endpoint is hooks.example.org/v3.")
+
+
+def test_a_number_something_has_is_no_version_of_a_product():
+    assert not queued("Training code targets PyTorch 2.2.",
+                      "The debug queue has 2 slots; train has 32.")
+    assert queued("Training code targets PyTorch 2.2.",
+                  "The training code targets PyTorch 2.4.")

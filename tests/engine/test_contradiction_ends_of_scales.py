@@ -1,7 +1,8 @@
-"""An order said by its first item ("newest first" is descending) and a rounding said by
-its direction are two ends of one scale: two statements on one subject that take each
-end contradict, two subjects do not. Pure, no database; sentences written for these
-tests, not taken from the labelled sets."""
+"""Ends of one scale: an order said by its first item ("newest first" is descending), a
+rounding said by its direction, a light or a dark theme, a type inferred or
+written out. Two statements on one subject that take each end contradict,
+two subjects do not. Pure, no database; sentences written for these tests, not taken
+from the labelled sets."""
 
 from tests.helpers import queued
 
@@ -22,3 +23,15 @@ def test_rounding_up_and_rounding_down_are_two_ends():
                       "Tax amounts are rounded down to the nearest cent.")
     assert not queued("Invoice totals are rounded up to the nearest cent.",
                       "Invoice totals are rounded up to the nearest cent before tax.")
+
+
+def test_a_light_and_a_dark_theme_are_two_ends():
+    assert queued("Screenshots in the handbook use the light theme.",
+                  "Handbook screenshots are taken in dark mode.")
+    assert not queued("The admin console ships a dark theme.",
+                      "The marketing site ships a light theme.")
+
+
+def test_a_type_inferred_is_implicit():
+    assert queued("Kotlin local variable types are inferred.",
+                  "Kotlin local variable types are always explicit.")

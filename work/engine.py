@@ -256,6 +256,42 @@ def workflow_of(steps: list[Step], min_steps: int = 3) -> tuple[str, ...]:
     return tuple(heads) if len(heads) >= min_steps else ()
 
 
+CO_EDIT_MAX_FILES = 20
+
+
+def co_edited_pairs(edits: list[tuple[str, datetime]], *, within_seconds: float,
+                    max_files: int = CO_EDIT_MAX_FILES) -> list[tuple[str, str]]:
+    """The pairs of files one task edited within `within_seconds` of each other, each
+    pair once, sorted. None when the task edited more than `max_files` files: a sweep (a
+    rename, a formatter) edits everything together and says nothing of which files
+    belong together, while its pairs grow as the square of its files (500 files:
+    124,750 patterns, each read and written by the worker)."""
+    times: dict[str, list[datetime]] = {}
+    for path, at in edits:
+        times.setdefault(path, []).append(at)
+    if len(times) > max_files:
+        return []
+    for stamps in times.values():
+        stamps.sort()
+    paths = sorted(times)
+    return [(a, b) for i, a in enumerate(paths) for b in paths[i + 1:]
+            if _closest_seconds(times[a], times[b]) < within_seconds]
+
+
+def _closest_seconds(left: list[datetime], right: list[datetime]) -> float:
+    """The smallest distance between a time of `left` and one of `right`, both sorted:
+    one pass over each, not every pair (a task may edit two files thousands of times)."""
+    i = j = 0
+    best = math.inf
+    while i < len(left) and j < len(right):
+        best = min(best, abs((left[i] - right[j]).total_seconds()))
+        if left[i] < right[j]:
+            i += 1
+        else:
+            j += 1
+    return best
+
+
 def pattern_confidence(observed: int, chances: int) -> float:
     """How often the pattern held when it could have: observed / chances, shrunk towards
     0 for small counts (a Laplace-style prior of two misses), so one lucky sighting is

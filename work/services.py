@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from memories import queue
@@ -198,17 +199,18 @@ def _observe_pattern(task, kind, key, data, now, chances) -> LearnedPattern:
 def _learn_co_edits(task: Task, now) -> list[LearnedPattern]:
     edits = list(task.file_interactions.filter(operation__in=EDITS, success=True)
                  .values_list("path", "created_at"))
-    pairs = {tuple(sorted((a, b))) for a, at in edits for b, bt in edits
-             if a != b and abs((bt - at).total_seconds()) < CO_EDIT_SECONDS}
-    learned = []
-    for a, b in sorted(pairs):
-        # Chances: the tasks that edited the busier of the two files.
-        chances = max(FileInteraction.objects.filter(
-            owner=task.owner, project=task.project, path=path, operation__in=EDITS)
-            .values("task_id").distinct().count() for path in (a, b))
-        learned.append(_observe_pattern(task, PatternKind.CO_EDIT, f"{a} + {b}", {
-            "files": [a, b], "within_seconds": CO_EDIT_SECONDS}, now, chances))
-    return learned
+    pairs = engine.co_edited_pairs(edits, within_seconds=CO_EDIT_SECONDS)
+    # Chances: the tasks that edited the busier of the two files, counted for every file
+    # of the task at once rather than twice a pair.
+    edited_in = dict(FileInteraction.objects.filter(
+        owner=task.owner, project=task.project, operation__in=EDITS,
+        path__in={path for pair in pairs for path in pair})
+        .order_by().values("path").annotate(tasks=Count("task_id", distinct=True))
+        .values_list("path", "tasks"))
+    return [_observe_pattern(task, PatternKind.CO_EDIT, f"{a} + {b}", {
+                "files": [a, b], "within_seconds": CO_EDIT_SECONDS}, now,
+                max(edited_in.get(a, 0), edited_in.get(b, 0)))
+            for a, b in pairs]
 
 
 def _learn_error_fixes(task: Task, steps, now) -> list[LearnedPattern]:

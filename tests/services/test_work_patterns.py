@@ -122,3 +122,22 @@ def test_the_sweep_mines_ended_tasks_the_queue_missed_and_skips_active_ones(alic
     assert services.learn_from_ended_tasks() == 1
     assert Task.objects.get(pk=ended.pk).learned_at is not None
     assert LearnedPattern.objects.get(kind=PatternKind.CO_EDIT).observed_count == 1
+
+
+def test_a_sweep_across_many_files_teaches_no_co_edits_and_costs_the_worker_little(
+        alice, django_assert_max_num_queries):
+    # A rename across 60 files in one turn: every pair would be a pattern (1,770 of them,
+    # each read and written, 16 s of the worker's time), and none says which files belong
+    # together.
+    sweep = task(alice, *((n, "edit", f"src/m{n}.py") for n in range(60)))
+    with django_assert_max_num_queries(20):
+        assert services.learn_from_task(sweep.pk) == []
+    assert not LearnedPattern.objects.filter(owner=alice).exists()
+    assert Task.objects.get(pk=sweep.pk).learned_at is not None
+
+
+def test_files_edited_hundreds_of_times_in_a_task_are_each_pair_once(alice):
+    busy = task(alice, *((n, "edit", f"{'abc'[n % 3]}.py") for n in range(600)))
+    learned = services.learn_from_task(busy.pk)
+    assert sorted(p.key for p in learned) == ["a.py + b.py", "a.py + c.py", "b.py + c.py"]
+    assert {(p.observed_count, p.confidence) for p in learned} == {(1, 0.333)}  # 1 / (1 + 2)

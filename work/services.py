@@ -7,7 +7,7 @@ import re
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -69,6 +69,12 @@ def record_observation(owner, observation) -> Task | None:
 
 
 def _active_task(owner, project, session, now, *, create: bool) -> Task | None:
+    # One caller a session at a time, to the end of its transaction: Claude Code runs
+    # tool calls side by side, each hook sends its own /observe, and each found no
+    # active task the others had not committed yet, so one turn opened seven.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('engram.work.session'), "
+                       "hashtext(%s))", [f"{owner.pk}:{project}:{session}"])
     task = (Task.objects.select_for_update().filter(owner=owner, project=project,
                                                     session_id=session,
                                                     status=TaskStatus.ACTIVE)

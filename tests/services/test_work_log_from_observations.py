@@ -2,11 +2,15 @@
 executions and file interactions in the session's task; the turn's messages name the
 task by its prompt and end it."""
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
+from django.db import connection, transaction
 from django.utils import timezone
 
+from memories.models import Observation
 from work import services
 from work.models import (
     ArtifactKind,
@@ -136,3 +140,41 @@ def test_nul_characters_and_lone_surrogates_in_a_tool_event_are_logged_as_u_fffd
     assert edited.files.get().path == "a\ufffd.py"
     assert escaped.command.startswith("ls \ufffd")
     assert Task.objects.get().files_touched == ["a\ufffd.py"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tool_events_of_one_turn_arriving_side_by_side_share_its_task(alice):
+    # Claude Code runs tool calls side by side, and each hook sends its own /observe:
+    # the second must wait for the first's task instead of opening another.
+    reads = [Observation.objects.create(
+        owner=alice, project=SESSION["project"], session_id=SESSION["session_id"],
+        payload_hash=str(n), tool_events=[{"tool_name": "Read", "success": True,
+                                           "input": {"file_path": f"{ROOT}/app/m{n}.py"}}])
+        for n in range(2)]
+    first_recorded, release = threading.Event(), threading.Event()
+
+    def record_the_first_and_hold_its_transaction():
+        with transaction.atomic():
+            services.record_observation(alice, reads[0])
+            first_recorded.set()
+            release.wait(10)
+        connection.close()
+
+    def record_the_second_meanwhile():
+        first_recorded.wait(10)
+        with transaction.atomic():
+            services.record_observation(alice, reads[1])
+        connection.close()
+
+    threads = [threading.Thread(target=record_the_first_and_hold_its_transaction),
+               threading.Thread(target=record_the_second_meanwhile)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.5)  # the second reaches its task's lookup while the first holds its own
+    release.set()
+    for thread in threads:
+        thread.join()
+
+    task = Task.objects.get(owner=alice)
+    assert task.files_touched == ["app/m0.py", "app/m1.py"]
+    assert FileInteraction.objects.filter(task=task).count() == 2

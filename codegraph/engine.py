@@ -43,6 +43,7 @@ SKIPPED_DIRS = {
 _SCRIPTS = ("javascript", "typescript", "tsx")
 LANGUAGE_FAMILIES = {"python": ("python",), "go": ("go",), "rust": ("rust",),
                      **dict.fromkeys(_SCRIPTS, _SCRIPTS)}
+MAX_PATH_CHARS = 1000  # what CodeFile.path holds
 MAX_FILE_BYTES = 1_000_000  # larger sources are generated or data, not code to navigate
 BINARY_SNIFF_BYTES = 8192
 JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
@@ -56,6 +57,19 @@ def language_of(path: str) -> str | None:
 
 def content_hash(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
+
+
+def why_unstorable(path: str) -> str | None:
+    """Why a file's path cannot be stored, None when it can: a name that is not UTF-8
+    (read from disk as lone surrogates), or longer than CodeFile.path holds. Either
+    failed the whole batch of files being written, with a traceback."""
+    if len(path) > MAX_PATH_CHARS:
+        return f"a path longer than {MAX_PATH_CHARS} characters"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "a path that is not UTF-8"
+    return None
 
 
 def why_skipped(content: bytes) -> str | None:

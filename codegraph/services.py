@@ -83,8 +83,8 @@ def _index(owner, project, sources, *, complete, progress) -> IndexReport:
         if progress:
             progress(source.path)
         language = engine.language_of(source.path)
-        why = "deleted" if source.content is None else (
-            engine.why_skipped(source.content) if language else "not a supported language")
+        why = engine.why_unstorable(source.path) or ("deleted" if source.content is None else (
+            engine.why_skipped(source.content) if language else "not a supported language"))
         if why:
             if why != "deleted":
                 report.skipped[source.path] = why

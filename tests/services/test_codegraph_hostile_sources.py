@@ -1,6 +1,9 @@
 """Sources no one should write still index: what PostgreSQL cannot store is made storable."""
 
+import os
+
 import pytest
+from django.core.management import call_command
 
 from codegraph import parsing, services
 from codegraph.models import CodeEdge, CodeSymbol
@@ -101,3 +104,19 @@ def test_calls_in_functions_nested_thousands_deep_are_read_without_asking_for_pa
         language, source, called):
     graph = ParentlessExtractor("x", language, source.encode()).run()
     assert sorted(r.target for r in graph.references if r.kind == "calls") == called
+
+
+def test_files_whose_paths_cannot_be_stored_are_skipped_and_the_rest_indexed(
+        alice, tmp_path, capsys):
+    # Each failed the COPY of its whole batch: `index_code` stopped with a traceback.
+    (tmp_path / "ok.py").write_text("def ok():\n    pass\n")
+    (tmp_path / os.fsdecode(b"caf\xe9.py")).write_text("def latin():\n    pass\n")
+    deep = tmp_path.joinpath(*["d" * 250] * 4)
+    deep.mkdir(parents=True)
+    (deep / "deep.py").write_text("def deep():\n    pass\n")
+    call_command("index_code", str(tmp_path), project="p", owner="alice")
+    out = capsys.readouterr()
+    assert "1 files, 1 functions" in out.out
+    assert "skipped caf\\xe9.py: a path that is not UTF-8" in out.err
+    assert "a path longer than 1000 characters" in out.err
+    assert list(CodeSymbol.objects.filter(owner=alice).values_list("name", flat=True)) == ["ok"]

@@ -1,3 +1,4 @@
+import os
 import time
 from pathlib import Path
 
@@ -36,11 +37,16 @@ class Command(BaseCommand):
                 complete=True, progress=lambda _: bar.update())
         elapsed = time.perf_counter() - started
         for skipped, why in sorted(report.skipped.items()):
-            self.stderr.write(f"skipped {skipped}: {why}")
+            self.stderr.write(f"skipped {_shown(skipped)}: {why}")
         self.stdout.write(
             f"{report.parsed} parsed, {report.unchanged} unchanged, {report.deleted} removed "
             f"in {elapsed:.1f} s; {report.resolved_edges} of the edges resolved")
         self.stdout.write(self.style.SUCCESS(report.counts()))
+
+
+def _shown(path: str) -> str:
+    """A path as printable text: a name that is not UTF-8 shows its bytes (caf\\xe9.py)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _read(path: Path) -> bytes | None:

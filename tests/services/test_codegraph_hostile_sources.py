@@ -5,7 +5,7 @@ import os
 import pytest
 from django.core.management import call_command
 
-from codegraph import parsing, services
+from codegraph import engine, parsing, services
 from codegraph.models import CodeEdge, CodeSymbol
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +120,21 @@ def test_files_whose_paths_cannot_be_stored_are_skipped_and_the_rest_indexed(
     assert "skipped caf\\xe9.py: a path that is not UTF-8" in out.err
     assert "a path longer than 1000 characters" in out.err
     assert list(CodeSymbol.objects.filter(owner=alice).values_list("name", flat=True)) == ["ok"]
+
+
+def test_index_code_reads_no_more_of_an_enormous_file_than_it_takes_to_skip_it(
+        alice, tmp_path, capsys, monkeypatch):
+    with open(tmp_path / "generated.py", "wb") as enormous:
+        enormous.truncate(200_000_000)  # sparse: 200 MB on no disk
+    read = []
+    index_sources = services.index_sources
+
+    def index_and_note_the_sizes(owner, project, sources, **options):
+        sources = list(sources)
+        read.extend(len(source.content) for source in sources)
+        return index_sources(owner, project, sources, **options)
+
+    monkeypatch.setattr(services, "index_sources", index_and_note_the_sizes)
+    call_command("index_code", str(tmp_path), project="p", owner="alice")
+    assert "skipped generated.py: larger than 1000000 bytes" in capsys.readouterr().err
+    assert read == [engine.MAX_FILE_BYTES + 1]

@@ -51,6 +51,9 @@ def _shown(path: str) -> str:
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        with path.open("rb") as source:
+            # One byte past the limit is enough to skip it as too large: read whole, a
+            # generated module of gigabytes was held in memory to be skipped.
+            return source.read(engine.MAX_FILE_BYTES + 1)
     except OSError:  # gone or unreadable since the walk: treated as deleted
         return None

@@ -284,6 +284,13 @@ class ContextItemInput(serializers.Serializer):
                                        min_length=2, max_length=2, required=False)
     summary = serializers.CharField(max_length=2000, default="", allow_blank=True)
 
+    def validate_line_range(self, value):
+        # Logged as a read of those lines when the snippet is pruned: lines 60 to 10
+        # would read as no lines at all.
+        if value[0] > value[1]:
+            raise serializers.ValidationError("The first line comes after the last.")
+        return value
+
 
 class PrunedOutput(serializers.Serializer):
     id = serializers.CharField()

@@ -148,6 +148,15 @@ def test_a_malformed_window_is_refused_with_400(alice, api_client_for):
                            format="json").status_code == 400
 
 
+def test_a_line_range_ending_before_it_starts_is_refused_naming_it(alice, api_client_for):
+    answer = api_client_for(alice).post("/api/v1/work/context-window/prune", {
+        "limit": 10, "items": [item("snip", "code_snippet", 100, 0, file_path="app/auth.py",
+                                    line_range=[60, 10])]}, format="json")
+    assert answer.status_code == 400
+    assert list(answer.json()["error"]["fields"]) == ["items.0.line_range"]
+    assert not FileInteraction.objects.exists() and not ContextSnapshot.objects.exists()
+
+
 def test_a_restricted_key_cannot_log_a_pruning_into_another_project(alice):
     _, raw = create_api_key(owner=alice, name="shop only", project="shop")
     client = APIClient()

@@ -45,7 +45,15 @@ def relative_path(path: str, project: str) -> str:
     name = project.rstrip("/").rpartition("/")[2]
     if name and f"/{name}/" in path:
         return path.partition(f"/{name}/")[2]
-    return path.lstrip("./") if path.startswith("./") else path
+    return without_dot_slash(path)
+
+
+def without_dot_slash(path: str) -> str:
+    """`./app/x.py` as `app/x.py`; only the "./" prefixes go, so `./.github/ci.yml` keeps
+    its folder's dot (stripping the characters "." and "/" made it `github/ci.yml`)."""
+    while path.startswith("./"):
+        path = path[2:].lstrip("/")
+    return path
 
 
 MAX_INT = 2**31 - 1  # what the database's integer columns hold

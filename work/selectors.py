@@ -32,7 +32,7 @@ def _in(queryset: QuerySet, owner, project: str | None) -> QuerySet:
 def _path_is(path: str, field: str = "path") -> Q:
     """A stored path naming the same file: equal, or ending in it (`auth.py` asked,
     `app/auth.py` stored), or it ending in the stored one (an absolute path asked)."""
-    path = path.strip().lstrip("./") if path.startswith("./") else path.strip()
+    path = engine.without_dot_slash(path.strip())
     return Q(**{field: path}) | Q(**{f"{field}__endswith": f"/{path}"})
 
 

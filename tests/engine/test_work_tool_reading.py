@@ -25,6 +25,11 @@ def test_paths_inside_the_checkout_become_relative_to_it():
     assert relative_path("./app/x.py", "") == "app/x.py"
 
 
+def test_a_dot_folder_keeps_its_dot_when_the_path_starts_with_dot_slash():
+    assert relative_path("./.github/workflows/ci.yml", "") == ".github/workflows/ci.yml"
+    assert relative_path(".//./.env.example", "") == ".env.example"
+
+
 def test_read_edit_write_and_search_give_their_operation_and_lines():
     read = read_tool_call("Read", '{"file_path": "/r/shop/a.py", "offset": 5, "limit": 10}',
                           None, PROJECT)

@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memories.models import Observation
-from work import services
+from work import selectors, services
 from work.models import (
     ArtifactKind,
     EpisodeArtifact,
@@ -104,6 +104,13 @@ def test_each_session_and_owner_has_its_own_task(alice, bob, observe):
     assert sorted(Task.objects.values_list("owner__username", "session_id", "files_touched")
                   ) == [("alice", "s-1", ["a.py"]), ("alice", "s-2", ["b.py"]),
                         ("bob", "s-1", ["c.py"])]
+
+
+def test_a_file_in_a_dot_folder_is_found_in_its_history_however_it_is_named(alice, observe):
+    observe(alice, **tool("Edit", {"file_path": f"{ROOT}/.github/workflows/ci.yml"}))
+    for asked in (".github/workflows/ci.yml", "./.github/workflows/ci.yml", "ci.yml"):
+        found = selectors.file_history(alice, SESSION["project"], asked)
+        assert [touch.path for touch in found] == [".github/workflows/ci.yml"]
 
 
 def test_a_quiet_session_pauses_its_task_and_the_next_turn_starts_another(alice, observe,

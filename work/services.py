@@ -36,7 +36,10 @@ log = logging.getLogger(__name__)
 MAX_DESCRIPTION = 1000
 MAX_OUTCOME = 1000
 _COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]", re.MULTILINE)
-_PULL_REQUEST = re.compile(r"https://\S+/pull/\d+")
+# Host, then two to four path segments, none crossing a "/": `https://\S+/pull/` scanned
+# to the end of the text from every "https://" in it, so an answer repeating it took the
+# square of its length (2.3 MB of them held one /observe 25 s).
+_PULL_REQUEST = re.compile(r"https://[^\s/]+(?:/[^\s/]+){2,4}/pull/\d+")
 _ADR = re.compile(r"(^|/)(adr|decisions?)/|(^|/)adr[-_]?\d+", re.IGNORECASE)
 
 

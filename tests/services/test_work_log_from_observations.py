@@ -97,6 +97,19 @@ def test_commits_and_written_files_are_the_tasks_artifacts(alice, observe):
     assert FileInteraction.objects.get().line_end == 4
 
 
+def test_a_pull_request_is_an_artifact_found_in_time_linear_in_the_answer(alice, observe,
+                                                                          settings):
+    observe(alice, **tool("Bash", {"command": "gh pr create --fill"},
+                          {"stdout": "https://github.com/acme/shop/pull/42\n"}))
+    settings.ENGRAM_CAPTURE_MAX_CHARS = 200_000
+    started = time.perf_counter()
+    observe(alice, **tool("Bash", {"command": "gh pr create --fill"},
+                          {"stdout": "https://" * 20_000}))  # 13 s to search before
+    assert time.perf_counter() - started < 2
+    assert list(EpisodeArtifact.objects.values_list("kind", "reference")) == [
+        (ArtifactKind.PR, "https://github.com/acme/shop/pull/42")]
+
+
 def test_each_session_and_owner_has_its_own_task(alice, bob, observe):
     observe(alice, **tool("Read", {"file_path": f"{ROOT}/a.py"}))
     observe(alice, session_id="s-2", **tool("Read", {"file_path": f"{ROOT}/b.py"}))

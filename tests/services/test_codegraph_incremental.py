@@ -132,3 +132,16 @@ def test_the_benchmark_times_a_copy_and_leaves_nothing_behind(alice, shop, capsy
         "(1 parsed)\n")
     assert "benchmark_added" not in (shop / "shop" / "models.py").read_text()
     assert not CodeFile.objects.exists() and not CodeEdge.objects.exists()
+
+
+def test_the_benchmark_refuses_to_touch_a_file_outside_its_copy(alice, shop, tmp_path):
+    from django.core.management.base import CommandError
+    real = shop / "shop" / "models.py"
+    before = real.read_text()
+    for outside in (str(real), "../../../" + str(real)):
+        with pytest.raises(CommandError, match="is not a source file of"):
+            call_command("bench_codegraph", str(shop), touch=outside, owner="alice")
+    assert real.read_text() == before
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CommandError, match="holds no source file"):
+        call_command("bench_codegraph", str(tmp_path / "empty"), owner="alice")

@@ -30,7 +30,14 @@ class Command(BaseCommand):
             shutil.copytree(path, root, symlinks=True,
                             ignore=shutil.ignore_patterns(*engine.SKIPPED_DIRS))
             found = list(engine.walk(root))
+            if not found:
+                raise CommandError(f"{path} holds no source file of a supported language.")
             touch = touch or max(found, key=lambda f: f[1].stat().st_size)[0]
+            # Only a source of the copy: `root / touch` with an absolute path, or one
+            # climbing out with "..", appended the benchmark's function to the real file.
+            if touch not in {relative for relative, _ in found}:
+                raise CommandError(f"--touch {touch!r} is not a source file of {path} "
+                                   "(give its path relative to it).")
             try:
                 full = self._timed(user, project, root)
                 unchanged = self._timed(user, project, root)

@@ -177,7 +177,8 @@ class Hook:
         self._observe_tool_event({
             "tool_name": _text(tool_name[:200]), "input": _cut(tool_input),
             "response": _cut(response if response is not None else {}),
-            "success": not failed, "file_paths": _file_paths(tool_input)})
+            "success": not failed, "file_paths": _file_paths(tool_input),
+            **self._tool_use_id()})
         return
 
     def tool_failed(self):
@@ -199,7 +200,15 @@ class Hook:
         self._observe_tool_event({
             "tool_name": _text(tool_name[:200]), "input": _cut(tool_input),
             "response": {"error": error}, "success": False,
-            "file_paths": _file_paths(tool_input)})
+            "file_paths": _file_paths(tool_input), **self._tool_use_id()})
+
+    def _tool_use_id(self) -> dict:
+        """Claude Code's id of the call: Engram keeps one observation of a payload, so a
+        second `git add .` of the session, answered alike, was dropped from the work log
+        as a repeat of the first; a resent one is still one."""
+        tool_use_id = self.event.get("tool_use_id")
+        return {"tool_use_id": _text(tool_use_id[:200])} \
+            if isinstance(tool_use_id, str) and tool_use_id else {}
 
     def stopped(self):
         reply = self.event.get("last_assistant_message")

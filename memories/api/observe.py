@@ -30,6 +30,10 @@ class ToolEventInput(serializers.Serializer):
                                            default=None)
     file_paths = serializers.ListField(child=serializers.CharField(max_length=1000),
                                        max_length=100, required=False, default=list)
+    tool_use_id = serializers.CharField(
+        max_length=200, required=False, help_text=(
+            "The agent's id of this call: two calls alike (git status twice) are both "
+            "logged, the same call sent again is one"))
 
 
 class FailedChunkOutput(serializers.ModelSerializer):

@@ -117,6 +117,9 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
             "duration_ms": event.get("duration_ms"),
             "file_paths": [p for p in event.get("file_paths") or []
                            if not matches_skip_list(p, settings.ENGRAM_CAPTURE_SKIP_PATHS)],
+            # In the payload's hash: without it, a call answered as an earlier one of the
+            # session was taken for that observation sent again.
+            **({"tool_use_id": event["tool_use_id"]} if event.get("tool_use_id") else {}),
         })
     notes = scrub_text.notes() | ({"skipped_tool_events": skipped} if skipped else {})
     payload = {"project": project, "agent_id": agent_id, "session_id": session_id,

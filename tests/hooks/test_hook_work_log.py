@@ -64,3 +64,13 @@ def test_the_next_prompt_is_handed_the_fix_of_the_last_failure_and_the_named_fil
     assert "legal review" in context  # about the branch
     again = run_hook(prompt, url=live_server.url, key=alice_key)
     assert "checkout/money.py" not in (again.stdout or b"").decode()  # given once a session
+
+
+def test_a_command_run_again_in_a_later_turn_and_answered_alike_is_logged_again(
+        hook_event, live_server, run_hook, alice, alice_key, checkout):
+    # Engram keeps one observation of a payload: without the call's id, the second
+    # `psql` answered alike was taken for the first sent again, and dropped.
+    for call in ("toolu_first", "toolu_second", "toolu_second"):
+        run_hook(hook_event("post_tool_use_bash", cwd=str(checkout), tool_use_id=call),
+                 url=live_server.url, key=alice_key)
+    assert ToolExecution.objects.filter(owner=alice, tool_name="Bash").count() == 2

@@ -110,6 +110,14 @@ def test_a_pull_request_is_an_artifact_found_in_time_linear_in_the_answer(alice,
         (ArtifactKind.PR, "https://github.com/acme/shop/pull/42")]
 
 
+def test_a_call_answered_as_an_earlier_one_is_logged_and_the_same_call_sent_again_is_not(
+        alice, observe):
+    for call in ("toolu_1", "toolu_2", "toolu_2"):
+        observe(alice, tool_events=[{"tool_name": "Bash", "input": {"command": "git add ."},
+                                     "response": {"stdout": ""}, "tool_use_id": call}])
+    assert ToolExecution.objects.filter(owner=alice, command="git add .").count() == 2
+
+
 def test_each_session_and_owner_has_its_own_task(alice, bob, observe):
     observe(alice, **tool("Read", {"file_path": f"{ROOT}/a.py"}))
     observe(alice, session_id="s-2", **tool("Read", {"file_path": f"{ROOT}/b.py"}))

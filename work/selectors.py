@@ -157,17 +157,24 @@ def patterns(owner, project: str | None, *, kind: str | None = None, limit: int 
 
 
 def timeline(owner, project: str | None, *, path: str | None = None,
-             task_id: int | None = None, limit: int = 100) -> list[Task]:
-    """Tasks newest first with their file interactions, narrowed to one file or task."""
+             task_id: int | None = None, limit: int = 100,
+             touches: int | None = None) -> list[Task]:
+    """Tasks newest first with their file interactions as `touches` (the first `touches`
+    of each, the number left out as `touches_left`), narrowed to one file or task."""
     tasks = _in(Task.objects, owner, project)
     if task_id is not None:
         tasks = tasks.filter(pk=task_id)
     if path:
         tasks = tasks.filter(pk__in=_in(FileInteraction.objects, owner, project)
                              .filter(_path_is(path)).values("task_id"))
-    return list(tasks.order_by("-started_at").prefetch_related(Prefetch(
-        "file_interactions", queryset=FileInteraction.objects.order_by("created_at", "pk")))
-        [:limit])
+    interactions = FileInteraction.objects.order_by("created_at", "pk")
+    found = list(tasks.order_by("-started_at").annotate(
+        touched=Count("file_interactions")).prefetch_related(Prefetch(
+            "file_interactions", to_attr="touches",
+            queryset=interactions if touches is None else interactions[:touches]))[:limit])
+    for task in found:
+        task.touches_left = task.touched - len(task.touches)
+    return found
 
 
 def projects(owner) -> list[str]:

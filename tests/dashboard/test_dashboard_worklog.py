@@ -93,3 +93,11 @@ def test_a_bad_task_is_told_in_words_and_the_other_filters_still_apply(signed_in
     assert '<p class="error" role="alert">Task: Enter a whole number. </p>' in page
     assert 'class="errorlist"' not in page
     assert '<option value="zeta" selected>' in page and "Zeta work" in page
+
+
+def test_a_task_of_thousands_of_files_shows_its_first_and_counts_the_rest(signed_in, alice):
+    logged(alice, "shop", "Read the whole repository",
+           *(f"src/m{n}.py" for n in range(1000)))
+    page = signed_in.get(URL, {"project": "shop"}).content.decode()
+    assert page.count("<code>src/m") == 200 and "<code>src/m199.py</code>" in page
+    assert "and 800 more" in page

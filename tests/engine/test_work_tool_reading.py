@@ -3,6 +3,8 @@
 from datetime import datetime, timedelta, timezone
 
 from work.engine import (
+    MAX_FIX_FILES,
+    MAX_OPEN_FAILURES,
     Step,
     command_head,
     error_fixes,
@@ -105,6 +107,18 @@ def test_an_error_fix_is_a_failure_then_edits_then_the_same_command_passing():
 def test_a_failure_that_passes_again_without_an_edit_teaches_nothing():
     assert error_fixes(steps({"command": "pytest", "success": False, "error": "flaky"},
                              {"command": "pytest"})) == []
+
+
+def test_a_task_of_hundreds_of_failures_edits_and_passes_keeps_each_fix_small():
+    heads = [f"tool{n}" for n in range(300)]
+    found = error_fixes(steps(
+        *({"command": head, "success": False, "error": "E boom"} for head in heads),
+        *({"edited": f"app/m{n}.py"} for n in range(300)),
+        *({"command": head} for head in heads)))
+    # Every edit went to every failure: 300 fixes of 300 files each (2,000: 39 s).
+    assert [f.command for f in found] == heads[:MAX_OPEN_FAILURES]
+    assert {tuple(f.fix_files) for f in found} == {
+        tuple(f"app/m{n}.py" for n in range(MAX_FIX_FILES))}
 
 
 def test_a_workflow_is_the_successful_commands_in_first_run_order():

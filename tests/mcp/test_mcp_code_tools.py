@@ -5,7 +5,9 @@ import pytest
 from codegraph_helpers import index_fixture
 from mcp_helpers import call, with_client
 
+from codegraph import services
 from codegraph.models import CodeFile
+from memories.mcp import operations
 from memories.services.api_keys import create_api_key
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -68,3 +70,15 @@ def test_other_owners_and_other_projects_keys_reach_nothing(server_url, alice, b
     blogs = with_client(server_url, blog_key, scenario)
     assert all(failed and "restricted to project 'blog'" in text for failed, text in blogs)
     assert CodeFile.objects.filter(owner=alice, path="shop/models.py").exists()
+
+
+def test_a_listing_longer_than_500_says_how_many_more_there_are(alice):
+    generated = "".join(f"def f{n}():\n    pass\n" for n in range(600))
+    hub = [services.SourceFile("hub.py", b"def h():\n    pass\n")]
+    users = [services.SourceFile(f"u{n}.py", b"import hub\n") for n in range(502)]
+    services.index_sources(alice, "p", [services.SourceFile("gen.py", generated.encode()),
+                                        *hub, *users], complete=True)
+    listing = operations.code_file(alice, {"project": "p", "path": "gen.py"}).splitlines()
+    assert len(listing) == 1 + 500 + 1 and listing[-1] == "  … and 100 more"
+    importers = operations.code_dependents(alice, {"project": "p", "path": "hub.py"})
+    assert importers.splitlines()[-1] == "… and 2 more"

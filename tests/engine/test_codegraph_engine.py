@@ -68,6 +68,21 @@ def test_go_imports_by_the_longest_directory_ending_the_path():
     assert index.resolve("go", "main.go", "fmt") is None
 
 
+class NotWalked(dict):
+    """Directories that may be looked up by name, never compared one by one."""
+
+    def __iter__(self):
+        raise AssertionError("every directory was compared with the import")
+
+
+def test_a_go_import_is_found_without_comparing_it_with_every_directory():
+    index = ModuleIndex({f"pkg{n}/store/a.go": "go" for n in range(100)} | {"main.go": "go"})
+    index.go_dirs = NotWalked(index.go_dirs)
+    assert index.resolve("go", "main.go", "example.com/m/pkg7/store") == "pkg7/store/a.go"
+    assert index.resolve("go", "main.go", "example.com/m/store") is None
+    assert index.resolve("go", "main.go", "example.com/m/") is None  # not the root's
+
+
 def test_rust_paths_through_the_module_tree():
     index = ModuleIndex({"src/lib.rs": "rust", "src/net/mod.rs": "rust",
                          "src/net/tcp.rs": "rust", "src/util.rs": "rust"})

@@ -87,6 +87,14 @@ class DependentOutput(serializers.Serializer):
     target = serializers.CharField(source="target_text")
 
 
+class FileContentsInput(PathInput):
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_RESULTS, default=MAX_RESULTS,
+                                     help_text="symbols in one page, in source order")
+    offset = serializers.IntegerField(min_value=0, max_value=engine.MAX_FILE_BYTES, default=0,
+                                      help_text="symbols skipped: the next page starts at "
+                                                "offset + limit")
+
+
 class FileContentsOutput(serializers.Serializer):
     path = serializers.CharField()
     language = serializers.CharField()
@@ -94,6 +102,8 @@ class FileContentsOutput(serializers.Serializer):
     lines = serializers.IntegerField()
     indexed_at = serializers.DateTimeField()
     symbols = SymbolOutput(many=True)
+    symbols_total = serializers.IntegerField(help_text="the file's symbols in all, over "
+                                                       "every page")
 
 
 class CodeView(ScopedView):
@@ -122,15 +132,18 @@ class CodeView(ScopedView):
 
 
 class CodeFileContents(CodeView):
-    @extend_schema(parameters=[PathInput], responses=FileContentsOutput,
+    @extend_schema(parameters=[FileContentsInput], responses=FileContentsOutput,
                    summary="A file's functions, classes and imports, in source order")
     def get(self, request):
-        given = self.validated(PathInput, request.query_params)
+        given = self.validated(FileContentsInput, request.query_params)
         found = self.code_file(given)
+        symbols = selectors.file_contents(found)
+        # Every symbol of a generated file was 6.5 MB and 1.5 s (50,000 functions).
         return Response(FileContentsOutput({
             **{name: getattr(found, name) for name in
                ("path", "language", "content_hash", "lines", "indexed_at")},
-            "symbols": selectors.file_contents(found)}).data)
+            "symbols": symbols[given["offset"]:given["offset"] + given["limit"]],
+            "symbols_total": symbols.count()}).data)
 
 
 class CodeDefinitions(CodeView):

@@ -58,6 +58,20 @@ def test_a_files_contents_dependencies_and_dependents(graphs, alice, api_client_
     assert [(d["path"], d["line"]) for d in dependents] == [("shop/checkout.py", 1)]
 
 
+def test_a_generated_files_symbols_come_in_pages_with_their_total(alice, api_client_for):
+    generated = "".join(f"def f{n}():\n    pass\n" for n in range(600))
+    client = api_client_for(alice)
+    client.post("/api/v1/code/reindex", {"project": "gen", "files": [
+        {"path": "gen.py", "content": generated}]}, format="json")
+    first = client.get("/api/v1/code/files", {"project": "gen", "path": "gen.py"}).json()
+    assert (len(first["symbols"]), first["symbols_total"]) == (500, 600)
+    rest = client.get("/api/v1/code/files", {"project": "gen", "path": "gen.py",
+                                             "offset": 500}).json()["symbols"]
+    assert [s["name"] for s in rest] == [f"f{n}" for n in range(500, 600)]
+    assert client.get("/api/v1/code/files", {"project": "gen", "path": "gen.py",
+                                             "limit": 501}).status_code == 400
+
+
 def test_reindex_takes_new_contents_and_deletions(graphs, alice, api_client_for):
     client = api_client_for(alice)
     answer = client.post("/api/v1/code/reindex", {"project": "shop", "files": [

@@ -15,6 +15,8 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from memories.engine import redaction
+
 from . import engine, parsing
 from .models import CodeEdge, CodeFile, CodeSymbol, EdgeKind, SymbolKind, new_id
 
@@ -118,6 +120,15 @@ EDGE_COLUMNS = ("owner", "project", "kind", "file", "source", "target_text", "ta
                 "target", "line")
 
 
+def _shown(signature: str) -> str:
+    """A signature as agents are handed it (code_file, the symbol lists): a secret in a
+    default argument ("key='AKIA...'") redacted, as in memories. Only a string literal
+    can hold one, so only a signature with a quote is scanned."""
+    if "'" in signature or '"' in signature:
+        signature = redaction.redact(signature).text
+    return signature[:400]
+
+
 def _write(owner, project: str, graphs: list[tuple[parsing.FileGraph, bytes, str]]) -> int:
     """Replace the stored version of each parsed file with its new graph, in one
     transaction; rows go in by COPY, twenty times faster than INSERT here."""
@@ -133,7 +144,7 @@ def _write(owner, project: str, graphs: list[tuple[parsing.FileGraph, bytes, str
         for symbol, symbol_id in zip(graph.symbols, ids):
             parent = ids[symbol.parent] if symbol.parent is not None else None
             symbols.append((symbol_id, owner.pk, project, file_id, symbol.kind, symbol.name[:200],
-                            symbol.qualified_name[:400], symbol.signature[:400], symbol.line,
+                            symbol.qualified_name[:400], _shown(symbol.signature), symbol.line,
                             symbol.end_line, parent))
             edges.append((owner.pk, project, EdgeKind.CONTAINS.value, file_id, parent,
                           symbol.qualified_name[:200], symbol.name[:200], symbol_id, symbol.line))

@@ -71,8 +71,9 @@ def build_application():
     async def application(scope, receive, send):
         if scope["type"] == "lifespan":
             await lifespan(receive, send)
-        elif scope["path"].rstrip("/") == MCP_PATH and scope["type"] == "http":
-            await mcp(scope, receive, send)
+        elif "/" + scope["path"].strip("/") == MCP_PATH and scope["type"] == "http":
+            # "//mcp" too: the plugin appends "/mcp" to an ENGRAM_URL that may end in "/"
+            await mcp({**scope, "path": MCP_PATH}, receive, send)
         elif _is_oauth_discovery(scope["path"]):
             await _not_found(send)
         else:

@@ -81,3 +81,9 @@ def test_the_dashboard_api_and_static_files_are_served_beside_mcp(server_url, al
     search = httpx.post(f"{server_url}/api/v1/memories/search", json={"query": "anything"},
                         headers={"Authorization": f"Bearer {key_for(alice)}"})
     assert search.status_code == 200 and search.json() == {"results": []}
+
+
+def test_an_engram_url_ending_in_a_slash_still_reaches_the_tools(server_url, alice, key_for):
+    """The plugin's .mcp.json appends "/mcp" to ENGRAM_URL: "http://host:8000/" gives
+    "//mcp"."""
+    assert "memory_search" in tool_names(server_url + "/", key_for(alice))

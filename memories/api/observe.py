@@ -23,8 +23,9 @@ class MessageInput(serializers.Serializer):
 
 class ToolEventInput(serializers.Serializer):
     tool_name = serializers.CharField(max_length=200)
-    input = serializers.JSONField(required=False, default=None)
-    response = serializers.JSONField(required=False, default=None)
+    # null is what leaving one out means: a tool with no input, or that answered nothing
+    input = serializers.JSONField(required=False, allow_null=True, default=None)
+    response = serializers.JSONField(required=False, allow_null=True, default=None)
     success = serializers.BooleanField(default=True)
     duration_ms = serializers.IntegerField(min_value=0, required=False, allow_null=True,
                                            default=None)

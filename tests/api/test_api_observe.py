@@ -90,6 +90,19 @@ def test_skip_listed_tools_and_paths_are_not_kept(alice, post, settings):
     assert observation.notes["skipped_tool_events"] == 3
 
 
+def test_a_tool_event_with_null_input_or_response_is_taken_as_one_without(alice, post):
+    def stored(*events, session):
+        response = post(alice, {**SESSION, "session_id": session, "tool_events": list(events)})
+        assert response.status_code == 202
+        return Observation.objects.get(pk=response.json()["job_id"]).tool_events
+
+    with_nulls = stored({"tool_name": "Bash", "input": {"command": "make"}, "response": None},
+                        {"tool_name": "Bash", "input": None, "response": "done"}, session="s1")
+    without = stored({"tool_name": "Bash", "input": {"command": "make"}},
+                     {"tool_name": "Bash", "response": "done"}, session="s2")
+    assert with_nulls == without and len(with_nulls) == 2
+
+
 def test_the_same_observation_sent_twice_is_stored_once(alice, post):
     first = post(alice, conversation(DECISION)).json()
     second = post(alice, conversation(DECISION)).json()

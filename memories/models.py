@@ -639,6 +639,10 @@ class Observation(models.Model):
     session_id = models.CharField(max_length=200, blank=True, default="")
     messages = models.JSONField(default=list, blank=True)
     tool_events = models.JSONField(default=list, blank=True)
+    # The agent's turn ended with it (the hook's Stop): the work log ends its task even
+    # when the reply, said alike before, was not sent again. turn_id tells two ends apart.
+    turn_ended = models.BooleanField(default=False)
+    turn_id = models.CharField(max_length=200, blank=True, default="")
     # sha256 of the scrubbed payload: the same observation sent twice is stored once.
     payload_hash = models.CharField(max_length=64, editable=False)
     notes = models.JSONField(default=dict, blank=True)  # redactions, caps, skipped events

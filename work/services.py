@@ -49,7 +49,8 @@ def record_observation(owner, observation) -> Task | None:
     """The work log's share of an observation: each tool event becomes a tool execution
     and its file interactions in the session's active task (opened by the first event of
     a turn); a message-bearing observation (the hook's Stop, PreCompact or SessionEnd)
-    names the task by the prompt that asked for it and, with the agent's reply, ends it."""
+    names the task by the prompt that asked for it and, with the agent's reply or saying
+    the turn ended (`turn_ended`), ends it."""
     now = observation.created_at
     project, session = observation.project, observation.session_id
     task = None
@@ -59,14 +60,17 @@ def record_observation(owner, observation) -> Task | None:
     prompts = [m["text"] for m in observation.messages if m.get("role") == "user" and m["text"]]
     replies = [m["text"] for m in observation.messages
                if m.get("role") == "assistant" and m["text"]]
-    if prompts or replies:
+    # The hook sends no message twice: a turn whose reply repeats an earlier one ends with
+    # its prompt alone, or nothing, and only turn_ended says so.
+    ended = bool(replies) or observation.turn_ended
+    if prompts or ended:
         task = task or _active_task(owner, project, session, now, create=bool(prompts))
     if task is None:
         return None
     if prompts and not task.description:
         task.description = prompts[0].strip()[:MAX_DESCRIPTION]
-    if replies:
-        _finish(task, replies[-1], now)
+    if ended:
+        _finish(task, replies[-1] if replies else "", now)
     task.save()
     return task
 

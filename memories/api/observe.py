@@ -14,6 +14,9 @@ from memories.models import ChunkStatus, Observation, ObservationChunk, Scope
 from .errors import Conflict
 from .views import ScopedView, project_creator_field, scope_field
 
+_TURN_ID_ALONE = ("A turn_id names the turn an observation ends: send it with turn_ended "
+                  "true.")
+
 
 class MessageInput(serializers.Serializer):
     role = serializers.ChoiceField(["user", "assistant", "system", "tool"])
@@ -101,10 +104,23 @@ class Observe(ScopedView):
         session_id = scope_field()
         messages = MessageInput(many=True, required=False, default=list)
         tool_events = ToolEventInput(many=True, required=False, default=list)
+        turn_ended = serializers.BooleanField(
+            required=False, default=False, help_text=(
+                "The agent's turn ended with this observation (the hook's Stop): the work "
+                "log ends the session's task even without a reply in it, since a reply "
+                "said alike in an earlier turn is not sent again. Left out, a reply alone "
+                "ends the task."))
+        turn_id = serializers.CharField(
+            max_length=200, required=False, help_text=(
+                "The agent's id of the turn that ended (with turn_ended): two turns ended "
+                "alike (the same prompt, or nothing new to send) are two ends, the same "
+                "end sent again is one"))
 
         def validate(self, attrs):
+            if "turn_id" in attrs and not attrs["turn_ended"]:
+                raise serializers.ValidationError({"turn_id": [_TURN_ID_ALONE]})
             count = len(attrs["messages"]) + len(attrs["tool_events"])
-            if count == 0:
+            if count == 0 and not attrs["turn_ended"]:
                 raise serializers.ValidationError("Send at least one message or tool event.")
             if count > settings.ENGRAM_CAPTURE_MAX_ITEMS:
                 raise serializers.ValidationError(

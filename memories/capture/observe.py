@@ -94,13 +94,15 @@ def shared_project(owner, project: str, scope: str | None,
 
 def observe(*, owner, messages: list[dict], tool_events: list[dict], project: str = "",
             agent_id: str = "", session_id: str = "", scope: str | None = None,
-            project_creator: str | None = None, now: datetime | None = None) -> Observed:
+            project_creator: str | None = None, turn_ended: bool = False,
+            turn_id: str = "", now: datetime | None = None) -> Observed:
     """Scrub and store an observation, and queue its extraction.
 
     `messages` are {role, text, timestamp}; `tool_events` are {tool_name, input, response,
     success, duration_ms, file_paths}, already validated by the caller. Secrets, private
     sections and oversized text never reach the database or a model. `scope` chooses
-    where its memories go (`shared_project`).
+    where its memories go (`shared_project`). `turn_ended` says the agent's turn ended
+    with it (the work log ends its task), `turn_id` which turn.
     """
     shared_with = shared_project(owner, project, scope, project_creator)
     scrub_text = _Scrubber()
@@ -126,6 +128,11 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
                "messages": kept_messages, "tool_events": kept_events}
     if shared_with is not None:  # the same text kept private is another observation
         payload["shared_with"] = str(shared_with.pk)
+    if turn_ended:
+        # In the hash, so that a turn ending on a prompt and a reply sent before (the hook
+        # sends no message twice) is not taken for an earlier turn's end sent again;
+        # added only when set, so an older hook's resend keeps its hash.
+        payload |= {"turn_ended": True, "turn_id": turn_id}
     payload_hash = hashlib.sha256(
         json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -137,7 +144,8 @@ def observe(*, owner, messages: list[dict], tool_events: list[dict], project: st
             observation = Observation.objects.create(
                 owner=owner, project=project, shared_with=shared_with, agent_id=agent_id,
                 session_id=session_id, messages=kept_messages, tool_events=kept_events,
-                payload_hash=payload_hash, notes=notes, created_at=now or timezone.now())
+                turn_ended=turn_ended, turn_id=turn_id, payload_hash=payload_hash,
+                notes=notes, created_at=now or timezone.now())
     except IntegrityError:  # the same observation, sent twice at once
         return Observed(Observation.objects.for_owner(owner).get(payload_hash=payload_hash),
                         created=False)

@@ -119,6 +119,9 @@ def test_the_same_observation_sent_twice_is_stored_once(alice, post):
      "tool_events.0.duration_ms"),
     ({**SESSION, "session_id": "s" * 201, "messages": [{"role": "user", "text": "x"}]},
      "session_id"),
+    ({**SESSION, "turn_ended": "maybe"}, "turn_ended"),
+    ({**SESSION, "turn_ended": True, "turn_id": "t" * 201}, "turn_id"),
+    ({**SESSION, "messages": [{"role": "user", "text": "x"}], "turn_id": "t-1"}, "turn_id"),
 ])
 def test_bad_input_is_a_400_naming_the_field_and_stores_nothing(alice, post, body, field):
     response = post(alice, body)

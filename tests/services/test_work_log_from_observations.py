@@ -1,6 +1,6 @@
 """The work log is fed by what the hooks send to /observe: tool events become tool
 executions and file interactions in the session's task; the turn's messages name the
-task by its prompt and end it."""
+task by its prompt and end it, as does saying the turn ended (`turn_ended`)."""
 
 import threading
 import time
@@ -116,6 +116,35 @@ def test_a_call_answered_as_an_earlier_one_is_logged_and_the_same_call_sent_agai
         observe(alice, tool_events=[{"tool_name": "Bash", "input": {"command": "git add ."},
                                      "response": {"stdout": ""}, "tool_use_id": call}])
     assert ToolExecution.objects.filter(owner=alice, command="git add .").count() == 2
+
+
+def test_a_turn_said_ended_without_its_reply_ends_its_task_and_the_next_is_another(
+        alice, observe):
+    # The hook sends no reply twice: a turn answered "Done." again ends with its prompt,
+    # or with nothing at all when the prompt was said before too.
+    for number, messages in enumerate(([{"role": "user", "text": "Rename the loader"}], []), 1):
+        observe(alice, **tool("Edit", {"file_path": f"{ROOT}/step{number}.py"}))
+        observe(alice, messages=messages, turn_ended=True, turn_id=f"turn-{number}")
+    observe(alice, **tool("Edit", {"file_path": f"{ROOT}/step3.py"}))
+
+    tasks = Task.objects.order_by("started_at")
+    assert [(task.description, task.status, task.files_touched) for task in tasks] == [
+        ("Rename the loader", TaskStatus.COMPLETED, ["step1.py"]),
+        ("", TaskStatus.COMPLETED, ["step2.py"]), ("", TaskStatus.ACTIVE, ["step3.py"])]
+
+
+def test_a_turns_end_sent_again_is_one_and_leaves_the_next_turns_task_active(alice,
+                                                                            observe):
+    end = {"messages": [{"role": "user", "text": "Rename the loader"}],
+           "turn_ended": True, "turn_id": "turn-1"}
+    observe(alice, **tool("Edit", {"file_path": f"{ROOT}/a.py"}))
+    assert observe(alice, **end).json()["duplicate"] is False
+    observe(alice, **tool("Edit", {"file_path": f"{ROOT}/b.py"}))
+    assert observe(alice, **end).json()["duplicate"] is True  # the spool sent it again
+
+    assert list(Task.objects.order_by("started_at").values_list("status", "files_touched")
+                ) == [(TaskStatus.COMPLETED, ["a.py"]), (TaskStatus.ACTIVE, ["b.py"])]
+    assert Observation.objects.filter(turn_ended=True).count() == 1
 
 
 def test_each_session_and_owner_has_its_own_task(alice, bob, observe):

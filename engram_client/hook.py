@@ -40,6 +40,7 @@ OBSERVE_MAX_ITEMS = 500
 OBSERVE_MAX_BYTES = 2_000_000
 # A message beyond this is cut: even escaped at 6 bytes a character it fits one request.
 MAX_MESSAGE_TEXT = 100_000
+TURN_END = ("turn_ended", "turn_id")  # what tells /observe the turn ended
 
 
 def _text(value: str) -> str:
@@ -81,7 +82,8 @@ def _fate(cause: Exception) -> str:
 
 def _halves(payload: dict) -> list[dict]:
     """An observation's items in two observations; none when it holds one item or none
-    (or both kinds, which this hook never sends)."""
+    (or both kinds, which this hook never sends). The turn's end goes with the second:
+    Engram would end the task before the reply in it arrived."""
     if not isinstance(payload, dict):
         return []
     kinds = [kind for kind in ("messages", "tool_events") if payload.get(kind)]
@@ -89,7 +91,8 @@ def _halves(payload: dict) -> list[dict]:
     if not isinstance(items, list) or len(items) < 2:
         return []
     middle = len(items) // 2
-    return [{**payload, kinds[0]: items[:middle]}, {**payload, kinds[0]: items[middle:]}]
+    first = {name: value for name, value in payload.items() if name not in TURN_END}
+    return [{**first, kinds[0]: items[:middle]}, {**payload, kinds[0]: items[middle:]}]
 
 
 def _digest(message: dict) -> str:
@@ -222,9 +225,12 @@ class Hook:
             if turn.get("prompt") and not any(m["role"] == "user" for m in messages):
                 messages.insert(0, {"role": "user", "text": turn["prompt"]})
             messages = self._unsent(session, messages)
-            kept = self._keep(messages)
-        if kept:
-            self._send(kept)
+            # Said even when nothing is left to send: a reply said alike in an earlier
+            # turn is not sent again, and without it the work log never ended the task
+            # (the next turn's tool events joined it). The id makes each end its own
+            # observation; a resend from the spool is the same one.
+            kept = self._keep(messages, turn_ended=True, turn_id=os.urandom(8).hex())
+        self._send(kept)
         reply = reply or "\n".join(m["text"] for m in messages if m["role"] == "assistant")
         self._mark_usage(turn, reply, [*turn.get("tools", []), *tools])
 
@@ -325,11 +331,16 @@ class Hook:
         return [{"role": m["role"], "text": _text(_cut(m["text"], MAX_MESSAGE_TEXT))}
                 for m in fresh]
 
-    def _payloads(self, kind: str, items: list) -> list[dict]:
+    def _payloads(self, kind: str, items: list, **turn_end) -> list[dict]:
         """`items` (kind: messages or tool_events) in as many observations as Engram's
-        limits take."""
-        return [{"project": self.project, "agent_id": self.conf.agent_id,
-                 "session_id": self.session_id, kind: batch} for batch in _batches(items)]
+        limits take; `turn_end` (TURN_END) on the last, alone when there are no items."""
+        about = {"project": self.project, "agent_id": self.conf.agent_id,
+                 "session_id": self.session_id}
+        payloads = [{**about, kind: batch} for batch in _batches(items)]
+        if turn_end:
+            payloads = payloads or [dict(about)]
+            payloads[-1].update(turn_end)
+        return payloads
 
     def _observe_tool_event(self, event: dict):
         """Hand a tool event over; when Engram cannot take it now, it waits in the spool. It
@@ -347,12 +358,13 @@ class Hook:
             except OSError as error:
                 local.log(self.folder, f"spool not written, a tool event is lost: {error}")
 
-    def _keep(self, messages: list) -> list[str]:
-        """Put messages read from the transcript in the spool, before the session (and the
-        read position in it) is saved: when the spool cannot be written, the OSError leaves
-        the session unsaved, and the same lines are read again at the next event."""
+    def _keep(self, messages: list, **turn_end) -> list[str]:
+        """Put messages read from the transcript (and the turn's end) in the spool, before
+        the session (and the read position in it) is saved: when the spool cannot be
+        written, the OSError leaves the session unsaved, and the same lines are read again
+        at the next event."""
         try:
-            return self.spool.keep(*self._payloads("messages", messages))
+            return self.spool.keep(*self._payloads("messages", messages, **turn_end))
         except OSError as error:
             local.log(self.folder, f"spool not written, the transcript's new lines will be "
                                    f"read again at the next event: {error}")

@@ -97,12 +97,14 @@ def test_stop_sends_the_new_conversation_with_the_reply_the_transcript_lacks(hoo
         live_server, run_hook, alice, alice_key, checkout, transcript):
     stop = hook_event("stop", cwd=str(checkout), transcript_path=str(transcript))
     run_hook(stop, url=live_server.url, key=alice_key)
-    messages = Observation.objects.get(owner=alice).messages
+    first = Observation.objects.get(owner=alice)
+    messages = first.messages
     assert [m["role"] for m in messages] == ["user", "assistant", "assistant"]
     assert messages[0]["text"].startswith("Set up the staging database")
     assert messages[-1]["text"] == stop["last_assistant_message"]
-    run_hook(stop, url=live_server.url, key=alice_key)  # nothing new: nothing sent
-    assert Observation.objects.filter(owner=alice).count() == 1
+    run_hook(stop, url=live_server.url, key=alice_key)  # nothing new: the turn's end alone
+    again = Observation.objects.filter(owner=alice).exclude(pk=first.pk).get()
+    assert (again.messages, again.turn_ended) == ([], True)
 
 
 def test_stop_marks_each_injected_memory_cited_or_ignored(hook_event, 

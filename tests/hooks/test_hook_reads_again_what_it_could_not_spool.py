@@ -79,7 +79,9 @@ def test_a_turn_engram_cannot_take_waits_in_the_spool_once_and_goes_once(
     seen["down"] = True
     run_hook(_stop(hook_event, checkout, path), url=url, key="k")
     run_hook(_stop(hook_event, checkout, path), url=url, key="k")
-    assert len(_spooled(state)) == 1
+    spooled = [json.loads(entry.read_text()) for entry in sorted(_spooled(state))]
+    # the messages once, and the second Stop's end of its turn, with nothing new to say
+    assert [[m["text"] for m in entry.get("messages", [])] for entry in spooled] == [texts, []]
     seen["down"] = False
     run_hook(hook_event("post_tool_use_bash", cwd=str(checkout)), url=url, key="k")
     assert seen["taken"] == texts

@@ -21,6 +21,16 @@ evidence_changed = Signal()
 # evidence_changed gave for the deletion, so a listener puts back only what it caused.
 evidence_restored = Signal()
 
+# An erase removed raw text an observation held (the prompts, replies and tool calls a
+# memory was extracted from), or found its text quoted: whoever kept a copy of it must
+# let it go. Sent while the observations are still stored. Arguments: owner_id;
+# tool_events, {observation id: [indexes into its tool_events] whose text goes}; and
+# scrub(rows, text=(...), json=(...)), which replaces in those columns of `rows` every
+# quote of the erased text and of the raw messages removed, returning the ids changed.
+# A receiver answers {"scrubbed": {table: ids}, "removed": {table: ids}}, which the
+# erase's receipt lists.
+source_erased = Signal()
+
 # An agent handed over an observation (a new one, not a repeat).
 # Arguments: owner, observation.
 observation_received = Signal()

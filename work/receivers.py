@@ -6,7 +6,7 @@ import logging
 from django.db import DatabaseError, transaction
 from django.dispatch import receiver
 
-from memories.signals import observation_received
+from memories.signals import observation_received, source_erased
 
 from . import services
 
@@ -22,3 +22,10 @@ def record_observation(sender, *, owner, observation, **kwargs):
             services.record_observation(owner, observation)
     except (DatabaseError, ValueError, TypeError, KeyError):
         log.exception("The work log could not record observation %s", observation.pk)
+
+
+@receiver(source_erased, dispatch_uid="work.forget_erased_source")
+def forget_erased_source(sender, *, owner_id, tool_events, scrub, **kwargs):
+    """Runs in the erase's transaction, not in a savepoint: a copy left behind would
+    break the erase's promise, so a failure fails the erase."""
+    return services.forget_erased_source(owner_id, tool_events, scrub)

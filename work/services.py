@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from memories import queue
 from memories.engine.redaction import as_json
-from memories.models import Kind, MemoryType
+from memories.models import Kind, MemoryType, Observation
 from memories.services.remembering import remember
 
 from . import engine
@@ -283,6 +283,53 @@ def _promote(pattern: LearnedPattern) -> None:
                                 pattern.observed_count, "confidence": pattern.confidence})
     LearnedPattern.objects.filter(pk=pattern.pk).update(memory=result.memory)
     pattern.memory = result.memory
+
+
+# -- erasure ----------------------------------------------------------------------------
+
+ERASED = "[erased]"
+
+
+def forget_erased_source(owner_id, tool_events: dict, scrub) -> dict:
+    """An erase removed raw text from the owner's observations (memories.signals.
+    source_erased): the work log lets its copies go. The executions of the tool events
+    named lose their input, command and error (tool, outcome, timing and files stay, for
+    the success rates); the error-fix patterns learned from those errors go; prompts,
+    replies and search patterns quoting the erased text or the removed messages are
+    scrubbed. Returns the receipt's share: ids per table."""
+    executions = set()
+    for observation_id, indexes in tool_events.items():
+        rows = list(ToolExecution.objects.filter(owner_id=owner_id, observation_id=observation_id)
+                    .order_by("pk").values_list("pk", flat=True))
+        # One execution per tool event kept, in order; if the two disagree (the work log
+        # failed part way), every execution of it goes rather than the wrong one.
+        wanted = set(indexes)
+        if len(rows) == len(Observation.objects.get(pk=observation_id).tool_events):
+            rows = [pk for index, pk in enumerate(rows) if index in wanted]
+        executions.update(rows)
+    wiped = ToolExecution.objects.filter(pk__in=executions)
+    learned_from = {(project, head, signature) for project, head, signature in
+                    wiped.filter(success=False).values_list("project", "command_head",
+                                                            "error_signature")}
+    patterns = set()
+    for project, head, signature in learned_from:
+        patterns |= set(LearnedPattern.objects.filter(
+            owner_id=owner_id, project=project, kind=PatternKind.ERROR_FIX,
+            key=f"{head}: {signature}"[:400]).values_list("pk", flat=True))
+    LearnedPattern.objects.filter(pk__in=patterns).delete()
+    wiped.exclude(command="").update(command=ERASED)
+    wiped.exclude(error_message="").update(error_message=ERASED)
+    wiped.update(parameters={}, error_signature="")
+    FileInteraction.objects.filter(tool_execution__in=executions).update(context="")
+    mine = {"owner_id": owner_id}
+    executions |= scrub(ToolExecution.objects.filter(**mine), text=("command", "error_message"),
+                        json=("parameters",))
+    return {"scrubbed": {
+        "tool_executions": executions,
+        "tasks": scrub(Task.objects.filter(**mine), text=("description", "outcome")),
+        "file_interactions": scrub(FileInteraction.objects.filter(**mine), text=("context",)),
+        "learned_patterns": scrub(LearnedPattern.objects.filter(**mine), json=("data",))},
+        "removed": {"learned_patterns": patterns}}
 
 
 # -- working memory ---------------------------------------------------------------------

@@ -372,11 +372,13 @@ class ErasureOutput(serializers.Serializer):
     removed = serializers.DictField(child=IdsOutput(), help_text=(
         "Rows deleted, per table: memories, versions, usage_events, links, entity_links, "
         "entities, relationships, contradictions, judged_pairs, pending_checks, "
-        "observations, observation_chunks"))
+        "observations, observation_chunks, learned_patterns (the work log's error fixes "
+        "learned from the calls it came from)"))
     scrubbed = serializers.DictField(child=IdsOutput(), help_text=(
         "Rows kept whose copies of the text were replaced by [erased]: the source "
         "observation's raw text and chunks when it gave other memories too, quotes in "
-        "other memories, versions, contradictions, job results"))
+        "other memories, versions, contradictions, job results; the work log's "
+        "tool_executions, tasks, file_interactions and learned_patterns"))
     flagged = serializers.DictField(child=IdsOutput(), help_text=(
         "What cites it and should be rewritten: insights, consolidation summaries; and "
         "emptied: memories that were nothing but its text, now [erased] and deleted "

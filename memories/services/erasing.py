@@ -18,7 +18,11 @@ What goes, and how each copy is found:
 - its text quoted verbatim in another memory (a consolidation summary, an insight) or
   in a job's result (the forgetting pass lists examples) is replaced by "[erased]"; such
   a memory is re-embedded from what is left, and one that held nothing else is deleted;
-- BM25 document counts left at zero, whose term may be a word of the secret.
+- BM25 document counts left at zero, whose term may be a word of the secret;
+- the work log's copies (`signals.source_erased`): the tool calls behind the removed raw
+  text lose their input, command and error (their tool, outcome and files stay), the
+  error fixes learned from those errors go, and prompts, replies and search patterns
+  quoting its text or the removed messages become "[erased]".
 
 What it cites stays and is told: insights citing it are flagged (the `evidence_changed`
 signal; reflection's receiver answers with their ids) and consolidation summaries made
@@ -206,12 +210,12 @@ def _chunk_sources(observation: Observation) -> list[tuple[str, int, int]]:
     return pieces
 
 
-def _scrub_observation(observation: Observation, positions: set[int], erased_id,
-                       report: dict) -> None:
-    """Remove the raw text behind the chunks at `positions`, and the text of every chunk
-    that repeats it; the chunks stay, with the other memories' ids."""
+def _behind(observation: Observation, positions: set[int] | None) -> tuple[set, set]:
+    """The indexes of the messages and tool events behind the chunks at `positions`
+    (None: all of them, the observation goes whole)."""
+    if positions is None:
+        return set(range(len(observation.messages))), set(range(len(observation.tool_events)))
     sources = _chunk_sources(observation)
-    messages, events = list(observation.messages), list(observation.tool_events)
     gone_messages, gone_events = set(), set()
     for position in positions:
         if position < len(sources):
@@ -220,6 +224,16 @@ def _scrub_observation(observation: Observation, positions: set[int], erased_id,
                 gone_messages.update(range(start, stop))
             else:
                 gone_events.add(start)
+    return gone_messages, gone_events
+
+
+def _scrub_observation(observation: Observation, positions: set[int], erased_id,
+                       report: dict) -> None:
+    """Remove the raw text behind the chunks at `positions`, and the text of every chunk
+    that repeats it; the chunks stay, with the other memories' ids."""
+    sources = _chunk_sources(observation)
+    messages, events = list(observation.messages), list(observation.tool_events)
+    gone_messages, gone_events = _behind(observation, positions)
     for index in gone_messages:
         messages[index] = {**messages[index], "text": ERASED}
     for index in gone_events:
@@ -237,6 +251,29 @@ def _scrub_observation(observation: Observation, positions: set[int], erased_id,
         chunk.save(update_fields=["text", "last_error", "memory_ids"])
         report["observation_chunks"].add(chunk.pk)
     report["observations"].add(observation.pk)
+
+
+def _tell_copy_keepers(owner_id, by_observation: dict, whole: dict, texts: set[str],
+                       removed: dict, scrubbed: dict) -> None:
+    """The apps that keep their own copy of the raw text (the work log: prompts, replies,
+    tool calls) let it go (signals.source_erased), told before the observations change;
+    what they answer joins the receipt."""
+    behind = {o.pk: _behind(o, None if whole[o.pk] else positions)
+              for o, positions in by_observation.values()}
+    raw = {o.messages[i].get("text", "") for o, _ in by_observation.values()
+           for i in behind[o.pk][0]}
+    raw = {t for t in raw if isinstance(t, str) and t.strip()} | texts
+    quotes = _quotes(raw)
+    needles = _needles(quotes, raw)
+    answers = signals.source_erased.send(
+        sender=Memory, owner_id=owner_id,
+        tool_events={o: sorted(events) for o, (_, events) in behind.items() if events},
+        scrub=lambda rows, **columns: _scrub(rows, needles, quotes, raw, **columns)
+        if needles else set())
+    for _, answer in answers:
+        for part, tables in (answer or {}).items():
+            for name, ids in tables.items():
+                (removed if part == "removed" else scrubbed).setdefault(name, set()).update(ids)
 
 
 def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dict:
@@ -304,10 +341,14 @@ def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dic
         for chunk in chunks:
             by_observation.setdefault(chunk.observation_id, (chunk.observation, set()))[1].add(
                 chunk.position)
+        whole = {}
         for observation, positions in by_observation.values():
             gave = {i for ids in observation.chunks.values_list("memory_ids", flat=True)
                     for i in ids} - {pk}
-            if not gave:
+            whole[observation.pk] = not gave
+        _tell_copy_keepers(owner_id, by_observation, whole, texts, removed, scrubbed)
+        for observation, positions in by_observation.values():
+            if whole[observation.pk]:
                 removed["observation_chunks"] |= set(observation.chunks.values_list(
                     "pk", flat=True))
                 removed["observations"].add(observation.pk)

@@ -295,8 +295,8 @@ def forget_erased_source(owner_id, tool_events: dict, scrub) -> dict:
     source_erased): the work log lets its copies go. The executions of the tool events
     named lose their input, command and error (tool, outcome, timing and files stay, for
     the success rates); the error-fix patterns learned from those errors go; prompts,
-    replies and search patterns quoting the erased text or the removed messages are
-    scrubbed. Returns the receipt's share: ids per table."""
+    replies, search patterns and context-window summaries quoting the erased text or the
+    removed messages are scrubbed. Returns the receipt's share: ids per table."""
     executions = set()
     for observation_id, indexes in tool_events.items():
         rows = list(ToolExecution.objects.filter(owner_id=owner_id, observation_id=observation_id)
@@ -328,6 +328,9 @@ def forget_erased_source(owner_id, tool_events: dict, scrub) -> dict:
         "tool_executions": executions,
         "tasks": scrub(Task.objects.filter(**mine), text=("description", "outcome")),
         "file_interactions": scrub(FileInteraction.objects.filter(**mine), text=("context",)),
+        # an agent's pruned window names what it held by a summary: a memory's text too
+        "context_snapshots": scrub(ContextSnapshot.objects.filter(**mine),
+                                   json=("items", "pruned_items")),
         "learned_patterns": scrub(LearnedPattern.objects.filter(**mine), json=("data",))},
         "removed": {"learned_patterns": patterns}}
 

@@ -378,7 +378,7 @@ class ErasureOutput(serializers.Serializer):
         "Rows kept whose copies of the text were replaced by [erased]: the source "
         "observation's raw text and chunks when it gave other memories too, quotes in "
         "other memories, versions, contradictions, job results; the work log's "
-        "tool_executions, tasks, file_interactions and learned_patterns"))
+        "tool_executions, tasks, file_interactions, context_snapshots and learned_patterns"))
     flagged = serializers.DictField(child=IdsOutput(), help_text=(
         "What cites it and should be rewritten: insights, consolidation summaries; and "
         "emptied: memories that were nothing but its text, now [erased] and deleted "

@@ -21,8 +21,8 @@ What goes, and how each copy is found:
 - BM25 document counts left at zero, whose term may be a word of the secret;
 - the work log's copies (`signals.source_erased`): the tool calls behind the removed raw
   text lose their input, command and error (their tool, outcome and files stay), the
-  error fixes learned from those errors go, and prompts, replies and search patterns
-  quoting its text or the removed messages become "[erased]".
+  error fixes learned from those errors go, and prompts, replies, search patterns and
+  context-window summaries quoting its text or the removed messages become "[erased]".
 
 What it cites stays and is told: insights citing it are flagged (the `evidence_changed`
 signal; reflection's receiver answers with their ids) and consolidation summaries made

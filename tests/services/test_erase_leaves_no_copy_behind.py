@@ -3,9 +3,11 @@ no table keeps a copy, the work log included, and bob's copies stay his."""
 
 import json
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from memories.mcp.operations import remember_memory
 from memories.models import Memory
@@ -55,10 +57,15 @@ def tool_event(name, tool_input, response, success, call):
                              if "file_path" in tool_input else []}]}
 
 
+def window_item(id, type, tokens, minutes_ago, **more):
+    return {"id": id, "type": type, "tokens": tokens, "timestamp": (
+        timezone.now() - timedelta(minutes=minutes_ago)).isoformat(), **more}
+
+
 def plant(send, owner, django_capture_on_commit_callbacks):
     """The marker through REST remember, the hook's tool calls (a failing deploy, the
     edit that fixed it, the deploy passing: a learned error fix) and its end of turn (the
-    prompt and the reply), MCP remember and import."""
+    prompt and the reply), MCP remember, import, and a pruned context window."""
     send(owner, "/api/v1/memories", {"content": f"The vault phrase is {MARK} for staging.",
                                      "project": "shop"}, 201)
     send(owner, "/api/v1/observe", tool_event(
@@ -80,6 +87,14 @@ def plant(send, owner, django_capture_on_commit_callbacks):
     send(owner, "/api/v1/import", json.dumps({
         "record": "memory", "content": f"The old vault phrase was {MARK} in 2024.",
         "memory_type": "semantic", "project": "shop"}).encode(), 200)
+    # The agent's window, pruned: it summarises what it held, the memory handed to it too.
+    send(owner, "/api/v1/work/context-window/prune", {
+        "project": "shop", "session_id": "s-1", "limit": 1000, "items": [
+            window_item("sys", "system_prompt", 300, 120, sticky=True),
+            window_item("snip", "code_snippet", 300, 120, file_path="ops/vault.py",
+                        summary=f"The vault phrase is {MARK} for staging."),
+            window_item("ask", "user_message", 300, 0,
+                        summary=f"The vault phrase is {MARK} for staging.")]}, 200)
     send(owner, "/api/v1/memories/search", {"query": MARK}, 200)
     send(owner, "/api/v1/memories/context", {"query": f"the vault phrase {MARK}"}, 200)
 
@@ -97,7 +112,7 @@ def test_erasing_every_memory_that_holds_it_leaves_no_copy_but_bobs(
     plant(send, bob, django_capture_on_commit_callbacks)
     bobs = every_copy(MARK)
     assert {"work_task.description", "work_toolexecution.error_message",
-            "work_learnedpattern.data"} <= set(bobs)  # the work log did copy it
+            "work_learnedpattern.data", "work_contextsnapshot.items"} <= set(bobs)  # the work log did copy it
     plant(send, alice, django_capture_on_commit_callbacks)
 
     receipts = erase_every_memory_holding_it(send, alice)

@@ -51,6 +51,7 @@ from ..models import (
     Entity,
     Job,
     JudgedPair,
+    LinkRelation,
     Memory,
     MemoryEntity,
     MemoryLink,
@@ -100,6 +101,28 @@ def _quotes(texts: set[str]) -> list[str]:
             found.add(stripped)
         found.update(s.strip() for s in _SENTENCE.split(text) if len(s.strip()) >= MIN_QUOTE)
     return sorted(found, key=len, reverse=True)
+
+
+_QUOTED = re.compile(r'"([^"\n]+)"|\u201c([^\u201d\n]+)\u201d')
+
+
+def _quoted_by_derived(memory: Memory, texts: set[str]) -> set[str]:
+    """Pieces of its text that what was made from it (the insights citing it, the
+    summaries it was consolidated into) quote in quotation marks: a clause, a cause cut
+    at "because", a start cut with "…", which no split into sentences finds."""
+    derived = Q(links_out__to_memory_id=memory.pk, links_out__relation=LinkRelation.CITES) \
+        | Q(links_in__from_memory_id=memory.pk,
+            links_in__relation=LinkRelation.CONSOLIDATED_INTO) \
+        | Q(metadata__consolidated_from__contains=[str(memory.pk)])
+    whole = [" ".join(t.split()) for t in texts]
+    found = set()
+    for content in Memory.objects.filter(derived, owner_id=memory.owner_id).values_list(
+            "content", flat=True).distinct():
+        for match in _QUOTED.finditer(content):
+            piece = (match.group(1) or match.group(2)).rstrip("\u2026").strip()
+            if len(piece) >= MIN_QUOTE and any(piece in text for text in whole):
+                found.add(piece)
+    return found
 
 
 def _redact(value, quotes: list[str], texts: set[str]):
@@ -285,7 +308,8 @@ def erase_memory(memory: Memory, *, by=None, now: datetime | None = None) -> dic
         memory = Memory.objects.select_for_update().get(pk=memory.pk)
         pk, owner_id = memory.pk, memory.owner_id
         texts = _texts_of(memory)
-        quotes = _quotes(texts)
+        quotes = sorted(set(_quotes(texts)) | _quoted_by_derived(memory, texts),
+                        key=len, reverse=True)
         removed = {name: set() for name in (
             "memories", "versions", "usage_events", "links", "entity_links", "entities",
             "relationships", "contradictions", "judged_pairs", "pending_checks",

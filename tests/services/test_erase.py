@@ -11,6 +11,7 @@ from django.db import connection
 
 from memories.capture.chunking import cut_into_chunks
 from memories.engine.contradiction import pair_key
+from memories.engine.dedup import content_hash
 from memories.models import (
     Contradiction,
     Entity,
@@ -28,12 +29,12 @@ from memories.models import (
     Status,
     UsageEvent,
 )
-from memories.engine.dedup import content_hash
 from memories.services.editing import give_feedback, update_memory
 from memories.services.embeddings import embed_one
 from memories.services.erasing import erase_memory
 from memories.services.remembering import remember
 from reflection.models import Insight, InsightStatus
+from reflection.services import reflect
 
 SECRET = "zorblaxvortex"  # in every copy of the erased text, and nowhere else
 SENTENCE = f"The staging vault opens with the phrase {SECRET} quibble 4411."
@@ -200,3 +201,24 @@ def test_a_copy_left_with_nothing_but_erased_is_deleted_and_a_quote_re_embedded(
     assert quote.content_hash == content_hash(quote.content)
     expected, _ = embed_one(quote.content)
     assert float(np.dot(quote.embedding, expected)) > 0.999
+
+
+def test_an_insight_quoting_a_clause_of_it_keeps_no_piece_of_it(alice, settings):
+    settings.ENGRAM_LLM_PROVIDER = "rules"
+    remember(owner=alice, content="CI failed with ModuleNotFoundError: No module named "
+             "'psycopg' after the cache was cleared", kind="error")
+    secret = remember(owner=alice, content="pytest fails with ModuleNotFoundError: No module "
+                      f"named 'psycopg'; pinning psycopg[binary]==3.2.1 with {SECRET} fixed it",
+                      kind="error").memory
+    reflect(owner=alice)
+    insight = Insight.objects.get(cited_ids__contains=[secret.pk])
+    # The rules quote its clauses, cut at the ";": no sentence of it, word for word.
+    assert SECRET in insight.memory.content and SENTENCE not in insight.memory.content
+
+    erase_memory(secret, by=alice)
+
+    assert every_copy(SECRET) == [] and every_copy("3.2.1") == []
+    insight.refresh_from_db()
+    assert insight.status == InsightStatus.FLAGGED
+    assert insight.memory.content.startswith("Recurring error: ModuleNotFoundError")
+    assert '"[erased]"' in insight.memory.content

@@ -216,7 +216,9 @@ def import_file(client, args, out):
     out.write(", ".join(f"{count} {name}" for name, count in imported.items())
               + f" imported; {answer.get('strengthened', 0)} strengthened; "
                 f"{answer.get('already_stored', 0)} already stored; "
-                f"{answer.get('skipped', 0)} skipped\n")
+                + (f"{answer['undeleted']} brought back (deleted since the export); "
+                   if answer.get("undeleted") else "")
+                + f"{answer.get('skipped', 0)} skipped\n")
     for error in answer.get("errors", []):
         out.write(f"  line {error['line']}: {_one_line(error['message'])}\n")
 

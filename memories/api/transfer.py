@@ -62,6 +62,9 @@ class ImportReportOutput(serializers.Serializer):
     already_stored = serializers.IntegerField(
         help_text="Memories of an export found stored as they are (the same text, project "
                   "and creation time), left as they are")
+    undeleted = serializers.IntegerField(
+        help_text="Memories of an export you deleted since, found deleted and brought back "
+                  "with their exported status")
     skipped = serializers.IntegerField(help_text="Bad lines (or observations) left out")
     errors = inline_serializer("ImportError", {
         "line": serializers.IntegerField(), "message": serializers.CharField()}, many=True)

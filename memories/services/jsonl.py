@@ -29,6 +29,7 @@ class ImportReport:
     created: int = 0  # memories
     strengthened: int = 0  # memories that were near-duplicates of stored ones
     already_stored: int = 0  # exported memories found stored as they are, left alone
+    undeleted: int = 0  # exported memories found deleted since, brought back
     entities: int = 0  # created
     relationships: int = 0  # created
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
@@ -37,7 +38,8 @@ class ImportReport:
 
     @property
     def written(self) -> bool:
-        return bool(self.created or self.strengthened or self.entities or self.relationships)
+        return bool(self.created or self.strengthened or self.undeleted or self.entities
+                    or self.relationships)
 
     def as_dict(self) -> dict:
         """The report an API client or a job's result reads."""
@@ -46,6 +48,7 @@ class ImportReport:
                          "relationships": self.relationships},
             "strengthened": self.strengthened,
             "already_stored": self.already_stored,
+            "undeleted": self.undeleted,
             "skipped": len(self.bad),
             "errors": [{"line": number, "message": message}
                        for number, message in self.bad[:MAX_REPORTED_ERRORS]],

@@ -20,7 +20,7 @@ from datetime import datetime
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from .. import jobs, queue, selectors, signals
@@ -41,10 +41,12 @@ from ..models import (
     MemoryType,
     MemoryVersion,
     Relationship,
+    Scope,
     Status,
     VersionChange,
     readable_by,
 )
+from .editing import update_memory
 from .graph_import import (
     GRAPH_SOURCE,
     Graph,
@@ -537,20 +539,28 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
                       report: ImportReport) -> None:
     """Memories exactly as exported (their ids added to `new`). One already stored (the
     same text, project and creation time) is the same memory: importing an export twice
-    restores it once."""
+    restores it once, and one its owner deleted since comes back (_undelete)."""
     if not lines:
         return
     lines = [_without_secrets(line) for line in lines]
     hashes = [content_hash(line.item.content) for line in lines]
-    stored = {(h, project, created_at): pk for h, project, created_at, pk in
-              Memory.objects.private_to(owner).filter(content_hash__in=set(hashes))
-              .values_list("content_hash", "project", "created_at", "pk")}
-    created = []
+    stored, deleted = {}, {}
+    for h, project, created_at, pk, status in _matchable(owner).filter(
+            content_hash__in=set(hashes)).values_list(
+            "content_hash", "project", "created_at", "pk", "status"):
+        if (h, project, created_at) not in stored or status != Status.DELETED:
+            stored[h, project, created_at] = pk
+            deleted[pk] = status == Status.DELETED
+    created, undeleted = [], []
     for line, digest in zip(lines, hashes, strict=True):
         key = (digest, line.item.project, line.created_at)
         if key in stored:
             ids[line.restored.id] = stored[key]
-            report.already_stored += 1
+            if deleted.get(stored[key]):
+                undeleted.append((stored[key], line.status))
+                deleted[stored[key]] = False  # a second line of it finds it back already
+            else:
+                report.already_stored += 1
             continue
         memory = _restored_memory(owner, line, digest)
         stored[key] = ids[line.restored.id] = memory.pk
@@ -572,6 +582,24 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
     signals.memories_stored.send(sender=Memory, owner=owner, memories=memories)
     queue.embed_memories([memory.pk for memory in memories])
     report.created += len(memories)
+    _undelete(owner, undeleted, report)
+
+
+def _matchable(owner):
+    """The stored memories a line of an export may be: the owner's private ones, deleted
+    too (_undelete), and those they wrote and shared that are still there (the export of
+    their author holds them, and must not come back beside them as private copies)."""
+    return Memory.objects.filter(owner=owner).exclude(
+        ~Q(scope=Scope.PRIVATE) & Q(status=Status.DELETED))
+
+
+def _undelete(owner, memories: list[tuple], report: ImportReport) -> None:
+    """Bring back, with the status of their lines, the memories the owner deleted after
+    the export: importing it is how they are restored, and found "already stored" they
+    stayed deleted. A version records it, as a restore from the dashboard would."""
+    for pk, status in memories:
+        update_memory(Memory.objects.get(pk=pk), by=owner, status=status)
+    report.undeleted += len(memories)
 
 
 def _without_secrets(line: ImportLine) -> ImportLine:

@@ -1,3 +1,5 @@
+import hashlib
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
@@ -45,6 +47,11 @@ class InsightQuerySet(OwnedQuerySet):
 
     def citing(self, memory_ids):
         return self.filter(cited_ids__overlap=list(memory_ids))
+
+
+def cited_key(cited) -> str:
+    """What an insight cites, as one key: the same set of memories in any order."""
+    return hashlib.sha256(",".join(sorted(str(i) for i in cited)).encode()).hexdigest()
 
 
 class Insight(models.Model):

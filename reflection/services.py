@@ -16,7 +16,6 @@ reflection/receivers.py connects to the trigger counters and to flagging insight
 the job registry names `reflect` by its dotted path.
 """
 
-import hashlib
 import logging
 from collections import Counter
 from datetime import datetime
@@ -50,7 +49,7 @@ from memories.services.editing import update_memory
 from memories.services.recall import recall
 from memories.services.remembering import DuplicateMemory, remember
 
-from .models import Insight, InsightStatus, ReflectionState
+from .models import Insight, InsightStatus, ReflectionState, cited_key
 
 log = logging.getLogger(__name__)
 
@@ -221,21 +220,17 @@ def _improver(ask: _Asker, by_id: dict):
     return improve
 
 
-def _cited_key(cited) -> str:
-    return hashlib.sha256(",".join(sorted(str(i) for i in cited)).encode()).hexdigest()
-
-
 def _store(owner, insight: engine.CitedInsight, *, question: str, rounds: int,
            reflected_by: str, by_id: dict, now: datetime, dry_run: bool) -> Insight | None:
     """Store the insight as a synthetic memory citing its evidence; None when it (or a
     memory saying the same) is already stored."""
-    text_hash, cited_key = content_hash(insight.text), _cited_key(insight.cited)
-    if Insight.objects.filter(owner=owner, text_hash=text_hash, cited_key=cited_key).exists():
+    text_hash, key = content_hash(insight.text), cited_key(insight.cited)
+    if Insight.objects.filter(owner=owner, text_hash=text_hash, cited_key=key).exists():
         return None
     cited = [by_id[i] for i in insight.cited]
     projects = {m.project for m in cited}
     found = Insight(owner=owner, question=question, topic=insight.topic,
-                    cited_ids=list(insight.cited), text_hash=text_hash, cited_key=cited_key,
+                    cited_ids=list(insight.cited), text_hash=text_hash, cited_key=key,
                     importance=insight.importance, round=rounds, reflected_by=reflected_by,
                     created_at=now)
     if dry_run:

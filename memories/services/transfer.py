@@ -1,12 +1,14 @@
 """Import and export as JSONL.
 
-Engram's own format is lossless: a line per entity, per memory (with its versions, its
-links to other memories and its entities) and per relationship, each naming its id so
-the others can refer to it. A memory line with an id is restored as it was (a restore
-into another owner or instance); one without (written by hand, or by an older export)
-is stored through remember_many, duplicates strengthening what is stored. The MCP memory
-server's graph is imported by services/graph_import.py; `import_jsonl` takes either,
-telling them apart by their first line, and a large file runs as a job.
+Engram's own format: a line per entity, per memory (with its versions, its links to
+other memories, its entities and, for an insight, its review state) and per
+relationship, each naming its id so the others can refer to it. What it leaves out
+(deleted memories, contradictions, project sharing) the README lists. A memory line
+with an id is restored as it was (a restore into another owner or instance); one
+without (written by hand, or by an older export) is stored through remember_many,
+duplicates strengthening what is stored. The MCP memory server's graph is imported by
+services/graph_import.py; `import_jsonl` takes either, telling them apart by their
+first line, and a large file runs as a job.
 """
 
 import base64
@@ -22,6 +24,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch, Q
 from django.utils import timezone
+
+from reflection.models import Insight, InsightStatus, cited_key
 
 from .. import jobs, queue, selectors, signals
 from ..engine.dedup import content_hash
@@ -77,7 +81,8 @@ EXPORT_FORMATS = [
     {"name": "JSONL", "extension": "jsonl", "media_type": "application/x-ndjson",
      "description": "One JSON object per line: each entity, each memory (with its "
                     "versions, links and entities) and each relationship, with their ids. "
-                    "Lossless: importing it elsewhere restores them as they were."},
+                    "Importing it elsewhere restores them as they were; deleted memories, "
+                    "contradictions and project sharing are not in it."},
 ]
 
 ENGRAM, MCP_MEMORY = "engram", GRAPH_SOURCE
@@ -89,7 +94,7 @@ EXPORT_FIELDS = ("id", "content", "type", "kind", "tags", "importance", "project
                  "pinned", "summary", "compressed", "index_key", "helpful_count",
                  "harmful_count", "access_count", "last_accessed_at", "valid_from",
                  "valid_to", "expires_at", "is_synthetic", "superseded_by", "entities",
-                 "links", "versions")
+                 "links", "versions", "insight")
 
 IMPORTABLE_STATUSES = (Status.ACTIVE, Status.ARCHIVED)
 
@@ -138,7 +143,7 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
                      "created_at": _iso(entity.created_at),
                      "updated_at": _iso(entity.updated_at)})
     memories = (memories.order_by("created_at", "id")
-                .defer("embedding", "search_vector")
+                .defer("embedding", "search_vector").select_related("insight__superseded_by")
                 .prefetch_related(
                     Prefetch("versions", queryset=MemoryVersion.objects
                              .select_related("changed_by").order_by("changed_at", "id")),
@@ -163,8 +168,10 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
 def _memory_lines(owner, memories: list[Memory], reach) -> Iterator[str]:
     """The memories' lines, each successor the owner does not read within `reach` null,
     in their versions too: two queries a batch."""
-    readable = selectors.readable_ids(owner, [m.superseded_by_id for m in memories],
-                                      reach=reach)
+    readable = selectors.readable_ids(
+        owner, [m.superseded_by_id for m in memories]
+        + [pk for m in memories if (found := _insight(m)) for pk in found.cited_ids],
+        reach=reach)
     selectors.successors_hidden([v for m in memories for v in m.versions.all()], owner,
                                 reach=reach)
     for memory in memories:
@@ -195,7 +202,32 @@ def _memory_record(memory: Memory, readable: set) -> dict:
                       "changed_by": v.changed_by.get_username() if v.changed_by else None,
                       "agent_id": v.agent_id, "before": v.before, "after": v.after}
                      for v in memory.versions.all()],
+        "insight": _insight_record(_insight(memory), readable),
     }
+
+
+def _insight(memory: Memory) -> Insight | None:
+    try:
+        return memory.insight
+    except Insight.DoesNotExist:
+        return None
+
+
+def _insight_record(insight: Insight | None, readable: set) -> dict | None:
+    """What reflection knows of an insight memory: its question, what it cites and
+    whether a person reviewed it (an agent handed one unreviewed is told so)."""
+    if insight is None:
+        return None
+    newer = insight.superseded_by
+    return {"question": insight.question, "topic": insight.topic,
+            "cited": [str(pk) for pk in insight.cited_ids if pk in readable],
+            "importance": insight.importance, "round": insight.round,
+            "reflected_by": insight.reflected_by, "status": insight.status,
+            "flagged_reason": insight.flagged_reason,
+            "status_before_flag": insight.status_before_flag,
+            "reviewed": insight.reviewed_by_id is not None,
+            "reviewed_at": _iso(insight.reviewed_at), "created_at": _iso(insight.created_at),
+            "superseded_by": str(newer.memory_id) if newer else None}
 
 
 # --- reading Engram's format --------------------------------------------------------------
@@ -211,6 +243,7 @@ class Restored:
     entities: list[str]
     links: list[dict]
     versions: list[dict]
+    insight: dict | None = None
 
 
 @dataclass
@@ -357,7 +390,39 @@ def _parse_restored(record: dict) -> Restored:
         id=_uuid(record["id"], "id"), fields=fields,
         superseded_by=None if superseded_by is None else _uuid(superseded_by, "superseded_by"),
         entities=[_uuid(pk, "entity") for pk in _list(record, "entities")],
-        links=links, versions=versions)
+        links=links, versions=versions, insight=_parse_insight(record))
+
+
+def _parse_insight(record: dict) -> dict | None:
+    """A memory line's insight (absent from files made before it was exported)."""
+    insight = record.get("insight")
+    if insight is None:
+        return None
+    if not isinstance(insight, dict):
+        raise BadLine("insight must be a JSON object")
+    reviewed = insight.get("reviewed", False)
+    if not isinstance(reviewed, bool):
+        raise BadLine("insight reviewed must be true or false")
+    before_flag = insight.get("status_before_flag")
+    successor = insight.get("superseded_by")
+    return {
+        "question": text_field(insight, "question", max_length=MAX_CONTENT_LENGTH),
+        "topic": text_field(insight, "topic", max_length=200),
+        "cited": [_uuid(pk, "insight cited") for pk in _list(insight, "cited")],
+        "importance": _number(insight, "importance", 0, 10, 8.0),
+        "round": _count(insight, "round"),
+        "reflected_by": text_field(insight, "reflected_by", max_length=100),
+        "status": _choice(insight, "status", InsightStatus.values,
+                          InsightStatus.PENDING_REVIEW),
+        "flagged_reason": text_field(insight, "flagged_reason",
+                                     max_length=MAX_CONTENT_LENGTH),
+        "status_before_flag": None if before_flag is None else _choice(
+            insight, "status_before_flag", InsightStatus.values, ""),
+        "reviewed": reviewed,
+        "reviewed_at": datetime_field(insight, "reviewed_at"),
+        "created_at": datetime_field(insight, "created_at"),
+        "superseded_by": None if successor is None else _uuid(successor,
+                                                               "insight superseded_by")}
 
 
 def _parse_entity(record: dict) -> tuple[str, Entity]:
@@ -605,7 +670,7 @@ def _undelete(owner, memories: list[tuple], report: ImportReport) -> None:
 def _without_secrets(line: ImportLine) -> ImportLine:
     """A line restored as remember() would store it: secrets redacted from its content
     and metadata, and from what only a restore carries (summary, compressed text, the
-    versions' texts), all counted in the memory's tally."""
+    versions' texts, its insight's question), all counted in the memory's tally."""
     restored, found = line.restored, Counter()
     fields = dict(restored.fields)
     for name in ("summary", "compressed"):
@@ -617,8 +682,13 @@ def _without_secrets(line: ImportLine) -> ImportLine:
         after, in_after = redact_value(version["after"])
         found += in_before + in_after
         versions.append({**version, "before": before, "after": after})
+    insight = restored.insight and dict(restored.insight)
+    for name in ("question", "flagged_reason") if insight else ():
+        insight[name], in_field = redact_value(insight[name])
+        found += in_field
     return replace(line, item=without_secrets(line.item, found_beside=found),
-                   restored=replace(restored, fields=fields, versions=versions))
+                   restored=replace(restored, fields=fields, versions=versions,
+                                    insight=insight))
 
 
 def _restored_memory(owner, line: ImportLine, digest: str) -> Memory:
@@ -704,6 +774,7 @@ def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
         MemoryEntity(memory_id=ids[line.restored.id], entity=entities[pk])
         for line in restored for pk in line.restored.entities if pk in entities],
         ignore_conflicts=True)
+    _restore_insights(owner, restored, ids, new)
     now = timezone.now()
     report.relationships = add_relationships(owner, [
         Relationship(source=entities[edge["source"]], target=entities[edge["target"]],
@@ -713,6 +784,40 @@ def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
                      created_at=edge["created_at"] or now,
                      updated_at=edge["updated_at"] or now)
         for _, edge in parsed.relationships])
+
+
+def _restore_insights(owner, lines: list[ImportLine], ids: dict, new: set) -> None:
+    """The insights of the memories this import stored, with their review state, citing
+    the memories of the file they cited (one stored already keeps its own)."""
+    lines = [line for line in lines if line.restored.insight
+             and ids[line.restored.id] in new]
+    insights = {}
+    for line in lines:
+        found = line.restored.insight
+        cited = [ids[pk] for pk in found["cited"] if pk in ids]
+        insights[line.restored.id] = Insight(
+            owner=owner, memory_id=ids[line.restored.id], question=found["question"],
+            topic=found["topic"], cited_ids=cited,
+            text_hash=content_hash(line.item.content), cited_key=cited_key(cited),
+            importance=found["importance"], round=found["round"],
+            reflected_by=found["reflected_by"], status=found["status"],
+            flagged_reason=found["flagged_reason"],
+            status_before_flag=found["status_before_flag"],
+            # As with versions: the export's people mean nothing here.
+            reviewed_by=owner if found["reviewed"] else None,
+            reviewed_at=found["reviewed_at"],
+            created_at=found["created_at"] or line.created_at)
+    Insight.objects.bulk_create(insights.values(), ignore_conflicts=True)
+    stored = set(Insight.objects.filter(pk__in=[i.pk for i in insights.values()])
+                 .values_list("pk", flat=True))
+    newer = []
+    for line in lines:
+        insight = insights[line.restored.id]
+        successor = insights.get(line.restored.insight["superseded_by"])
+        if insight.pk in stored and successor is not None and successor.pk in stored:
+            insight.superseded_by = successor
+            newer.append(insight)
+    Insight.objects.bulk_update(newer, ["superseded_by"], batch_size=IMPORT_BATCH)
 
 
 # --- either format, inline or as a job ----------------------------------------------------

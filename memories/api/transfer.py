@@ -156,8 +156,9 @@ class Export(ScopedView):
 
     @extend_schema(
         responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY},
-        summary="Export everything as JSONL, losslessly: entities, memories with their "
-                "versions and links, relationships")
+        summary="Export as JSONL: entities, memories with their versions, links and "
+                "insights, relationships (not deleted memories, contradictions or project "
+                "sharing)")
     def get(self, request):
         filename = f"engram-{request.user.get_username()}-{timezone.localdate():%Y-%m-%d}.jsonl"
         response = StreamingHttpResponse(export_lines(request.user,

@@ -414,3 +414,21 @@ def rows_read(table: str, owner, query: str, **recall_options) -> int:
         return own + sum(read(child) for child in node.get("Plans", ()))
 
     return round(read(plan[0]["Plan"]))
+
+
+# --- Export and import over the REST API ---------------------------------------------------
+
+
+def api_export(client) -> bytes:
+    """The whole of GET /api/v1/export, as the file a person would save."""
+    response = client.get("/api/v1/export")
+    assert response.status_code == 200
+    return b"".join(response.streaming_content)
+
+
+def api_import(client, data: bytes) -> dict:
+    """POST /api/v1/import of a small file (answered at once): its report."""
+    response = client.generic("POST", "/api/v1/import", data,
+                              content_type="application/x-ndjson")
+    assert response.status_code == 200, response.content
+    return response.json()

@@ -12,10 +12,10 @@ from memories.models import Kind, Memory, Status
 from memories.services.remembering import remember
 from reflection.models import Insight, cited_key
 from reflection.services import review
+from tests.helpers import api_export, api_import
 
 pytestmark = pytest.mark.django_db
 
-NDJSON = "application/x-ndjson"
 COMPARED = ("question", "topic", "importance", "round", "reflected_by", "status",
             "flagged_reason", "status_before_flag", "reviewed_at", "created_at")
 
@@ -46,16 +46,6 @@ def alices_insights(alice):
     return [pending, approved, rejected]
 
 
-def export(client) -> bytes:
-    return b"".join(client.get("/api/v1/export").streaming_content)
-
-
-def import_file(client, data: bytes) -> dict:
-    response = client.generic("POST", "/api/v1/import", data, content_type=NDJSON)
-    assert response.status_code == 200
-    return response.json()
-
-
 def by_text(owner) -> dict:
     return {i.memory.content: i for i in Insight.objects.filter(owner=owner)
             .select_related("memory", "superseded_by__memory")}
@@ -63,7 +53,7 @@ def by_text(owner) -> dict:
 
 def test_insights_imported_into_another_account_keep_their_review_state(
         api_client_for, alice, bob, alices_insights):
-    answer = import_file(api_client_for(bob), export(api_client_for(alice)))
+    answer = api_import(api_client_for(bob), api_export(api_client_for(alice)))
     assert answer["skipped"] == 0
     before, after = by_text(alice), by_text(bob)
     assert set(after) == set(before)
@@ -85,7 +75,7 @@ def test_insights_imported_into_another_account_keep_their_review_state(
 
 def test_an_imported_unreviewed_insight_is_still_announced_as_unreviewed(
         api_client_for, alice, bob, alices_insights):
-    import_file(api_client_for(bob), export(api_client_for(alice)))
+    api_import(api_client_for(bob), api_export(api_client_for(alice)))
     insights = Memory.objects.filter(owner=bob, kind=Kind.INSIGHT)
     unreviewed = Memory.objects.filter(pk__in=selectors.unreviewed_insights(insights))
     assert sorted(unreviewed.values_list("content", flat=True)) == [
@@ -93,28 +83,28 @@ def test_an_imported_unreviewed_insight_is_still_announced_as_unreviewed(
 
 
 def test_importing_insights_twice_adds_none(api_client_for, alice, bob, alices_insights):
-    data = export(api_client_for(alice))
-    import_file(api_client_for(bob), data)
-    import_file(api_client_for(bob), data)
+    data = api_export(api_client_for(alice))
+    api_import(api_client_for(bob), data)
+    api_import(api_client_for(bob), data)
     assert Insight.objects.filter(owner=bob).count() == 3
 
 
 def test_a_file_from_before_insights_were_exported_still_imports(api_client_for, alice, bob,
                                                                   alices_insights):
-    lines = [json.loads(line) for line in export(api_client_for(alice)).splitlines()]
+    lines = [json.loads(line) for line in api_export(api_client_for(alice)).splitlines()]
     older = "".join(json.dumps({k: v for k, v in line.items() if k != "insight"}) + "\n"
                     for line in lines).encode()
-    answer = import_file(api_client_for(bob), older)
+    answer = api_import(api_client_for(bob), older)
     assert answer["skipped"] == 0 and answer["imported"]["memories"] == 5
     assert not Insight.objects.filter(owner=bob).exists()
 
 
 def test_a_malformed_insight_is_a_bad_line(api_client_for, alice, bob, alices_insights):
-    lines = [json.loads(line) for line in export(api_client_for(alice)).splitlines()]
+    lines = [json.loads(line) for line in api_export(api_client_for(alice)).splitlines()]
     for line in lines:
         if line.get("insight"):
             line["insight"]["status"] = "blessed"
-    answer = import_file(api_client_for(bob),
+    answer = api_import(api_client_for(bob),
                          "".join(json.dumps(line) + "\n" for line in lines).encode())
     assert answer["skipped"] == 3
     assert all("status 'blessed'" in error["message"] for error in answer["errors"])

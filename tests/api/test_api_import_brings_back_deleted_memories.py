@@ -7,10 +7,9 @@ import json
 import pytest
 
 from memories.models import Memory, MemoryVersion, Status, VersionChange
+from tests.helpers import api_export, api_import
 
 pytestmark = pytest.mark.django_db
-
-NDJSON = "application/x-ndjson"
 
 
 def remember(client, content: str, **fields) -> str:
@@ -19,27 +18,17 @@ def remember(client, content: str, **fields) -> str:
     return response.json()["memory"]["id"]
 
 
-def export(client) -> bytes:
-    return b"".join(client.get("/api/v1/export").streaming_content)
-
-
-def import_file(client, data: bytes) -> dict:
-    response = client.generic("POST", "/api/v1/import", data, content_type=NDJSON)
-    assert response.status_code == 200
-    return response.json()
-
-
 def test_a_memory_deleted_after_the_export_comes_back_with_its_exported_status(
         api_client_for, alice):
     client = api_client_for(alice)
     kept = remember(client, "Deploys go out on Tuesdays after standup", tags=["ops"])
     archived = remember(client, "The old laptop ran Ubuntu 20.04")
     client.patch(f"/api/v1/memories/{archived}", {"status": "archived"}, format="json")
-    data = export(client)
+    data = api_export(client)
     for pk in (kept, archived):
         assert client.delete(f"/api/v1/memories/{pk}").status_code == 200
 
-    answer = import_file(client, data)
+    answer = api_import(client, data)
 
     assert answer["undeleted"] == 2 and answer["already_stored"] == 0
     assert answer["imported"]["memories"] == 0  # the same memories, not copies
@@ -55,17 +44,17 @@ def test_a_memory_deleted_after_the_export_comes_back_with_its_exported_status(
 def test_a_memory_never_deleted_is_still_counted_as_already_stored(api_client_for, alice):
     client = api_client_for(alice)
     remember(client, "The staging database listens on port 5433")
-    answer = import_file(client, export(client))
+    answer = api_import(client, api_export(client))
     assert (answer["already_stored"], answer["undeleted"]) == (1, 0)
 
 
 def test_a_file_naming_a_deleted_memory_twice_brings_it_back_once(api_client_for, alice):
     client = api_client_for(alice)
     pk = remember(client, "The release freeze lasts until Friday")
-    line = json.loads(export(client))
+    line = json.loads(api_export(client))
     client.delete(f"/api/v1/memories/{pk}")
     # the second line is the same memory under another exported id
     twin = {**line, "id": "01a2218e-0000-7000-8000-000000000001"}
-    answer = import_file(client, (json.dumps(line) + "\n" + json.dumps(twin) + "\n").encode())
+    answer = api_import(client, (json.dumps(line) + "\n" + json.dumps(twin) + "\n").encode())
     assert (answer["undeleted"], answer["already_stored"]) == (1, 1)
     assert Memory.objects.get(pk=pk).status == Status.ACTIVE

@@ -5,10 +5,9 @@ instead of adding a private copy beside it."""
 import pytest
 
 from memories.models import Memory, Scope
+from tests.helpers import api_export, api_import
 
 pytestmark = pytest.mark.django_db
-
-NDJSON = "application/x-ndjson"
 
 
 def share(client, team, content: str) -> str:
@@ -18,19 +17,11 @@ def share(client, team, content: str) -> str:
     return response.json()["memory"]["id"]
 
 
-def export(client) -> bytes:
-    return b"".join(client.get("/api/v1/export").streaming_content)
-
-
-def import_file(client, data: bytes) -> dict:
-    return client.generic("POST", "/api/v1/import", data, content_type=NDJSON).json()
-
-
 def test_the_author_reimporting_their_export_adds_no_private_copy(api_client_for, alice,
                                                                    team):
     client = api_client_for(alice)
     share(client, team, "The shop deploys on Fridays")
-    answer = import_file(client, export(client))
+    answer = api_import(client, api_export(client))
     assert (answer["imported"]["memories"], answer["already_stored"]) == (0, 1)
     assert list(Memory.objects.filter(owner=alice).values_list("scope", flat=True)) == [
         Scope.PROJECT]
@@ -41,9 +32,9 @@ def test_a_shared_memory_deleted_since_comes_back_as_the_authors_private_copy(
     # the project's delete is the project's: the import leaves it, and keeps the text
     client = api_client_for(alice)
     pk = share(client, team, "The shop deploys on Fridays")
-    data = export(client)
+    data = api_export(client)
     client.delete(f"/api/v1/memories/{pk}")
-    answer = import_file(client, data)
+    answer = api_import(client, data)
     assert (answer["imported"]["memories"], answer["undeleted"]) == (1, 0)
     assert sorted(Memory.objects.filter(owner=alice).values_list("scope", "status")) == [
         (Scope.PRIVATE, "active"), (Scope.PROJECT, "deleted")]
@@ -52,7 +43,7 @@ def test_a_shared_memory_deleted_since_comes_back_as_the_authors_private_copy(
 def test_another_member_importing_it_gets_a_private_copy_as_documented(
         api_client_for, alice, bob, team):
     share(api_client_for(alice), team, "The shop deploys on Fridays")
-    answer = import_file(api_client_for(bob), export(api_client_for(alice)))
+    answer = api_import(api_client_for(bob), api_export(api_client_for(alice)))
     assert answer["imported"]["memories"] == 1
     copy = Memory.objects.get(owner=bob)
     assert (copy.scope, copy.project) == (Scope.PRIVATE, team.name)

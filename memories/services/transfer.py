@@ -49,6 +49,7 @@ from ..models import (
     Status,
     VersionChange,
     readable_by,
+    writable_by,
 )
 from .editing import update_memory
 from .graph_import import (
@@ -652,10 +653,12 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
 
 def _matchable(owner):
     """The stored memories a line of an export may be: the owner's private ones, deleted
-    too (_undelete), and those they wrote and shared that are still there (the export of
-    their author holds them, and must not come back beside them as private copies)."""
-    return Memory.objects.filter(owner=owner).exclude(
-        ~Q(scope=Scope.PRIVATE) & Q(status=Status.DELETED))
+    too (_undelete), and those they wrote and shared that are still there and still
+    theirs to change (the export of their author holds them, and must not come back
+    beside them as private copies). One in a project where they only read now is not
+    theirs to manage: the line comes back as a private memory, its history with it."""
+    return Memory.objects.filter(owner=owner).filter(
+        Q(scope=Scope.PRIVATE) | (writable_by(owner) & ~Q(status=Status.DELETED)))
 
 
 def _undelete(owner, memories: list[tuple], report: ImportReport) -> None:

@@ -1,6 +1,8 @@
 """Patterns in the work log: the co-edit query on a seeded log, error -> fix and workflow
 patterns mined from ended tasks, and the strong ones becoming procedural memories."""
 
+import random
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 
 from memories.models import Kind, Memory, MemoryType
@@ -141,3 +143,23 @@ def test_files_edited_hundreds_of_times_in_a_task_are_each_pair_once(alice):
     learned = services.learn_from_task(busy.pk)
     assert sorted(p.key for p in learned) == ["a.py + b.py", "a.py + c.py", "b.py + c.py"]
     assert {(p.observed_count, p.confidence) for p in learned} == {(1, 0.333)}  # 1 / (1 + 2)
+
+
+def test_co_edits_pair_exactly_the_files_with_edits_less_than_five_minutes_apart(alice):
+    # Edits merged into spans must pair as edit against edit would: a span longer than
+    # the window, one file's edits straddling another's, and a gap of exactly 300 s.
+    rng = random.Random(7)
+    tasks = [[(rng.choice([0, 1, 150, 299, 300, 301, 450, 600, 900, 1200]) + n,
+               rng.choice("abcde") + ".py") for n in range(rng.randint(2, 9))]
+             for _ in range(40)] + [[(0, "f.py"), (300, "g.py")], [(0, "f.py"), (299, "g.py")],
+                                    [(0, "h.py"), (250, "h.py"), (500, "h.py"), (350, "i.py")],
+                                    [(0, "j.py"), (400, "j.py"), (200, "k.py")]]
+    expected = Counter()
+    for day, edits in enumerate(tasks):
+        task(alice, *((at, "edit", path) for at, path in edits),
+             start=T0 + timedelta(days=day))
+        expected.update({(a, b) for at, a in edits for bt, b in edits
+                         if a < b and abs(at - bt) < 300})
+    pairs = selectors.co_edits(alice, P, min_count=1, limit=1000)
+    assert {(p.file_a, p.file_b): p.count for p in pairs} == dict(expected)
+    assert selectors.co_edited_with(alice, P, "h.py", min_count=1) == [("i.py", 1)]

@@ -1,6 +1,7 @@
 """A keyboard user is not thrown to the top of the page when the button they pressed is
-swapped away: undoing a delete, cancelling an edit, revoking a key and reviewing an
-insight each leave focus on what happened or where they were."""
+swapped away: undoing a delete, cancelling an edit, revoking a key, reviewing an
+insight and following a link in the work log each leave focus on what happened or where
+they were."""
 
 import re
 
@@ -12,6 +13,7 @@ from memories.services.api_keys import create_api_key
 from memories.services.remembering import remember
 from reflection.models import Insight, InsightStatus
 from tests.helpers import htmx_settled
+from work.models import FileInteraction, Task, TaskStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,3 +77,16 @@ def test_approving_an_insight_takes_focus_to_the_notice(page, sign_in, alice, me
     expect(page.get_by_role("status").filter(has_text="Approved")).to_be_focused()
     insight.refresh_from_db()
     assert insight.status == InsightStatus.APPROVED
+
+
+def test_following_a_file_in_the_work_log_takes_focus_to_what_the_list_now_shows(
+        page, sign_in, alice):
+    task = Task.objects.create(owner=alice, project="shop", description="Fix the login",
+                               status=TaskStatus.COMPLETED)
+    FileInteraction.objects.create(owner=alice, project="shop", task=task, path="app/auth.py",
+                                   operation="edit")
+    sign_in("alice", "alice-secret-pw", then="/work/")
+    press(page, page.get_by_role("link", name="app/auth.py"))
+    expect(page.get_by_text("Showing tasks that touched app/auth.py")).to_be_focused()
+    press(page, page.get_by_role("link", name="show every task"))
+    expect(page.get_by_role("heading", name="Timeline")).to_be_focused()

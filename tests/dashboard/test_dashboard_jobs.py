@@ -72,6 +72,15 @@ def test_it_shows_recent_extraction_work_with_chunks_by_status(signed_in, alice,
     assert "bobs-secret" not in page and "every 2s" in page
 
 
+def test_an_observation_done_without_chunks_is_not_said_to_wait_for_cutting(signed_in,
+                                                                           alice):
+    # The hook's tool events feed the work log and hold no text to extract from.
+    Observation.objects.create(owner=alice, payload_hash="t", project="engram",
+                               status=ObservationStatus.DONE)
+    page = signed_in.get(JOBS).content.decode()
+    assert "no text to extract from" in page and "not cut yet" not in page
+
+
 def test_the_page_does_not_query_per_job_or_observation(signed_in, alice,
                                                         django_assert_max_num_queries):
     for n in range(20):

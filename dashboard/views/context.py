@@ -24,7 +24,12 @@ def context_preview(request):
             owner=request.user, query=data["prompt"], max_tokens=data["budget"],
             fmt=data["format"], session_id=data["session_id"],
             filters=RecallFilters(project=data["project"] or None), track=False)
-        context["tiers"] = [(tier, context["built"].tiers.get(tier, 0))
-                            for tier in ("critical", "relevant", "background", "index")]
+        built = context["built"]
+        tiers = [(tier, built.tiers.get(tier, 0))
+                 for tier in ("critical", "relevant", "background", "index")]
+        # The tiers count memories' tokens only: without the rest the row did not add up
+        # to the total above it (40 used, 24 in the tiers).
+        context["tiers"] = [*tiers, ("headings and framing",
+                                     built.tokens_used - sum(n for _, n in tiers))]
     template = "dashboard/context.html#preview" if request.htmx else "dashboard/context.html"
     return render(request, template, context)

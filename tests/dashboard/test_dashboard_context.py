@@ -1,6 +1,8 @@
 """Context preview: what an agent would receive, token for token, without it counting
 as a retrieval."""
 
+import re
+
 import pytest
 
 from memories.models import Memory, UsageEvent
@@ -35,6 +37,18 @@ def test_the_preview_shows_the_context_with_token_counts_per_tier(client, alice,
     for tier in ("critical", "relevant", "background", "index"):
         assert f"<th scope=\"col\">{tier}</th>" in page
     assert "of 3000 tokens" in page
+
+
+@pytest.mark.parametrize("budget", [500, 3000])
+def test_the_tokens_per_tier_add_up_to_the_tokens_used(client, alice, stored, budget):
+    client.force_login(alice)
+    page = client.get("/context/", {"prompt": "how do I deploy with migrations?",
+                                    "budget": budget, "format": "markdown"}).content.decode()
+    used = int(re.search(r"<strong>(\d+)</strong> of", page).group(1))
+    row = re.search(r'<table class="tiers">.*?<tbody><tr>(.*?)</tr>', page,
+                    re.DOTALL).group(1)
+    assert used > 0 and sum(map(int, re.findall(r"<td>(\d+)</td>", row))) == used
+    assert '<th scope="col">headings and framing</th>' in page
 
 
 def test_the_preview_matches_what_the_api_hands_an_agent(client, alice, stored):

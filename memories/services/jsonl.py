@@ -73,9 +73,12 @@ def read_records(lines: Iterable[bytes | str], report: ImportReport) -> Iterator
             report.bad.append((number, f"more than {MAX_IMPORT_LINES:,} lines: split the file"))
             return
         try:
-            yield number, json.loads(text, parse_constant=_no_constant)
+            # Without its line ending: a string left open read as "Invalid control
+            # character" (the newline), and several of json's messages end in "at".
+            yield number, json.loads(text.rstrip("\r\n"), parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
-            report.bad.append((number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            reason = exc.msg.removesuffix(" at")
+            report.bad.append((number, f"not valid JSON ({reason} at column {exc.colno})"))
         except NotJSON as exc:
             report.bad.append((number, str(exc)))
         except RecursionError:

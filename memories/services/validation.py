@@ -77,7 +77,9 @@ def metadata_error(metadata) -> str | None:
 
 
 def content_error(content) -> str | None:
-    if not isinstance(content, str) or not content.strip():
+    if content is not None and not isinstance(content, str):  # an imported line's 5 or []
+        return "Content must be text."
+    if content is None or not content.strip():
         return "Content is empty: give the text to remember."
     if unstorable := unstorable_error(content):
         return unstorable

@@ -105,6 +105,14 @@ def test_one_bad_line_writes_nothing_and_says_which_and_why(signed_in, alice):
     assert "line 5: importance: Importance must be a number from 1 to 10" in page
 
 
+def test_a_bad_line_is_told_what_is_wrong_with_it(signed_in, alice):
+    page = signed_in.post(TRANSFER, {"file": jsonl('{"content": "left open', {"content": 5},
+                                                   '{"content": "x",}')}).content.decode()
+    assert "line 1: not valid JSON (Unterminated string starting at column 13)" in page
+    assert "line 2: content: Content must be text." in page
+    assert " at at " not in page and "control character" not in page
+
+
 def test_skipping_bad_lines_is_a_choice_and_imports_the_rest(signed_in, alice):
     upload = jsonl({"content": "A good line"}, "[1, 2]", {"content": "Another good line"})
     page = signed_in.post(TRANSFER, {"file": upload, "skip_bad_lines": "on"}).content.decode()

@@ -153,10 +153,10 @@ def error_fix_patterns(owner, project: str | None, *, error_text: str = "",
                        min_similarity: float = 0.0, limit: int = 20) -> list[LearnedPattern]:
     """Error -> fix patterns, most observed first; with `error_text`, those whose error
     reads like it (word overlap of the signatures), most alike first."""
-    patterns = list(_in(LearnedPattern.objects, owner, project)
-                    .filter(kind=PatternKind.ERROR_FIX).order_by("-observed_count", "-last_seen"))
-    if not error_text:
-        return patterns[:limit]
+    patterns = (_in(LearnedPattern.objects, owner, project)
+                .filter(kind=PatternKind.ERROR_FIX).order_by("-observed_count", "-last_seen"))
+    if not error_text:  # the work log's table: not every pattern of a year of errors
+        return list(patterns[:limit])
     signature = engine.error_signature(error_text)
     scored = [(engine.similarity(signature, p.data.get("signature", "")), p) for p in patterns]
     scored = [(s, p) for s, p in scored if s > min_similarity]

@@ -117,3 +117,17 @@ def test_a_turn_of_thousands_of_edits_leaves_the_page_quick(signed_in, alice):
     page = signed_in.get(URL, {"project": "shop"}).content.decode()
     assert time.perf_counter() - started < 2
     assert "Rename everything" in page
+
+
+def test_the_errors_table_reads_only_the_patterns_it_shows(signed_in, alice, monkeypatch):
+    LearnedPattern.objects.bulk_create(
+        LearnedPattern(owner=alice, project="shop", kind=PatternKind.ERROR_FIX, key=f"k{n}",
+                       observed_count=n, data={"command": "pytest", "error": f"E{n}"})
+        for n in range(300))
+    read = []
+    from_db = LearnedPattern.from_db.__func__
+    monkeypatch.setattr(LearnedPattern, "from_db",
+                        classmethod(lambda cls, *args: read.append(1) or from_db(cls, *args)))
+    page = signed_in.get(URL, {"project": "shop"}).content.decode()
+    assert "<td>E299</td>" in page and "<td>E280</td>" in page and "<td>E279</td>" not in page
+    assert len(read) == 20

@@ -1,6 +1,6 @@
 """A keyboard user is not thrown to the top of the page when the button they pressed is
 swapped away: undoing a delete, cancelling an edit, revoking a key, reviewing an
-insight and following a link in the work log each leave focus on what happened or where
+insight, importing a file and following a link in the work log each leave focus on what happened or where
 they were."""
 
 import re
@@ -90,3 +90,12 @@ def test_following_a_file_in_the_work_log_takes_focus_to_what_the_list_now_shows
     expect(page.get_by_text("Showing tasks that touched app/auth.py")).to_be_focused()
     press(page, page.get_by_role("link", name="show every task"))
     expect(page.get_by_role("heading", name="Timeline")).to_be_focused()
+
+
+def test_importing_a_file_takes_focus_to_its_report(page, sign_in, alice, tmp_path):
+    upload = tmp_path / "memories.jsonl"
+    upload.write_text('{"content": "The CI cache lives in /var/cache/ci"}\n')
+    sign_in("alice", "alice-secret-pw", then="/transfer/")
+    page.get_by_label("JSONL file").set_input_files(upload)
+    press(page, page.get_by_role("button", name="Import"))
+    expect(page.get_by_role("status").filter(has_text="1 created")).to_be_focused()

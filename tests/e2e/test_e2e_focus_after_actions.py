@@ -1,14 +1,22 @@
 """A keyboard user is not thrown to the top of the page when the button they pressed is
 swapped away: undoing a delete, cancelling an edit, revoking a key, reviewing an
-insight, importing a file and following a link in the work log each leave focus on what happened or where
-they were."""
+insight, importing a file and following a link in the work log each leave focus on what
+happened or where they were; nor by a list that refreshes itself under them."""
 
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import LinkRelation, MemoryLink
+from memories.models import (
+    Job,
+    JobKind,
+    JobStatus,
+    LinkRelation,
+    MemoryLink,
+    Observation,
+    ObservationStatus,
+)
 from memories.services.api_keys import create_api_key
 from memories.services.remembering import remember
 from reflection.models import Insight, InsightStatus
@@ -99,3 +107,16 @@ def test_importing_a_file_takes_focus_to_its_report(page, sign_in, alice, tmp_pa
     page.get_by_label("JSONL file").set_input_files(upload)
     press(page, page.get_by_role("button", name="Import"))
     expect(page.get_by_role("status").filter(has_text="1 created")).to_be_focused()
+
+
+def test_the_jobs_list_polling_while_a_job_runs_leaves_focus_on_retry(page, sign_in, alice):
+    Job.objects.create(owner=alice, kind=JobKind.FORGET, status=JobStatus.RUNNING)
+    Observation.objects.create(owner=alice, payload_hash="f", status=ObservationStatus.FAILED)
+    sign_in("alice", "alice-secret-pw", then="/jobs/")
+    htmx_settled(page)
+    retry = page.get_by_role("button", name=re.compile("^Retry the observation of "))
+    retry.focus()
+    with page.expect_response(lambda response: "/jobs/" in response.url):  # one poll
+        pass
+    htmx_settled(page)
+    expect(retry).to_be_focused()

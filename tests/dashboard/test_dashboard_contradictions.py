@@ -208,3 +208,15 @@ def test_one_closed_by_resolving_another_says_so_and_which_side_still_holds(clie
     assert '<span class="verdict">still holds</span>' in page
     listed = client.get(reverse("contradictions") + "?status=resolved").content.decode()
     assert "Closed: a side no longer holds ·" in listed
+
+
+def test_metadata_with_a_key_named_items_is_shown_like_any_other(client, alice):
+    # Metadata keys are anyone's: "items" was looked up as the dict's key, not its method.
+    contradiction = pair(alice)
+    Memory.objects.filter(pk=contradiction.memory_a_id).update(
+        metadata={"items": 3, "file": "settings.py"})
+    client.force_login(alice)
+    response = client.get(detail(contradiction))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "<dt>items</dt><dd>3</dd>" in page and "<dt>file</dt><dd>settings.py</dd>" in page

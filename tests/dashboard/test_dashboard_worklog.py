@@ -131,3 +131,13 @@ def test_the_errors_table_reads_only_the_patterns_it_shows(signed_in, alice, mon
     page = signed_in.get(URL, {"project": "shop"}).content.decode()
     assert "<td>E299</td>" in page and "<td>E280</td>" in page and "<td>E279</td>" not in page
     assert len(read) == 20
+
+
+def test_a_tool_named_items_is_counted_like_any_other(signed_in, alice):
+    # The agent names its tools: "items" was looked up as the dict's key, not its method.
+    Task.objects.create(owner=alice, project="shop", description="Call odd tools",
+                        status=TaskStatus.COMPLETED, tools_used={"items": 2, "Read": 1})
+    response = signed_in.get(URL, {"project": "shop"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert " · items 2" in page and " · Read 1" in page

@@ -397,7 +397,8 @@ THRESHOLDS = [
         ("ENGRAM_CONTEXT_MIN_SCORE", "least match a memory needs to enter a context"),
         ("ENGRAM_TIER_THRESHOLD", "budget (tokens) from which the four tiers are used"),
         ("ENGRAM_INSIGHTS_NEED_APPROVAL", "insights enter contexts only once approved"),
-        ("ENGRAM_FEEDBACK_INTERVAL", "seconds between two votes of one agent on one memory"),
+        ("ENGRAM_FEEDBACK_INTERVAL",
+         "seconds between two helpful / harmful votes of one person's agent on one memory"),
     ]),
     ("Capture", [
         ("ENGRAM_CAPTURE_MAX_CHARS", "characters kept of each message or tool event"),

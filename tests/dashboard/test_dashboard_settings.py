@@ -43,6 +43,12 @@ def test_it_shows_the_thresholds_in_force(signed_in, settings):
     assert "recency 0.25, importance 0.25, relevance 1" in page
 
 
+def test_the_feedback_interval_is_said_to_be_each_persons(signed_in):
+    # Since ratings are counted per person (given_by), not per agent id alone.
+    page = signed_in.get(SETTINGS).content.decode()
+    assert "helpful / harmful votes of one person&#x27;s agent on one memory" in page
+
+
 def test_the_cost_meter_adds_up_ones_own_calls_per_day(signed_in, alice, bob):
     now = timezone.now()
     ModelCall.objects.create(owner=alice, provider="anthropic", model="claude-haiku-4-5",

@@ -395,21 +395,30 @@ def _parse_restored(record: dict) -> Restored:
 
 
 def _parse_insight(record: dict) -> dict | None:
-    """A memory line's insight (absent from files made before it was exported)."""
+    """A memory line's insight (absent from files made before it was exported). A bad
+    field is named as the insight's: the memory line has a status, an importance and a
+    created_at of its own, which are not the ones at fault."""
     insight = record.get("insight")
     if insight is None:
         return None
     if not isinstance(insight, dict):
         raise BadLine("insight must be a JSON object")
+    try:
+        return _insight_fields(insight)
+    except BadLine as exc:
+        raise BadLine(f"insight {exc}") from None
+
+
+def _insight_fields(insight: dict) -> dict:
     reviewed = insight.get("reviewed", False)
     if not isinstance(reviewed, bool):
-        raise BadLine("insight reviewed must be true or false")
+        raise BadLine("reviewed must be true or false")
     before_flag = insight.get("status_before_flag")
     successor = insight.get("superseded_by")
     return {
         "question": text_field(insight, "question", max_length=MAX_CONTENT_LENGTH),
         "topic": text_field(insight, "topic", max_length=200),
-        "cited": [_uuid(pk, "insight cited") for pk in _list(insight, "cited")],
+        "cited": [_uuid(pk, "cited") for pk in _list(insight, "cited")],
         "importance": _number(insight, "importance", 0, 10, 8.0),
         "round": _count(insight, "round"),
         "reflected_by": text_field(insight, "reflected_by", max_length=100),
@@ -422,8 +431,7 @@ def _parse_insight(record: dict) -> dict | None:
         "reviewed": reviewed,
         "reviewed_at": datetime_field(insight, "reviewed_at"),
         "created_at": datetime_field(insight, "created_at"),
-        "superseded_by": None if successor is None else _uuid(successor,
-                                                               "insight superseded_by")}
+        "superseded_by": None if successor is None else _uuid(successor, "superseded_by")}
 
 
 def _parse_entity(record: dict) -> tuple[str, Entity]:

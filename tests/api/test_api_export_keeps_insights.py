@@ -108,3 +108,28 @@ def test_a_malformed_insight_is_a_bad_line(api_client_for, alice, bob, alices_in
                          "".join(json.dumps(line) + "\n" for line in lines).encode())
     assert answer["skipped"] == 3
     assert all("status 'blessed'" in error["message"] for error in answer["errors"])
+
+
+@pytest.mark.parametrize("field, value, told", [
+    ("status", "blessed", "insight status 'blessed'"),
+    ("importance", 99, "insight importance must be"),
+    ("round", -1, "insight round must be"),
+    ("created_at", "soon", "insight created_at 'soon'"),
+    ("question", 5, "insight question must be text"),
+    ("cited", ["nope"], "insight cited 'nope' is not an id"),
+    ("reviewed", "yes", "insight reviewed must be"),
+])
+def test_a_malformed_insight_field_is_named_as_the_insights(api_client_for, alice, bob,
+                                                            alices_insights, field, value,
+                                                            told):
+    # A memory line has its own status, importance and created_at: an error naming them
+    # alone sent the reader to the memory's, which are fine.
+    lines = [json.loads(line) for line in api_export(api_client_for(alice)).splitlines()]
+    for line in lines:
+        if line.get("insight"):
+            line["insight"][field] = value
+    answer = api_import(api_client_for(bob),
+                         "".join(json.dumps(line) + "\n" for line in lines).encode())
+    assert answer["skipped"] == 3
+    assert all(told in error["message"] and "insight insight" not in error["message"]
+               for error in answer["errors"]), answer["errors"]

@@ -66,6 +66,11 @@ def co_edits(owner, project: str | None, *, path: str | None = None,
         path = engine.relative_path(path, project or "")
         of_file = f"AND {_same_file_sql('i1.path')}"
         file_params = [path, f"%/{_escape_like(path)}", path]
+        # Only the tasks that touched the file are merged into spans: the spans of every
+        # task of the project were computed to keep the few holding it.
+        where.append(f"task_id IN (SELECT task_id FROM {table} WHERE owner_id = %s "
+                     f"AND {_same_file_sql('path')})")
+        params += [owner.pk, *file_params]
         pair, other = "LEAST(i1.path, i2.path), GREATEST(i1.path, i2.path)", "i1.path <> i2.path"
     # Pairing edit with edit read the square of each task: one turn of 4,000 edits made
     # 16 million pairs, and the work log, which asks on every load, took 9 s. A file's

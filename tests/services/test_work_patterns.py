@@ -1,9 +1,13 @@
 """Patterns in the work log: the co-edit query on a seeded log, error -> fix and workflow
 patterns mined from ended tasks, and the strong ones becoming procedural memories."""
 
+import json
 import random
 from collections import Counter
 from datetime import datetime, timedelta, timezone
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memories.models import Kind, Memory, MemoryType
 from work import selectors, services
@@ -163,3 +167,30 @@ def test_co_edits_pair_exactly_the_files_with_edits_less_than_five_minutes_apart
     pairs = selectors.co_edits(alice, P, min_count=1, limit=1000)
     assert {(p.file_a, p.file_b): p.count for p in pairs} == dict(expected)
     assert selectors.co_edited_with(alice, P, "h.py", min_count=1) == [("i.py", 1)]
+
+
+def test_a_files_co_edits_merge_only_the_edits_of_the_tasks_that_touched_it(alice):
+    # Asked for one file (a prediction, the work log filtered by path), every edit of the
+    # project was merged into spans to keep the few tasks holding it: 0.37 s a file for
+    # 200,000 edits. The plan's window functions must see the file's tasks alone.
+    task(alice, (0, "edit", "app/auth.py"), (10, "edit", "app/session.py"))
+    for n in range(30):
+        task(alice, *((k, "edit", f"lib/m{n}_{k}.py") for k in range(5)),
+             start=T0 + timedelta(days=n + 1))
+    with CaptureQueriesContext(connection) as queries:
+        assert selectors.co_edited_with(alice, P, "auth.py", min_count=1) == [
+            ("app/session.py", 1)]
+    sql = next(q["sql"] for q in queries.captured_queries if "WITH edits AS" in q["sql"])
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
+        plan = cursor.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def windows(node):
+        if node.get("Node Type") == "WindowAgg":
+            yield node["Actual Rows"] * node.get("Actual Loops", 1)
+        for child in node.get("Plans", []):
+            yield from windows(child)
+
+    merged = list(windows(plan[0]["Plan"]))
+    assert merged and max(merged) <= 2

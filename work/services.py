@@ -31,6 +31,8 @@ from .models import (
 )
 from .selectors import CO_EDIT_SECONDS, EDITS
 
+ERASED = "[erased]"  # what an erase leaves of a copied text (forget_erased_source)
+
 log = logging.getLogger(__name__)
 
 MAX_DESCRIPTION = 1000
@@ -189,9 +191,10 @@ def learn_from_ended_tasks(now: datetime | None = None, limit: int = 500) -> int
 
 
 def _steps(task: Task) -> list[engine.Step]:
+    # an erased command (forget_erased_source) is no step: it would teach "[erased]"
     steps = [(e.created_at, e.pk, 0, engine.Step(e.created_at, command=e.command,
                                                  success=e.success, error=e.error_message))
-             for e in task.tool_executions.exclude(command="")]
+             for e in task.tool_executions.exclude(command__in=("", ERASED))]
     steps += [(f.created_at, f.tool_execution_id or 0, 1, engine.Step(f.created_at, edited=f.path))
               for f in task.file_interactions.filter(operation__in=EDITS, success=True)]
     return [step for *_, step in sorted(steps, key=lambda s: s[:3])]
@@ -286,8 +289,6 @@ def _promote(pattern: LearnedPattern) -> None:
 
 
 # -- erasure ----------------------------------------------------------------------------
-
-ERASED = "[erased]"
 
 
 def forget_erased_source(owner_id, tool_events: dict, scrub) -> dict:

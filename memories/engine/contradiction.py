@@ -1020,8 +1020,8 @@ def _naming_a_noun(clause: Clause) -> list:
             and (not _verb_after_its_subject(clause, _token_at(clause, max(found.at) + 1))
                  or words[max(found.at) + 2:max(found.at) + 3] in (["are"], ["were"])
                  # a plural before a verb of its own: "Go services log with zerolog"
-                 or any(words[max(found.at) + 2:max(found.at) + 3] == [verb]
-                        for verb in lexicon.PLURAL_VERBS))]
+                 or next(iter(words[max(found.at) + 2:max(found.at) + 3]), "")
+                 in lexicon.PLURAL_VERBS)]
 
 
 def _token_at(clause: Clause, at: int) -> Token:
@@ -1858,6 +1858,9 @@ def _versioned_elsewhere(clause: Clause, values: set[str], other: Clause) -> boo
 _RELEASE = re.compile(r"^v?\d+(?:\.\d+)*$")  # "v2", "1.22", "20"
 
 
+_HAVING = frozenset({"has", "have", "had"})
+
+
 def _a_thing_of_its_own(clause: Clause, values: set[str]) -> bool:
     """Whether `values` name a thing of their own in `clause`: a name ("urfave/cli"), a
     number right after a word, the version of what that word names ("Go 1.22"), or a
@@ -1866,11 +1869,9 @@ def _a_thing_of_its_own(clause: Clause, values: set[str]) -> bool:
     tokens = clause.tokens
     return any(not _VERSION_LIKE.match(token.norm)
                or (at > 0 and tokens[at - 1].at == token.at - 1)
-               or (token.at > 0 and clause.raws[token.at - 1].casefold() in _HAVING)
+               or clause.word_before(token) in _HAVING
                for at, token in enumerate(tokens) if token.norm in values)
 
-
-_HAVING = frozenset({"has", "have", "had"})
 
 
 def _people(clause: Clause) -> set[str]:

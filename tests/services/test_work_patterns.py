@@ -194,3 +194,15 @@ def test_a_files_co_edits_merge_only_the_edits_of_the_tasks_that_touched_it(alic
 
     merged = list(windows(plan[0]["Plan"]))
     assert merged and max(merged) <= 2
+
+
+def test_a_command_an_erase_took_out_teaches_no_step(alice):
+    for day in range(3):
+        services.learn_from_task(task(alice, (0, "bash", "pytest -q"),
+                                      (5, "bash", services.ERASED),
+                                      (10, "bash", "npm run build"),
+                                      (20, "bash", "git commit -m release"),
+                                      start=T0 + timedelta(days=day)).pk)
+    keys = list(LearnedPattern.objects.filter(owner=alice).values_list("key", flat=True))
+    assert "pytest → npm run → git commit" in keys
+    assert not any(services.ERASED in key for key in keys)

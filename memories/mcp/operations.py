@@ -336,22 +336,26 @@ def code_callers(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
                                  if e.target else "(matched by name only)") for e in found])
 
 
-def _first(found, line, indent: str = "") -> list[str]:
-    """The lines of the first MAX_RESULTS of a listing, and how many more there are: a
+def _first(found, line, indent: str = "", offset: int | None = None) -> list[str]:
+    """The lines of MAX_RESULTS of a listing from `offset`, and how many more there are: a
     generated file's 50,000 symbols were a 2 MB answer, and a module imported by 800
-    files read as imported by 500."""
-    shown = list(found[:code_api.MAX_RESULTS])
-    more = found.count() - len(shown) if len(shown) == code_api.MAX_RESULTS else 0
-    return [indent + line(item) for item in shown] + ([f"{indent}… and {more} more"]
+    files read as imported by 500. With an `offset` (a tool that pages), the last line
+    says where the next page starts."""
+    start = offset or 0
+    shown = list(found[start:start + code_api.MAX_RESULTS])
+    more = (found.count() - start - len(shown)) if len(shown) == code_api.MAX_RESULTS else 0
+    after = f" (offset {start + len(shown)} for the next)" if offset is not None else ""
+    return [indent + line(item) for item in shown] + ([f"{indent}… and {more} more{after}"]
                                                       if more else [])
 
 
 def code_file(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:
-    given = _code_given(code_api.PathInput, arguments, reach)
+    given = _code_given(code_api.FileContentsInput, arguments, reach)
     found = _code_file(owner, given)
     return f"{found.path} ({found.language}, {found.lines} lines):\n" + "\n".join(_first(
         code_selectors.file_contents(found), lambda s: f"{s.line}: {s.kind} {s.qualified_name}"
-        + (f" — {s.signature}" if s.signature and s.kind != "import" else ""), "  "))
+        + (f" — {s.signature}" if s.signature and s.kind != "import" else ""), "  ",
+        offset=given["offset"]))
 
 
 def code_dependencies(owner, arguments: dict, *, reach: Reach = EVERYWHERE) -> str:

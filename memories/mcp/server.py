@@ -303,6 +303,8 @@ CodePath = Annotated[str, Field(description="A file's path relative to the proje
 CodeSymbol = Annotated[str, Field(description="A function or class name (save) or a "
                                               "qualified name (Cart.save)")]
 CodeLimit = Annotated[int, Field(description="How many, at most")]
+CodeOffset = Annotated[int, Field(description="How many to skip: a long listing's last line "
+                                              "gives the offset of the next page")]
 
 
 async def code_definitions(symbol: CodeSymbol, ctx: Context, project: CodeProject = None,
@@ -319,9 +321,11 @@ async def code_callers(symbol: CodeSymbol, ctx: Context, project: CodeProject = 
                       limit=limit)
 
 
-async def code_file(path: CodePath, ctx: Context, project: CodeProject = None) -> str:
-    """A file's functions, classes and imports, in source order, without reading it."""
-    return await _run(ctx, operations.code_file, path=path, project=project)
+async def code_file(path: CodePath, ctx: Context, project: CodeProject = None,
+                    offset: CodeOffset = 0) -> str:
+    """A file's functions, classes and imports, in source order, without reading it: 500
+    at a time, the last line saying the offset of the next 500."""
+    return await _run(ctx, operations.code_file, path=path, project=project, offset=offset)
 
 
 async def code_dependencies(path: CodePath, ctx: Context, project: CodeProject = None) -> str:

@@ -79,6 +79,10 @@ def test_a_listing_longer_than_500_says_how_many_more_there_are(alice):
     services.index_sources(alice, "p", [services.SourceFile("gen.py", generated.encode()),
                                         *hub, *users], complete=True)
     listing = operations.code_file(alice, {"project": "p", "path": "gen.py"}).splitlines()
-    assert len(listing) == 1 + 500 + 1 and listing[-1] == "  … and 100 more"
+    assert len(listing) == 1 + 500 + 1
+    assert listing[-1] == "  … and 100 more (offset 500 for the next)"
+    rest = operations.code_file(alice, {"project": "p", "path": "gen.py", "offset": 500})
+    assert [line.split(" — ")[-1] for line in rest.splitlines()[1:]] == [
+        f"def f{n}()" for n in range(500, 600)]
     importers = operations.code_dependents(alice, {"project": "p", "path": "hub.py"})
     assert importers.splitlines()[-1] == "… and 2 more"

@@ -71,3 +71,15 @@ def test_the_contradictions_queue_names_the_creator_too(client, bob, bobs_shop):
     client.force_login(bob)
     page = client.get(reverse("contradictions")).content.decode()
     assert f"project {BOBS} ·" in page
+
+
+@pytest.mark.parametrize("value", ["not-a-uuid", "\x00", "bobs"], ids=["garbage", "nul", "other"])
+def test_a_project_one_is_not_in_or_garbage_is_refused_at_the_select(
+        client, dana, bobs_shop, notes, value):
+    """dana reads alice's shop only: bob's, or a value that names no project, is an error
+    at the select, and nothing of bob's shop is listed."""
+    client.force_login(dana)
+    response = client.get("/", {"shared_with": str(bobs_shop.pk) if value == "bobs" else value})
+    page = response.content.decode()
+    assert response.status_code == 200 and 'id="id_shared_with_error"' in page
+    assert "DHL" not in page

@@ -4,6 +4,7 @@ same answers as /api/v1/code/, for the key's owner and within its project."""
 import pytest
 from codegraph_helpers import index_fixture
 from mcp_helpers import call, with_client
+from rest_framework.exceptions import ValidationError
 
 from codegraph import services
 from codegraph.models import CodeFile
@@ -84,5 +85,9 @@ def test_a_listing_longer_than_500_says_how_many_more_there_are(alice):
     rest = operations.code_file(alice, {"project": "p", "path": "gen.py", "offset": 500})
     assert [line.split(" — ")[-1] for line in rest.splitlines()[1:]] == [
         f"def f{n}()" for n in range(500, 600)]
+    for offset in (-1, "ten", True):
+        with pytest.raises(ValidationError) as refused:
+            operations.code_file(alice, {"project": "p", "path": "gen.py", "offset": offset})
+        assert "offset" in refused.value.detail
     importers = operations.code_dependents(alice, {"project": "p", "path": "hub.py"})
     assert importers.splitlines()[-1] == "… and 2 more"

@@ -673,8 +673,9 @@ def _undelete(owner, memories: list[tuple], report: ImportReport) -> None:
     """Bring back, with the status of their lines, the memories the owner deleted after
     the export: importing it is how they are restored, and found "already stored" they
     stayed deleted. A version records it, as a restore from the dashboard would."""
+    found = Memory.objects.in_bulk([pk for pk, _ in memories])
     for pk, status in memories:
-        update_memory(Memory.objects.get(pk=pk), by=owner, status=status)
+        update_memory(found[pk], by=owner, status=status)
     report.undeleted += len(memories)
 
 

@@ -143,15 +143,17 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     the sixth batch (0.833 / 0.300 before): 0.995 / 0.837 on the other 992, 0.931 / 0.540
     on the sixth, 0.991 / 0.810 on those 1,092. The tenth round added 480 pairs that
     mostly agree, as a store's neighbours do (0.897 / 0.508 on them, unchanged by its
-    readings): 0.979 / 0.755 on all 1,572. The floors sit just under, so a regression
+    readings): 0.979 / 0.755 on all 1,572. 200 pairs written blind in the style of the
+    twelfth held-out batch were folded in before any rule read them (0.894 / 0.420 on
+    them): 0.977 / 0.718 on all 1,772. The floors sit just under, so a regression
     fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 1572 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.975 and report["recall"] >= 0.75
+    assert report["pairs"] == 1772 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.975 and report["recall"] >= 0.715
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.805
+    assert balanced["precision"] >= 0.98 and balanced["recall"] >= 0.745
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.89 and agreeing["recall"] >= 0.50
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -162,6 +164,8 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     assert fifth["precision"] >= 0.93 and fifth["recall"] >= 0.57
     sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
     assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
+    issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
+    assert issue_style["precision"] >= 0.89 and issue_style["recall"] >= 0.415
 
 
 @pytest.mark.parametrize("path", contradictions.HELDOUT_PATHS, ids=lambda p: p.stem)

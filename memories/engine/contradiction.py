@@ -95,8 +95,9 @@ lists are in contradiction_words.py). A pair contradicts when:
   built with MkDocs" / "MkDocs builds"); or the ends of a flow swapped in other words
   (flows.py: "events flow from orders to analytics" / "analytics sends events to
   orders", "A consumes events published by B", "A subscribes to the events that B
-  publishes"; an end named with more words is the same end: "Frankfurt" / "the Frankfurt
-  replica"), unless what moves differs;
+  publishes", "A publishes events that B consumes", "moving off A onto B"; an end named
+  with more words is the same end: "Frankfurt" / "the Frankfurt replica"), unless what
+  moves differs;
 - a changed value in any word order: each statement names a value the other does not,
   of the same kind (a number does not replace a name, a known format is no unknown
   name, a name with a digit in it, "prod-eu-1", is a name) and in the same role
@@ -124,7 +125,14 @@ plan" against "the team plan" (a word after "we", "to" or "can", or an "-s" verb
 its subject, is a verb: "we process background jobs", "the CLI supports Windows");
 never when they name two of a kind of thing that tells subjects apart ("production" /
 "staging", "frontend" / "backend") or open on two words of their own ("each pod" /
-"each sidecar"). A statement that adds ("also", "too") replaces no value.
+"each sidecar"), nor when each names a thing the other does not ("quartz-cli" /
+"quartz-agent"). A thing both name (a compound, a capitalised name, an acronym) pins the
+subject whatever context one adds ("search-gateway uses Elasticsearch 7.17" /
+"search-gateway's cluster was upgraded to Elasticsearch 8.11 last sprint"): when neither
+names another thing, both say the same qualifiers, one says at most one word of its own
+and the other at most three, no word of one modifies a shared one, neither says a state
+in the past tense, and not both narrow with a phrase of their own. A statement that adds
+("also", "too") replaces no value.
 
 Before a statement is read, its short forms, cron expressions, glued units, slash rates
 and numbers of several words are written out (short_forms.py: "billing-svc" is
@@ -220,6 +228,7 @@ NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause m
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
 SAME_SUBJECT = 0.5  # share of their other words two statements of one subject have in common
 SHORT_SLOT = 2  # words a swapped non-value may have
+ANCHORED_CONTEXT = 3  # words of its own a statement on a named thing may add
 SUBJECT_HEAD = 2  # content words that open a statement and name what it speaks of
 # A verdict at or above this enters the open queue a person works through; below it the
 # contradiction is kept and shown only on request. Whoever judged, the same rule.
@@ -966,11 +975,24 @@ def subject_match(a: Subject, b: Subject,
     # built"), nor two of them differ ("built" / "hosted")
     single = (lenient and len(unique_a) <= 1 and len(unique_b) <= 1 and shared - _KINDS
               and not (unique_a & _KINDS and unique_b & _KINDS))
-    if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b and not single):
+    # each names a thing the other does not ("quartz-cli" / "quartz-agent"): two subjects
+    if _names(a, unique_a) and _names(b, unique_b):
+        return None
+    anchored = _anchored(a, unique_a, b, unique_b, shared)
+    if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b and not single
+                      and not anchored):
         return None
     if _qualified_apart(a, b) or _headed_apart(a, unique_a, b, unique_b):
         return None
     both = shared | (values[0] & values[1])
+    # one named thing: a word modifying it on either side ("the admin API" / "the API"),
+    # or a phrase of its own on each ("for free users" / "for paid users"), makes two
+    if anchored:
+        apart = (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
+                 or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
+                 or _phrased_apart(a, unique_a, b, unique_b, True,
+                                   shared if restated else frozenset()))
+        return None if apart else 0.75
     if (_modifies(a, unique_a, both) or _modifies(b, unique_b, both)
             or (_modifies(a, values[0], both) and _modifies(b, values[1], both))
             or _phrased_apart(a, unique_a, b, unique_b, manner,
@@ -978,9 +1000,73 @@ def subject_match(a: Subject, b: Subject,
         return 0.65
     if not unique_a or not unique_b:
         return 0.8 if len(shared) >= KEY_WORDS else 0.75
-    if len(shared) < SAME_SUBJECT * len(key_a | key_b) and not single:
+    if len(shared) < SAME_SUBJECT * len(key_a | key_b) and not single and not anchored:
         return None
     return 0.75
+
+
+def _names(side: Subject, among: set[str]) -> set[str]:
+    """The words of `among` a statement's subject writes as the name of a thing: a
+    compound ("auth-svc", "search-gateway"), a capitalised word inside the sentence
+    ("Elasticsearch") or an acronym; not a number, nor a setting's key ("printWidth")."""
+    tokens = side.clause.tokens
+    return {part for at, word in side.words.items()
+            if _number(tokens[at].norm) is None and _thing_name(tokens[at].raw, tokens[at].at)
+            for part in word.split("-") if part in among}
+
+
+def _thing_name(raw: str, at: int) -> bool:
+    return "-" in raw.strip("-") or (raw[:1].isupper() and at > 0) or _acronym(raw)
+
+
+def _anchored(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
+              shared: set[str]) -> bool:
+    """Whether both statements name one thing and neither names another: "search-gateway
+    uses Elasticsearch 7.17" / "search-gateway's cluster was upgraded to Elasticsearch 8.11
+    last sprint". A shared name pins the subject that shared common words pin elsewhere,
+    whatever context either adds; a name of its own on either side ("quartz-cli" /
+    "quartz-agent") may be another subject."""
+    return bool(_names(a, shared) and _names(b, shared)
+                and not _names(a, unique_a) and not _names(b, unique_b)
+                # "staging runs 2 replicas of the API" need not be what "the API deployment
+                # has 3 replicas" speaks of
+                and len({frozenset(found.member for found in
+                                   value_categories.qualifiers(side.clause.raws))
+                         for side in (a, b)}) == 1
+                # each adding words of its own may speak of two parts of the thing ("the
+                # ranking model" / "the spam classifier"), and many words of its own may
+                # say another fact of it ("usually finishes by ..., and alerts fire if ...")
+                and min(len(unique_a), len(unique_b)) <= 1
+                and max(len(unique_a), len(unique_b)) <= ANCHORED_CONTEXT
+                # a state in the past tense may be the history of the present one
+                and not any(map(_past_state, (a.clause, b.clause)))
+                and not _said_of_two_slots(a, unique_a, b, unique_b))
+
+
+_ROLE_VERBS = frozenset(_norm(verb) for verb in lexicon.ROLE_NOUNS.values())
+
+
+def _said_of_two_slots(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str]) -> bool:
+    """Whether two statements on one named thing say two of its slots: two measures
+    ("is version 15" / "listens on port 5433") or two roles ("maintained by Elena" /
+    "changes are reviewed by Aisha")."""
+    measured = [_measures_of(side.clause.raws).keys() for side in (a, b)]
+    roles = [unique & _ROLE_VERBS for unique in (unique_a, unique_b)]
+    return (all(measured) and not measured[0] & measured[1]) or (
+        all(roles) and roles[0] != roles[1])
+
+
+def _past_state(clause: Clause) -> bool:
+    """Whether a clause says a state in the past tense ("was in us-west-2", "required Node
+    14"); a change told in the passive ("was upgraded to 8.11") says what holds now."""
+    words = clause.words
+    return any(word in _PAST_STATES and not (word in ("was", "were") and at + 1 < len(words)
+                                             and _participle(words[at + 1]))
+               for at, word in enumerate(words))
+
+
+def _participle(word: str) -> bool:
+    return word.endswith("ed") or word in IRREGULAR
 
 
 def _headed_apart(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str]) -> bool:
@@ -1290,6 +1376,7 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS or _adds(a) or _adds(b):
         return None
     a, b = _name_given_as_is(a), _name_given_as_is(b)
+    a, b = _quantified_alike(a, b), _quantified_alike(b, a)
     ops = _opcodes(a, b)
     changes = [op for op in ops if op[0] != "equal"]
     shared = sum(op[2] - op[1] for op in ops if op[0] == "equal")
@@ -1319,6 +1406,15 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     long_swap = any(max(i2 - i1, j2 - j1) >= LONG_SWAP for _, i1, i2, j1, j2 in changes)
     return _verdict(True, f"the same statement with another value: {swaps}",
                     0.75 if long_swap else 0.8)
+
+
+def _quantified_alike(clause: Clause, other: Clause) -> Clause:
+    """`clause` without an "all" the other does not say: "the default branch for all new
+    repos" is "the default branch for new repos", one slot. ("every" and "each" say how
+    often: "taken every night" is no "taken by pgBackRest".)"""
+    said = set(other.norms)
+    return replace(clause, tokens=tuple(
+        token for token in clause.tokens if token.raw.casefold() != "all" or token.norm in said))
 
 
 def _set_to_another_number(a: Clause, b: Clause, ops) -> bool:
@@ -1363,7 +1459,8 @@ _HOLDINGS = (
                rf"with\s+{_WHO}\W*$", _I),
     re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
                rf"by\s+{_WHO}\W*$"),
-    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:the|our|their)\s+(?:[\w-]+\s+){{0,2}}?"
+    # "Lena is the reviewer for migrations", "Diego is release manager for Harbor 2.x"
+    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:(?:the|our|their)\s+)?(?:[\w-]+\s+){{0,2}}?"
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
     re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
                rf"(?P<thing>.+?)\s+(?:is|are)\s+{_WHO}\W*$", _I),
@@ -1739,7 +1836,10 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
 
 
 def _ends(text: str) -> set[str]:
-    return set(read_clause(text).norms) - _FLOW_WORDS
+    """The words that say an end of a flow, or what moves: not the flow's verbs and nouns,
+    nor a preposition left where an end was taken out ("we replicate from ... into ...")."""
+    return {norm for norm in read_clause(text).norms
+            if norm not in _FLOW_WORDS and norm not in PREPOSITIONS}
 
 
 _FLOW_WORDS = frozenset(_norm(word) for word in (*flows.SENDING.split("|"),
@@ -1919,6 +2019,17 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # 8443 (TLS)"): who holds it and what it is are two slots
     if (only_a <= _people(a)) != (only_b <= _people(b)):
         return None
+    # nor a name that says which kind of thing a word of its own is ("the p95 latency
+    # target is 120 ms", "its Postgres database"): it qualifies, it fills no slot
+    if any(only and all(_qualifies(clause, token, other) for token in clause.tokens
+                        if token.norm in only)
+           for clause, only, other in ((a, only_a, b), (b, only_b, a))):
+        return None
+    # nor a person and a thing together ("Leila Haddad owns sync-service and its Postgres
+    # database" / "sync-service p95 latency target: 300 ms"): they fill two slots
+    if any(only & _people(clause) and only - _people(clause)
+           for clause, only in ((a, only_a), (b, only_b))):
+        return None
     # a version is its product's ("Go 1.22" / "urfave/cli v2 is the CLI framework"): one
     # whose product the other statement never names, against another name, speaks of
     # another thing; against a bare number it may be the value of the same slot ("runs
@@ -1964,6 +2075,22 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     shown_b = " ".join(t.raw for t in b.tokens if t.norm in only_b)
     return _verdict(True, f"the same subject with another value: {shown_a!r} against "
                           f"{shown_b!r}", confidence)
+
+
+def _qualifies(clause: Clause, token: Token, other: Clause) -> bool:
+    """Whether a value stands right before a plain word the other statement does not say,
+    as "p95" before "latency": it names a kind of that thing."""
+    after = [t for t in clause.tokens if t.at == token.at + 1]
+    return bool(after) and not after[0].value and after[0].norm not in set(other.norms) \
+        and not _linking(after[0].raw.casefold()) and after[0].norm not in _VERB_KINDS \
+        and after[0].norm not in _WHAT_A_NAME_IS
+
+
+# Nouns that say what a named thing is ("a Tauri app", "an MLflow server"): the name is
+# still the value.
+_WHAT_A_NAME_IS = frozenset({*_RUNNING_THINGS, *(_norm(word) for word in (
+    "app", "application", "instance", "cluster", "library", "framework", "tool", "engine",
+    "platform", "runtime"))})
 
 
 def _both_clocks(a: Clause, b: Clause) -> bool:
@@ -2130,6 +2257,17 @@ _PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|
                           r"(?:\s+(?:the|a|an|our|any))?\s*$", _I)
 
 
+_MOVING = re.compile(r"\b(?:mov|migrat|switch|port)(?:e|es|ed|ing)\b", _I)
+
+
+def _moved_from(clause: Clause) -> set[str]:
+    """The members a move is from ("we are moving the cron jobs from Jenkins to Argo"):
+    passed over, however many words stand between the verb and them."""
+    moved = flows.flow(clause.text) if _MOVING.search(clause.text) else None
+    return ({found.member for found in value_categories.members(tuple(moved.source.split()))}
+            if moved else set())
+
+
 def _passed_over_members(clause: Clause) -> list:
     """The members of a category that `clause` names as passed over ("instead of
     Redux"), not as its choice."""
@@ -2153,7 +2291,10 @@ def _chosen_instead(a: Clause, b: Clause) -> JudgeVerdict | None:
         for left in passed:
             chosen = {f.member for f in found_chooser if f.category == left.category
                       and f not in passed}
-            said = {f.member for f in found_other if f.category == left.category}
+            # a member both pass over ("moving from Jenkins" / "moving off Jenkins") is no
+            # member one states
+            said = ({f.member for f in found_other if f.category == left.category}
+                    - {f.member for f in _passed_over_members(other)} - _moved_from(other))
             # "relies on server-side sessions instead of JWTs" passes JWTs over too
             if left.member not in said or chosen & said:
                 continue

@@ -20,8 +20,9 @@ RECEIVING = ("receives|receive|pulls|pull|reads|read|consumes|consume|fetches|fe
 # Where an end stops: a clause's punctuation or the start of another phrase.
 _END = (r"(?=\s*[,;.!?]|\s+(?:every|each|nightly|daily|hourly|weekly|via|with|using|through|"
         r"when|whenever|after|before|on|at|in|for|over|and|but|as|once|twice|by)\b|\s*$)")
-_FROM_TO = re.compile(rf"\bfrom\s+(?P<source>.+?)\s+(?:to|into|onto)\s+(?P<target>.+?){_END}",
-                      re.IGNORECASE)
+# "off A onto B" is "from A to B": "moving off Temporal onto Celery"
+_FROM_TO = re.compile(rf"\b(?:from|off(?:\s+of)?)\s+(?P<source>.+?)\s+(?:to|into|onto)\s+"
+                      rf"(?P<target>.+?){_END}", re.IGNORECASE)
 _SENDS = re.compile(rf"^(?P<source>.+?)\s+(?:{SENDING})\b(?P<what>.*?)\s+(?:to|into|onto)\s+"
                     rf"(?P<target>.+?){_END}", re.IGNORECASE)
 _RECEIVES = re.compile(rf"^(?P<target>.+?)\s+(?:{RECEIVING})\b(?P<what>.*?)\s+from\s+"
@@ -35,6 +36,10 @@ _SENT = ("published|sent|emitted|produced|pushed|exported|streamed|written|forwa
 _TAKING = rf"(?:{RECEIVING}|subscribes\s+to|subscribe\s+to|listens\s+(?:to|for))"
 _TAKES_SENT_BY = re.compile(rf"^(?P<target>.+?)\s+{_TAKING}\b(?P<what>.*?)\s+(?:{_SENT})\s+"
                             rf"by\s+(?P<source>.+?){_END}", re.IGNORECASE)
+# What a sender gives, said with its receiver after it: "A publishes events that B
+# consumes".
+_SENDS_THAT = re.compile(rf"^(?P<source>.+?)\s+(?:{SENDING})\b(?P<what>.*?)\s+(?:that|which)\s+"
+                         rf"(?P<target>.+?)\s+{_TAKING}\b", re.IGNORECASE)
 _TAKES_THAT = re.compile(rf"^(?P<target>.+?)\s+{_TAKING}\b(?P<what>.*?)\s+(?:that|which)\s+"
                          rf"(?P<source>.+?)\s+(?:{SENDING})\b", re.IGNORECASE)
 
@@ -48,7 +53,7 @@ class Flow:
 
 def flow(text: str) -> Flow | None:
     """The source and target `text` says something moves between, if it says one."""
-    for pattern in (_FROM_TO, _SENDS, _RECEIVES, _TAKES_SENT_BY, _TAKES_THAT):
+    for pattern in (_FROM_TO, _SENDS, _RECEIVES, _TAKES_SENT_BY, _TAKES_THAT, _SENDS_THAT):
         found = pattern.search(text)
         if found:
             (start, stop), (start2, stop2) = sorted((found.span("source"), found.span("target")))

@@ -23,7 +23,11 @@ written by a session that read nothing of the repository and committed alone (0e
 before anything judged it: held out. Only figures are printed for it, as for
 store_heldout12.jsonl, written the same way by another session and committed alone
 (922a6b2) after the round's readings. store_dev1.jsonl and store_dev2.jsonl were written
-the same way, to be read: dev.
+the same way, to be read: dev. store_dev3.jsonl was written the same way on 2026-11-28 and
+scored once before it was read (the rules of 8d1919d: 10 open, precision 0.700, recall
+0.350; of 325d992: 12 open, 0.667 / 0.400); dev too. So was store_dev4.jsonl, written
+after that (8d1919d: 9 open, 0.556 / 0.250; the rules of its day: 10 open, 0.700 /
+0.350).
 """
 
 import json
@@ -41,6 +45,8 @@ HELDOUT11_PATH = Path(__file__).with_name("store_heldout11.jsonl")
 HELDOUT12_PATH = Path(__file__).with_name("store_heldout12.jsonl")
 HELDOUT_PATHS = (HELDOUT11_PATH, HELDOUT12_PATH)
 DEV1_PATH = Path(__file__).with_name("store_dev1.jsonl")
+DEV3_PATH = Path(__file__).with_name("store_dev3.jsonl")
+DEV4_PATH = Path(__file__).with_name("store_dev4.jsonl")
 
 
 @dataclass(frozen=True)

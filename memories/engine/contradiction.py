@@ -95,7 +95,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   built with MkDocs" / "MkDocs builds"); or the ends of a flow swapped in other words
   (flows.py: "events flow from orders to analytics" / "analytics sends events to
   orders", "A consumes events published by B", "A subscribes to the events that B
-  publishes", "A publishes events that B consumes", "moving off A onto B"; an end named
+  publishes", "A publishes events that B consumes", "moving off A onto B", "A feeds
+  B"; an end named
   with more words is the same end: "Frankfurt" / "the Frankfurt replica"), unless what
   moves differs;
 - a changed value in any word order: each statement names a value the other does not,

@@ -40,6 +40,11 @@ _TAKES_SENT_BY = re.compile(rf"^(?P<target>.+?)\s+{_TAKING}\b(?P<what>.*?)\s+(?:
 # consumes".
 _SENDS_THAT = re.compile(rf"^(?P<source>.+?)\s+(?:{SENDING})\b(?P<what>.*?)\s+(?:that|which)\s+"
                          rf"(?P<target>.+?)\s+{_TAKING}\b", re.IGNORECASE)
+# A thing that feeds another names its target right after the verb: "the dedupe stage
+# feeds the enrichment stage".
+_FEEDS = re.compile(rf"^(?P<source>.+?)\s+(?:feeds|feed|supplies|supply)\s+"
+                    rf"(?!(?:to|into|onto)\b)(?P<target>.+?){_END}",
+                    re.IGNORECASE)
 _TAKES_THAT = re.compile(rf"^(?P<target>.+?)\s+{_TAKING}\b(?P<what>.*?)\s+(?:that|which)\s+"
                          rf"(?P<source>.+?)\s+(?:{SENDING})\b", re.IGNORECASE)
 
@@ -53,7 +58,8 @@ class Flow:
 
 def flow(text: str) -> Flow | None:
     """The source and target `text` says something moves between, if it says one."""
-    for pattern in (_FROM_TO, _SENDS, _RECEIVES, _TAKES_SENT_BY, _TAKES_THAT, _SENDS_THAT):
+    for pattern in (_FROM_TO, _SENDS, _RECEIVES, _TAKES_SENT_BY, _TAKES_THAT, _SENDS_THAT,
+                    _FEEDS):
         found = pattern.search(text)
         if found:
             (start, stop), (start2, stop2) = sorted((found.span("source"), found.span("target")))

@@ -312,6 +312,8 @@ _REGION = re.compile(r"^(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?"
                      r"southwest)-\d|(?:europe|us|asia|australia|northamerica|southamerica|me|"
                      r"africa)-(?:north|south|east|west|central|northeast|southeast|northwest|"
                      r"southwest)\d)$")
+# A locale as a language tag writes it ("en-US", "de_DE", "pt-BR"): the region in capitals.
+_LOCALE = re.compile(r"^[a-z]{2,3}[-_][A-Z]{2}$")
 _GLUED_VERSION = re.compile(r"^([a-z]+)(?:\d+\.)+\d+$")
 _SPLIT = re.compile(r"[\s_\-/]+")
 
@@ -380,6 +382,9 @@ def _find(words: list[str], table, *, regions: bool = False) -> list[Found]:
         else:
             start += 1
     for i, word in enumerate(words):
+        # a locale is one whatever else names it ("en-US" is American English too)
+        if regions and _LOCALE.match(word):
+            found.append(Found("locale", word.casefold().replace("_", "-"), (i,)))
         if regions and i not in taken and _REGION.match(word.casefold()):
             found.append(Found("region", word.casefold(), (i,)))
         elif i not in taken and (glued := _GLUED_VERSION.match(word.casefold())):

@@ -109,3 +109,16 @@ def test_a_name_before_a_word_of_its_own_says_which_kind_of_thing_not_a_value():
     assert not queued("cart-api runs on Node 20 LTS.", "cart-api p95 latency target is 120 ms.")
     # what a named thing is leaves the name a value
     assert queued("The desktop client is built with Electron.", "Our desktop client is a Tauri app.")
+
+
+def test_a_language_tag_is_a_locale_whatever_else_names_it():
+    assert queued("checkout-web default locale is en-GB.", "Default locale for checkout-web: fr-FR")
+    assert not queued("checkout-web default locale is en-GB.", "Default locale for admin-web: fr-FR")
+
+
+def test_a_thing_that_feeds_another_is_the_source_of_a_flow():
+    assert flows.flow("The parser stage feeds the indexer stage.").target == "the indexer stage"
+    assert queued("In quarry, the parser stage feeds the indexer stage.",
+                  "quarry's indexer stage runs first and its output feeds the parser.")
+    assert not queued("In quarry, the parser stage feeds the indexer stage.",
+                      "quarry's parser stage runs first and its output feeds the indexer.")

@@ -146,7 +146,9 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     readings): 0.979 / 0.755 on all 1,572. 200 pairs written blind in the style of the
     twelfth held-out batch were folded in before any rule read them (0.894 / 0.420 on
     them): 0.977 / 0.718 on all 1,772. Reading a thing both name as their subject, and
-    moves off one thing onto another as flows: 0.983 / 0.734 (0.942 / 0.490 on the 200).
+    moves off one thing onto another as flows: 0.983 / 0.734 (0.942 / 0.490 on the 200); a
+    language tag as a locale and a thing that feeds another as a flow: 0.983 / 0.736 (0.944 /
+    0.510).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
     assert report["pairs"] == 1772 and report["per_split"].keys() == {"dev"}
@@ -166,7 +168,7 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
     assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
-    assert issue_style["precision"] >= 0.935 and issue_style["recall"] >= 0.475
+    assert issue_style["precision"] >= 0.935 and issue_style["recall"] >= 0.50
 
 
 @pytest.mark.parametrize("path", contradictions.HELDOUT_PATHS, ids=lambda p: p.stem)

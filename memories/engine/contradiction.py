@@ -207,6 +207,7 @@ import difflib
 import functools
 import hashlib
 import itertools
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -324,7 +325,8 @@ _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=
                            r"|,\s+(?=[\w-]+\s+(?:still\s+|(?:is|are)\s+)?(?:not|pending)\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
-_PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until recently|"
+_PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at first|in the past|"
+                   r"until recently|"
                    r"until last \w+|until \w+ \w+ ago|until then|before that|up to then"
                    # a change under way or planned says what will be, not what is
                    r"|(?:is|are)\s+being\s+(?:re\w+|migrated|moved|ported|converted|switched)"
@@ -333,7 +335,7 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|in the past|until
                    # a state in the past tense that ended: "was owned by X until the reorg"
                    r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil"
                    # or one that ended at an event: "before the caching fix, p99 was 1.2 s"
-                   r"|^\s*before\b[^,.;]{1,80},[^.;]*?\b(?:was|were|had)\b"
+                   r"|^\s*before\b[^,.;]{1,80}?,?[^.;]*?\b(?:was|were|had)\b"
                    r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
                    _I)
@@ -1281,7 +1283,7 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     if common and any(sum(_a_unit(token.norm) for token in seg) > 1 for seg in (seg_a, seg_b)):
         return False
     if common:
-        return any(measured_a[key] != measured_b[key] for key in common)
+        return any(not _same_amount(key, measured_a[key], measured_b[key]) for key in common)
     values_a = [t for t in seg_a if t.value]
     values_b = [t for t in seg_b if t.value]
     if values_a and values_b:
@@ -1703,7 +1705,7 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
     if any("/" in key and measured_a[key] == measured_b[key] for key in common):
         return None
     for key in common:
-        if measured_a[key] == measured_b[key]:
+        if _same_amount(key, measured_a[key], measured_b[key]):
             continue
         if not when and (key in _SCHEDULE_KEYS or key.startswith("time of day")):
             continue
@@ -1749,6 +1751,17 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
+
+
+def _same_amount(key: str, x, y) -> bool:
+    """Whether two amounts of one measure are one; sizes said in decimal and binary units
+    are ("2 GB" / "2048 MB", "1 GB" / "1 GiB": their ratio a power of 1.024)."""
+    if x == y:
+        return True
+    if key != "size" or min(x, y) <= 0:
+        return False
+    ratio = max(x, y) / min(x, y)
+    return any(math.isclose(ratio, 1.024 ** power, rel_tol=1e-6) for power in range(1, 5))
 
 
 def _names_of_its_own(side: Subject, other: Subject) -> bool:

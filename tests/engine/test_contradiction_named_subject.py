@@ -122,3 +122,18 @@ def test_a_thing_that_feeds_another_is_the_source_of_a_flow():
                   "quarry's indexer stage runs first and its output feeds the parser.")
     assert not queued("In quarry, the parser stage feeds the indexer stage.",
                       "quarry's parser stage runs first and its output feeds the indexer.")
+
+
+def test_a_size_in_decimal_and_in_binary_units_is_one_size():
+    assert not queued("Each sync worker's memory limit: 4 GB.", "Each sync worker is capped at 4096 MB.")
+    assert not queued("The upload cap is 1 GB.", "The upload cap is 1 GiB.")
+    assert queued("Each sync worker's memory limit: 4 GB.", "Each sync worker is capped at 8192 MB.")
+
+
+def test_a_state_told_as_how_it_was_at_first_or_before_an_event_is_history():
+    assert not queued("Deploys for the CLI happen every Friday.",
+                      "CLI deploys were monthly at first; since spring they happen every Friday.")
+    assert not queued("The primary region is eu-west-1.",
+                      "Before the 2024 move the primary was in eu-central-1; it has been in "
+                      "eu-west-1 since.")
+    assert queued("The primary region is eu-west-1.", "The primary region is eu-central-1.")

@@ -148,15 +148,16 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     them): 0.977 / 0.718 on all 1,772. Reading a thing both name as their subject, and
     moves off one thing onto another as flows: 0.983 / 0.734 (0.942 / 0.490 on the 200); a
     language tag as a locale and a thing that feeds another as a flow: 0.983 / 0.736 (0.944 /
-    0.510).
+    0.510); one size in decimal and binary units, and a state "at first" or before an event
+    as history: 0.988 / 0.736 (1.000 / 0.510).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
     assert report["pairs"] == 1772 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.98 and report["recall"] >= 0.73
+    assert report["precision"] >= 0.985 and report["recall"] >= 0.73
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.985 and balanced["recall"] >= 0.765
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.765
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.545
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -168,7 +169,7 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
     assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
-    assert issue_style["precision"] >= 0.935 and issue_style["recall"] >= 0.50
+    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.50
 
 
 @pytest.mark.parametrize("path", contradictions.HELDOUT_PATHS, ids=lambda p: p.stem)

@@ -150,7 +150,7 @@ and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per ho
 whatever its unit, and a retry verb counts the tries said after what it retries
 ("retries a failed webhook 5 times"), and how the tries end ("gives up", "dropped") is
 part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
-GiB"), and a chat channel ("#deploys") is a name, no plain word nor a name of another
+GiB", and "2 GB" / "2048 MB": decimal and binary units say one size), and a chat channel ("#deploys") is a name, no plain word nor a name of another
 kind. "And then ...", ", including ...", ", using ...", "... because ...",
 "... so the ...", ", right after standup" and a remark on a thing of its own (",
 migration still not done") are clauses of their own; the event after which a statement
@@ -164,7 +164,7 @@ offline"), and a verb of a compound negates it by its first part ("never
 squash" / "squash-merge"). A language, cloud or database named right before a noun says
 which things a statement is about ("the Python services" / "Go services").
 
-A clause about the past ("used to", "previously", "until last quarter", "until then",
+A clause about the past ("used to", "previously", "at first", "until last quarter", "until then",
 "was owned by X until the reorg", "until March", "before the fix, p99 was 1.2 s") or
 about a change under way or
 planned ("is being

@@ -365,6 +365,7 @@ def _find(words: list[str], table, *, regions: bool = False) -> list[Found]:
     """The names of `table` in `words` (as written), longest first, none overlapping;
     with `regions`, cloud regions as their providers write them too."""
     pieces = [(i, part) for i, word in enumerate(words) for part in parts(word)]
+    said = {part for _, part in pieces}
     found, taken = [], set()
     start = 0
     while start < len(pieces):
@@ -372,8 +373,11 @@ def _find(words: list[str], table, *, regions: bool = False) -> list[Found]:
             chunk = pieces[start:start + size]
             names = table.get(tuple(part for _, part in chunk), [])
             at = tuple(sorted({i for i, _ in chunk}))
+            # a name that counts only with a capital counts without one beside its kind
+            # ("log level: debug")
             names = [name for name in names
-                     if not name.capital or words[at[0]][:1].isupper()]
+                     if not name.capital or words[at[0]][:1].isupper()
+                     or said & set(map(_singular, KIND_NOUNS.get(name.category, "").split()))]
             if names and not taken & set(at):
                 found += [Found(name.category, name.member, at) for name in names]
                 taken |= set(at)

@@ -137,3 +137,11 @@ def test_a_state_told_as_how_it_was_at_first_or_before_an_event_is_history():
                       "Before the 2024 move the primary was in eu-central-1; it has been in "
                       "eu-west-1 since.")
     assert queued("The primary region is eu-west-1.", "The primary region is eu-central-1.")
+
+
+def test_a_log_level_in_small_letters_counts_beside_the_words_log_level():
+    assert queued("Log level in prod for billing-svc: INFO.",
+                  "billing-svc runs with LOG_LEVEL=debug in production.")
+    # without its kind, "debug" is a verb
+    assert not queued("Log level in prod for billing-svc: INFO.",
+                      "We debug billing-svc in production with tracing.")

@@ -2011,11 +2011,15 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     # A name is a value in both statements though one opens on it ("Prometheus scrapes"),
     # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").
-    plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()}
+    # a plain word each gives as what the thing is, last ("the default branch is main" /
+    # "... has been renamed to trunk"), is a value of both
+    given = _given(a) | _given(b) if _given(a) and _given(b) else set()
+    plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()} - given
     # an amount with a unit ("5 minutes", "10 MB"), the unit too, is a measure: _changed_measure's
     # and so is a time of day ("3am" is "03:00")
     # and so is a day ("on Mondays", "in January"): a schedule
-    named = ({t.norm for t in (*a.tokens, *b.tokens) if t.value and not schedules.is_clock(t.raw)
+    named = ({t.norm for t in (*a.tokens, *b.tokens) if (t.value or t.norm in given)
+              and not schedules.is_clock(t.raw)
               and t.raw.casefold().removesuffix("s") not in _CALENDAR}
              - plain - _amounts(a) - _amounts(b) - set(_BYTES) - set(_SECONDS))
     values_a = {t.norm for t in a.tokens if t.norm in named}
@@ -2105,6 +2109,24 @@ def _qualifies(clause: Clause, token: Token, other: Clause) -> bool:
 _WHAT_A_NAME_IS = frozenset({*_RUNNING_THINGS, *(_norm(word) for word in (
     "app", "application", "instance", "cluster", "library", "framework", "tool", "engine",
     "platform", "runtime"))})
+
+
+_GIVING = frozenset({"renamed", "set", "changed", "switched"})
+
+
+def _given(clause: Clause) -> set[str]:
+    """The plain word a clause ends on as what its subject is: after "is" or "are", or
+    after "renamed to", "set to" ("the default branch is main", "renamed to trunk")."""
+    last = clause.tokens[-1] if clause.tokens else None
+    # a verb's form or a quality says how it is ("are running", "is stable"), not what
+    if (last is None or last.value or not last.raw.isalpha() or not last.raw.islower()
+            or last.at != len(clause.raws) - 1 or last.at < 2
+            or last.raw.endswith(("ing", *_QUALITY_ENDINGS)) or _participle(last.raw)):
+        return set()
+    before = clause.words[last.at - 1]
+    if before in ("is", "are") or (before == "to" and clause.words[last.at - 2] in _GIVING):
+        return {last.norm}
+    return set()
 
 
 def _both_clocks(a: Clause, b: Clause) -> bool:

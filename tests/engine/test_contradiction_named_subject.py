@@ -145,3 +145,11 @@ def test_a_log_level_in_small_letters_counts_beside_the_words_log_level():
     # without its kind, "debug" is a verb
     assert not queued("Log level in prod for billing-svc: INFO.",
                       "We debug billing-svc in production with tracing.")
+
+
+def test_a_plain_word_each_gives_last_as_what_the_thing_is_is_a_value():
+    assert queued("The default branch of the docs repo is develop.",
+                  "The docs repo's default branch is trunk.")
+    # a verb's form says how the thing is, not what
+    assert not queued("Three replicas of the docs site are running.",
+                      "Three docs site replicas are deployed.")

@@ -132,8 +132,12 @@ subject whatever context one adds ("search-gateway uses Elasticsearch 7.17" /
 "search-gateway's cluster was upgraded to Elasticsearch 8.11 last sprint"): when neither
 names another thing, both say the same qualifiers, one says at most one word of its own
 and the other at most three, no word of one modifies a shared one, neither says a state
-in the past tense, and not both narrow with a phrase of their own. A statement that adds
-("also", "too") replaces no value.
+in the past tense, not both narrow with a phrase of their own, and the two say no two
+measures or roles of the thing ("is version 15" / "listens on port 5433"). A statement
+that adds ("also", "too") replaces no value. A plain word both end on as what their
+subject is ("is develop" / "is trunk") is a value of both; a person and a thing named
+together, or a name right before a word of its own ("the p95 latency target"), fill no
+one slot.
 
 Before a statement is read, its short forms, cron expressions, glued units, slash rates
 and numbers of several words are written out (short_forms.py: "billing-svc" is

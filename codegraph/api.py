@@ -7,7 +7,7 @@ where no registered root would hold the file the agent just wrote; the hook and 
 tool have the contents at hand.
 """
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
@@ -16,6 +16,10 @@ from memories.api.views import ScopedView
 from . import engine, selectors, services
 
 MAX_RESULTS = 500
+TOTAL_HEADER = "X-Total-Count"
+# The count a listing's page was taken from, declared in the schema.
+TOTAL = OpenApiParameter(TOTAL_HEADER, int, OpenApiParameter.HEADER, response=True,
+                         description="how many there are in all, whatever the page shows")
 MAX_REINDEX_FILES = 100
 
 
@@ -39,10 +43,25 @@ class PathInput(ProjectInput):
         return _clean_path(value)
 
 
-class SymbolInput(ProjectInput):
+class PageInput(serializers.Serializer):
+    """A page of a listing: the whole count is in the X-Total-Count header, so a long one
+    is never cut short without saying so."""
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_RESULTS, default=MAX_RESULTS,
+                                     help_text="items in one page")
+    offset = serializers.IntegerField(min_value=0, max_value=engine.MAX_FILE_BYTES, default=0,
+                                      help_text="items skipped: the next page starts at "
+                                                "offset + limit")
+
+
+class SymbolInput(ProjectInput, PageInput):
     symbol = serializers.CharField(max_length=400, help_text="A name (save) or a qualified "
                                                               "name (Cart.save)")
-    limit = serializers.IntegerField(min_value=1, max_value=MAX_RESULTS, default=100)
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_RESULTS, default=100,
+                                     help_text="items in one page")
+
+
+class ListedPathInput(PathInput, PageInput):
+    pass
 
 
 class SymbolOutput(serializers.Serializer):
@@ -87,12 +106,8 @@ class DependentOutput(serializers.Serializer):
     target = serializers.CharField(source="target_text")
 
 
-class FileContentsInput(PathInput):
-    limit = serializers.IntegerField(min_value=1, max_value=MAX_RESULTS, default=MAX_RESULTS,
-                                     help_text="symbols in one page, in source order")
-    offset = serializers.IntegerField(min_value=0, max_value=engine.MAX_FILE_BYTES, default=0,
-                                      help_text="symbols skipped: the next page starts at "
-                                                "offset + limit")
+class FileContentsInput(ListedPathInput):
+    """A page of a file's symbols, in source order."""
 
 
 class FileContentsOutput(serializers.Serializer):
@@ -123,6 +138,13 @@ class CodeView(ScopedView):
             raise exceptions.ValidationError({"project": ["Name the project."]})
         return project
 
+    def listed(self, found, given: dict, output) -> Response:
+        """One page of `found`, with how many there are in all (X-Total-Count)."""
+        page = found[given["offset"]:given["offset"] + given["limit"]]
+        response = Response(output(page, many=True).data)
+        response[TOTAL_HEADER] = str(found.count())
+        return response
+
     def code_file(self, given: dict):
         found = selectors.file_at(self.request.user, given["project"], given["path"])
         if found is None:
@@ -147,40 +169,40 @@ class CodeFileContents(CodeView):
 
 
 class CodeDefinitions(CodeView):
-    @extend_schema(parameters=[SymbolInput], responses=DefinitionOutput(many=True),
+    @extend_schema(parameters=[SymbolInput, TOTAL], responses=DefinitionOutput(many=True),
                    summary="Where a function or class is defined")
     def get(self, request):
         given = self.validated(SymbolInput, request.query_params)
         found = selectors.definitions(request.user, given["project"], given["symbol"])
-        return Response(DefinitionOutput(found[:given["limit"]], many=True).data)
+        return self.listed(found, given, DefinitionOutput)
 
 
 class CodeCallers(CodeView):
-    @extend_schema(parameters=[SymbolInput], responses=CallerOutput(many=True),
+    @extend_schema(parameters=[SymbolInput, TOTAL], responses=CallerOutput(many=True),
                    summary="The calls to a function (linked ones, and unresolved calls "
                            "written with its name)")
     def get(self, request):
         given = self.validated(SymbolInput, request.query_params)
         found = selectors.callers(request.user, given["project"], given["symbol"])
-        return Response(CallerOutput(found[:given["limit"]], many=True).data)
+        return self.listed(found, given, CallerOutput)
 
 
 class CodeDependencies(CodeView):
-    @extend_schema(parameters=[PathInput], responses=ImportOutput(many=True),
+    @extend_schema(parameters=[ListedPathInput, TOTAL], responses=ImportOutput(many=True),
                    summary="What a file imports: files of the project, or targets outside it")
     def get(self, request):
-        given = self.validated(PathInput, request.query_params)
+        given = self.validated(ListedPathInput, request.query_params)
         found = selectors.dependencies(request.user, given["project"], self.code_file(given))
-        return Response(ImportOutput(found[:MAX_RESULTS], many=True).data)
+        return self.listed(found, given, ImportOutput)
 
 
 class CodeDependents(CodeView):
-    @extend_schema(parameters=[PathInput], responses=DependentOutput(many=True),
+    @extend_schema(parameters=[ListedPathInput, TOTAL], responses=DependentOutput(many=True),
                    summary="The project's files that import this file")
     def get(self, request):
-        given = self.validated(PathInput, request.query_params)
+        given = self.validated(ListedPathInput, request.query_params)
         found = selectors.dependents(request.user, given["project"], self.code_file(given))
-        return Response(DependentOutput(found[:MAX_RESULTS], many=True).data)
+        return self.listed(found, given, DependentOutput)
 
 
 class ReindexFileInput(serializers.Serializer):

@@ -122,6 +122,42 @@ def test_a_query_without_a_project_or_symbol_gets_a_400(graphs, alice, api_clien
     assert answer.status_code == 400 and answer.json()["error"]["code"] == "invalid_request"
 
 
+LISTINGS = [
+    ("/api/v1/code/dependencies", {"path": "shop/checkout.py"}, "target"),
+    ("/api/v1/code/definitions", {"symbol": "total"}, "path"),
+]
+
+
+@pytest.mark.parametrize("url, query, field", LISTINGS)
+def test_a_listing_says_how_many_there_are_in_all_and_pages_through_them(
+        graphs, alice, api_client_for, url, query, field):
+    client = api_client_for(alice)
+    whole = client.get(url, {"project": "shop", **query})
+    total = int(whole["X-Total-Count"])
+    assert total == len(whole.json()) >= 1
+    pages = [client.get(url, {"project": "shop", **query, "limit": 1, "offset": offset})
+             for offset in range(total + 1)]
+    assert all(int(page["X-Total-Count"]) == total for page in pages)
+    assert [item[field] for page in pages for item in page.json()] == [
+        item[field] for item in whole.json()]
+    assert pages[-1].json() == []
+
+
+def test_imports_past_a_page_are_counted_not_cut_silently(graphs, alice, api_client_for):
+    client = api_client_for(alice)
+    one = client.get("/api/v1/code/dependencies",
+                     {"project": "shop", "path": "shop/checkout.py", "limit": 1})
+    assert len(one.json()) == 1 and int(one["X-Total-Count"]) == 2
+
+
+@pytest.mark.parametrize("paging", [{"limit": 0}, {"limit": 501}, {"offset": -1},
+                                    {"offset": "two"}, {"limit": "1.5"}])
+def test_paging_a_listing_refuses_what_is_no_page(graphs, alice, api_client_for, paging):
+    answer = api_client_for(alice).get("/api/v1/code/dependents",
+                                       {"project": "shop", "path": "shop/models.py", **paging})
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "invalid_request"
+
+
 def test_an_unknown_file_is_a_404_in_the_apis_shape(graphs, alice, api_client_for):
     answer = api_client_for(alice).get("/api/v1/code/dependencies",
                                        {"project": "shop", "path": "nope.py"})

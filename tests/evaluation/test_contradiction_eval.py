@@ -285,13 +285,14 @@ def test_engram_eval_contradictions_refuses_an_unknown_judge():
         call_command("engram_eval", "contradictions", "--judge", "oracle")
 
 
-def _locomo(tmp_path, turns):
-    sessions = {"session_1_date_time": "1:56 pm on 8 May, 2023",
-                "session_1": [{"speaker": speaker, "dia_id": f"D1:{i}", "text": text}
-                              for i, (speaker, text) in enumerate(turns, 1)]}
+def _locomo(tmp_path, *conversations):
+    """A LoCoMo file of one conversation a list of (speaker, text) turns."""
     path = tmp_path / "locomo.json"
-    path.write_text(json.dumps([{"sample_id": "conv-x", "qa": [], "conversation": {
-        "speaker_a": "Ana", "speaker_b": "Ben", **sessions}}]), encoding="utf-8")
+    path.write_text(json.dumps([{"sample_id": f"conv-{n}", "qa": [], "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Ben", "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": speaker, "dia_id": f"D1:{i}", "text": text}
+                      for i, (speaker, text) in enumerate(turns, 1)]}}
+        for n, turns in enumerate(conversations, 1)]), encoding="utf-8")
     return path
 
 
@@ -313,6 +314,32 @@ def test_engram_eval_chat_contradictions_counts_the_open_queue_per_1000_turns(tm
     loud = json.loads(out.getvalue())["splits"]["dev"]
     assert (loud["turns"], loud["open"]) == (6, 1)
     assert loud["open_per_1000_turns"] == pytest.approx(1000 / 6, abs=0.01)
+
+
+@pytest.mark.django_db
+def test_engram_eval_chat_contradictions_takes_the_split_and_never_shows_held_out_flags(
+        tmp_path):
+    clash = [("Ana", "The book club meets in the library on Mondays."),
+             ("Ana", "The book club never meets in the library on Mondays.")]
+    chat = [("Ana", "Hi Ben!")]
+    path = _locomo(tmp_path, *[chat] * 5, clash)  # the sixth is held out
+    out = StringIO()
+    call_command("engram_eval", "chat-contradictions", str(path), "--split", "heldout",
+                 stdout=out, stderr=StringIO())
+    shown = out.getvalue()
+    assert "heldout     1" in shown and "dev " not in shown
+    assert "library" not in shown and "1 held-out flags not shown" in shown
+    out = StringIO()
+    call_command("engram_eval", "chat-contradictions", str(path), "--conversations", "6",
+                 "--json", stdout=out, stderr=StringIO())
+    report = json.loads(out.getvalue())
+    assert report["splits"]["heldout"]["open"] == 1 and report["flags_held_out_hidden"] == 1
+    assert report["conversations"][0]["flags"] == []
+    # a dev conversation's flags are shown, to read
+    out = StringIO()
+    call_command("engram_eval", "chat-contradictions", str(_locomo(tmp_path, clash)),
+                 "--split", "dev", stdout=out, stderr=StringIO())
+    assert "library" in out.getvalue()
 
 
 def test_engram_eval_chat_contradictions_refuses_a_bad_conversation_range(tmp_path):

@@ -38,6 +38,10 @@ def _categories(value: str) -> list[int]:
     return found
 
 
+# The LoCoMo conversations of each split, by position in the file.
+CHAT_SPLITS = {"dev": "1-5", "heldout": "6-10", "all": "1-10"}
+
+
 def _conversations(value: str) -> list[int]:
     """ "1-5", "6-10" or "1,3,7": 1-based positions of conversations in the file."""
     found = set()
@@ -133,9 +137,10 @@ class Command(BaseCommand):
         parser.add_argument("--write", type=Path, default=None, metavar="FILE",
                             help="train-ranker: write the fitted coefficients to FILE "
                                  f"(the product reads {ranker.COEFFICIENTS_PATH.name})")
-        parser.add_argument("--conversations", default="1-10",
+        parser.add_argument("--conversations", default=None,
                             help="chat-contradictions: which LoCoMo conversations, by position "
-                                 "in the file (1-5 dev, 6-10 held out; default 1-10)")
+                                 "in the file (1-5 dev, 6-10 held out; default those of "
+                                 "--split)")
         parser.add_argument("--batch-size", type=int, default=128)
         parser.add_argument("--judge", default="rules",
                             help="contradictions: rules (default), recorded:FILE.jsonl to "
@@ -163,7 +168,8 @@ class Command(BaseCommand):
             except ValueError as exc:
                 raise CommandError(str(exc)) from exc
         if benchmark == "chat-contradictions":
-            self._chat_contradictions(path, _conversations(conversations), batch_size, as_json)
+            self._chat_contradictions(path, _conversations(conversations or CHAT_SPLITS[split]),
+                                      batch_size, as_json, named=conversations is not None)
             return
         if benchmark == "contradiction-sweep":
             if statements < 1 or neighbours < 1:
@@ -465,13 +471,17 @@ class Command(BaseCommand):
         for pair in report.get("missed", ()):
             out(f"  missed {' / '.join(pair)}")
 
-    def _chat_contradictions(self, path, numbers, batch_size, as_json):
+    def _chat_contradictions(self, path, numbers, batch_size, as_json, *, named=True):
+        """`numbers` named with --conversations must all be in the file; those of a split
+        are the ones the file has."""
         if path is None:
             raise CommandError("chat-contradictions needs the path of a LoCoMo JSON file.")
         try:
             conversations = locomo.load(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CommandError(f"cannot read {path}: {exc}") from exc
+        if not named:
+            numbers = [n for n in numbers if n <= len(conversations)] or numbers
         if max(numbers) > len(conversations):
             raise CommandError(f"{path} has {len(conversations)} conversations, not "
                                f"{max(numbers)}.")
@@ -479,6 +489,12 @@ class Command(BaseCommand):
             [conversations[n - 1] for n in numbers], numbers, batch_size=batch_size,
             progress=self.stderr.write)
         report["path"] = str(path)
+        # held-out conversations are scored for figures only: their flags are not shown
+        report["flags_held_out_hidden"] = 0
+        for row in report["conversations"]:
+            if row["split"] != "dev":
+                report["flags_held_out_hidden"] += len(row["flags"])
+                row["flags"] = []
         if as_json:
             self.stdout.write(_dumps(report))
             return
@@ -495,11 +511,12 @@ class Command(BaseCommand):
             for flag in row["flags"]:
                 out(f"  {row['sample_id']} ({row['split']}): {flag['a']!r} / {flag['b']!r}: "
                     f"{flag['reason']}")
+        _say_hidden(out, report["flags_held_out_hidden"], "flags")
 
 
-def _say_hidden(out, hidden: int) -> None:
+def _say_hidden(out, hidden: int, what: str = "misses") -> None:
     if hidden:
-        out(f"{hidden} held-out misses not shown: held-out sets are scored for figures only")
+        out(f"{hidden} held-out {what} not shown: held-out sets are scored for figures only")
 
 
 def _dumps(report) -> str:

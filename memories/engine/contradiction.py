@@ -96,9 +96,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   (flows.py: "events flow from orders to analytics" / "analytics sends events to
   orders", "A consumes events published by B", "A subscribes to the events that B
   publishes", "A publishes events that B consumes", "moving off A onto B", "A feeds
-  B"; an end named
-  with more words is the same end: "Frankfurt" / "the Frankfurt replica"), unless what
-  moves differs;
+  B"; an end named with more words is the same end: "Frankfurt" / "the Frankfurt
+  replica"), unless what moves differs;
 - a changed value in any word order: each statement names a value the other does not,
   of the same kind (a number does not replace a name, a known format is no unknown
   name, a name with a digit in it, "prod-eu-1", is a name) and in the same role
@@ -154,7 +153,8 @@ and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per ho
 whatever its unit, and a retry verb counts the tries said after what it retries
 ("retries a failed webhook 5 times"), and how the tries end ("gives up", "dropped") is
 part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
-GiB", and "2 GB" / "2048 MB": decimal and binary units say one size), and a chat channel ("#deploys") is a name, no plain word nor a name of another
+GiB", and "2 GB" / "2048 MB": decimal and binary units say one size), and a chat channel
+("#deploys") is a name, no plain word nor a name of another
 kind. "And then ...", ", including ...", ", using ...", "... because ...",
 "... so the ...", ", right after standup" and a remark on a thing of its own (",
 migration still not done") are clauses of their own; the event after which a statement
@@ -2017,7 +2017,8 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").
     # a plain word each gives as what the thing is, last ("the default branch is main" /
     # "... has been renamed to trunk"), is a value of both
-    given = _given(a) | _given(b) if _given(a) and _given(b) else set()
+    given_a, given_b = _given(a), _given(b)
+    given = given_a | given_b if given_a and given_b else set()
     plain = {t.norm for t in (*a.tokens, *b.tokens) if not t.value and t.raw.islower()} - given
     # an amount with a unit ("5 minutes", "10 MB"), the unit too, is a measure: _changed_measure's
     # and so is a time of day ("3am" is "03:00")

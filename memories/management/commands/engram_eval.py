@@ -38,10 +38,6 @@ def _categories(value: str) -> list[int]:
     return found
 
 
-# The LoCoMo conversations of each split, by position in the file.
-CHAT_SPLITS = {"dev": "1-5", "heldout": "6-10", "all": "1-10"}
-
-
 def _conversations(value: str) -> list[int]:
     """ "1-5", "6-10" or "1,3,7": 1-based positions of conversations in the file."""
     found = set()
@@ -168,8 +164,11 @@ class Command(BaseCommand):
             except ValueError as exc:
                 raise CommandError(str(exc)) from exc
         if benchmark == "chat-contradictions":
-            self._chat_contradictions(path, _conversations(conversations or CHAT_SPLITS[split]),
-                                      batch_size, as_json, named=conversations is not None)
+            numbers = (_conversations(conversations) if conversations else
+                       [n for n, of in chat_contradictions.SPLIT_OF.items()
+                        if split in ("all", of)])
+            self._chat_contradictions(path, numbers, batch_size, as_json,
+                                      named=conversations is not None)
             return
         if benchmark == "contradiction-sweep":
             if statements < 1 or neighbours < 1:

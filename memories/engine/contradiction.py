@@ -85,9 +85,11 @@ lists are in contradiction_words.py). A pair contradicts when:
   minutes" / "... one hour"; "5 minutes" equals "300 seconds", "retried 2 times" "3
   attempts", "every 12 hours" "twice a day", "December 15th" / "20 Dec"); a phrase whose
   own word follows the shared ones restates the subject ("the TTL for the product-page
-  cache"); not when each names a thing of its own ("2-space indentation in YAML" /
-  "4-space indentation in Python"), one noun is numbered two ways ("sprint one" /
-  "sprint two"), one rate is said in two units, or, against a negation, of a schedule
+  cache"), and so does one that only one side adds when the other says nothing of its
+  own ("Renovate runs nightly" / "Renovate checks for updates monthly"), unless a word of
+  it modifies a shared one ("the admin server"); not when each names a thing of its own
+  ("2-space indentation in YAML" / "4-space indentation in Python"), one noun is
+  numbered two ways ("sprint one" / "sprint two"), one rate is said in two units, or, against a negation, of a schedule
   ("blocked on Fridays" / "allowed on Saturdays");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
@@ -335,7 +337,9 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at firs
                    # a change under way or planned says what will be, not what is
                    r"|(?:is|are)\s+being\s+(?:re\w+|migrated|moved|ported|converted|switched)"
                    r"|(?:will|plans?\s+to|planning\s+to|going\s+to)\s+(?:be\s+)?"
-                   r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?)"
+                   r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?"
+                   r"|rise|grow|shrink|drop|go\s+(?:up|down)|(?:increas|decreas|rais|lower|bump"
+                   r"|chang)(?:e|es|ed)?)"
                    # a state in the past tense that ended: "was owned by X until the reorg"
                    r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil"
                    # or one that ended at an event: "before the caching fix, p99 was 1.2 s"
@@ -851,7 +855,11 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
             continue
         # "per-file" is "file": a compound's parts that are not function words
         # each part stemmed as a word of its own ("billing-service" is "billing service")
-        parts = [_norm(part) if "-" in token.norm else part for part in token.norm.split("-")
+        # (split before stemming: "tidepool-ios" is "tidepool" "ios", not "tidepool" "io")
+        whole = _same(raw)
+        parts = ([_norm(part) for part in whole.split("-")] if "-" in token.norm and "-" in whole
+                 else token.norm.split("-"))
+        parts = [part for part in parts
                  if part and part not in _FUNCTION_WORDS and part not in PREPOSITIONS]
         if parts:
             word = "-".join(_RUNNING_THINGS.get(part, part) for part in parts)
@@ -893,6 +901,8 @@ def _modifies(subject_of: Subject, unique: set[str], shared: set[str]) -> bool:
                and clause.word_before(after) not in lexicon.BEFORE_A_VERB
                and not _verb_after_its_subject(clause, token)
                and not _verb_after_its_subject(clause, after)
+               # a participle after "are" is the verb: "backups are stored unencrypted"
+               and not (clause.word_before(token) in _COPULAS and _participle(token.raw))
                for i, (token, after) in enumerate(itertools.pairwise(tokens)))
 
 
@@ -1654,7 +1664,12 @@ def _before_preference(clause: Clause) -> str:
     # the words as the rules read them ("the FE folks" are the frontend team); a team
     # with the field it is named for ("the backend team" is not "the mobile team")
     who = [_same(word.casefold()) for word in before[-2:]]
-    return " ".join(who) if who[-1] in _TEAMS else who[-1]
+    named = " ".join(who) if who[-1] in _TEAMS else who[-1]
+    return "we" if named in _OURS else named
+
+
+# The speaker's team, however it is named: "we", "the team", "our convention".
+_OURS = frozenset({"we", "the team", "our team", "convention", "conventions"})
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1685,7 +1700,7 @@ def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
 
 
 def _amount(value: float | str) -> str:
-    return f"{value:g}" if isinstance(value, float) else value
+    return f"{value:.15g}" if isinstance(value, float) else value
 
 
 def _attributes(*clauses: Clause) -> set[str]:
@@ -1730,7 +1745,8 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
         if schedule:
             units |= _SCHEDULE_WORDS
         if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
-            units |= _VERSION_NOUNS
+            # and the versions themselves, "1.9.22" too, which is no number
+            units |= _VERSION_NOUNS | {str(measured_a[key]), str(measured_b[key])}
         if key == "attempts":
             units |= _TRYING
         subjects = [subject(a, _measuring(a, units, schedule=schedule)),
@@ -1751,10 +1767,27 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
         # what we run") speaks of the product
         if key.startswith("version of ") and not (subjects[0].key and subjects[1].key):
             sure = 0.75
+        # one side saying nothing of its own: a phrase the other adds after the subject
+        # ("until the class components are gone", "checks for updates") narrows nothing,
+        # unless it names a thing of its own or a word of it modifies a shared one
+        if sure == 0.65 and _adds_only_a_phrase(*subjects):
+            sure = 0.75
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
                                   f"{_amount(measured_b[key])}", min(sure, 0.75))
     return None
+
+
+def _adds_only_a_phrase(a: Subject, b: Subject) -> bool:
+    """Whether one statement's subject says nothing the other's does not, and what the
+    other adds is no name of its own and modifies no word both say."""
+    shared = a.key & b.key
+    unique_a, unique_b = a.key - shared, b.key - shared
+    if unique_a and unique_b:
+        return False
+    adding, unique = (a, unique_a) if unique_a else (b, unique_b)
+    other = b if adding is a else a
+    return not _names_of_its_own(adding, other) and not _modifies(adding, unique, shared)
 
 
 def _same_amount(key: str, x, y) -> bool:

@@ -40,7 +40,8 @@ CATEGORIES = {
     "web framework": "django, flask, fastapi, ~rails/ruby on rails, ~express/express.js, "
                      "nestjs, koa, ~spring/spring boot, laravel, symfony, ~phoenix, ~gin, "
                      "actix, axum, asp.net, sinatra, starlette, ~tornado, aiohttp, litestar, "
-                     "hono",
+                     "hono, fastify, ~hapi, micronaut, quarkus, ktor, ~fiber, ~echo, ~vapor, "
+                     "adonisjs",
     "frontend framework": "react, vue/vue.js, angular, svelte, ~solid/solidjs, ~ember, preact, "
                           "htmx, ~backbone, qwik, alpine.js",
     "meta framework": "next.js/nextjs, nuxt, ~remix, gatsby, astro, sveltekit",
@@ -50,12 +51,13 @@ CATEGORIES = {
                 "firestore, cosmos db/cosmosdb, neo4j, planetscale, ~spanner, tidb, "
                 "yugabytedb, scylladb",
     "cache": "redis, memcached, valkey, keydb, hazelcast, dragonfly",
-    "data warehouse": "~snowflake, bigquery, redshift, clickhouse, databricks, duckdb, synapse",
+    "data warehouse": "~snowflake, bigquery, redshift, clickhouse, databricks, duckdb, synapse, "
+                      "apache druid/~druid, dremio, ~trino, starburst, apache pinot/~pinot",
     "message broker": "kafka/apache kafka, rabbitmq, sqs, ~nats, ~pulsar/apache pulsar, "
                       "kinesis, pub sub/pubsub, event hubs, activemq/apache activemq, redis, "
                       "eventbridge, nsq, zeromq",
     "task queue": "celery, sidekiq, rq, resque, bullmq/~bull, dramatiq, huey, delayed_job, "
-                  "good_job, faktory, hangfire",
+                  "good_job/goodjob, faktory, hangfire, beanstalkd, solid queue, oban, asynq",
     "workflow engine": "airflow/apache airflow, dagster, ~prefect, luigi, argo workflows, "
                        "~temporal, step functions",
     "search engine": "elasticsearch, opensearch, meilisearch, algolia, typesense, "
@@ -64,13 +66,15 @@ CATEGORIES = {
                      "resend, mailjet, brevo/sendinblue",
     "ci service": "github actions, gitlab ci, circleci, jenkins, travis ci/travis, buildkite, "
                   "~drone, teamcity, ~bamboo, azure pipelines, bitbucket pipelines, bitrise, "
-                  "~semaphore, woodpecker, codebuild, tekton, concourse, appveyor",
+                  "~semaphore, woodpecker, codebuild, tekton, concourse, appveyor, codemagic, "
+                  "xcode cloud",
     "deploy tool": "argo cd/argocd, ~flux/fluxcd, spinnaker, octopus deploy",
     "js package manager": "npm, ~yarn, pnpm, ~bun",
     "python package manager": "pip, ~poetry, pipenv, uv, pip-tools, conda, pdm, ~hatch, ~rye",
     "jvm build tool": "maven, gradle, sbt, ~ant",
     "test framework": "~jest, vitest, ~mocha, jasmine, ~ava, pytest, unittest, ~nose/nose2, rspec, "
-                      "minitest, junit, testng, ~spock, phpunit, xunit, nunit",
+                      "minitest, junit, testng, ~spock, phpunit, xunit, nunit, xctest, "
+                      "~espresso, testify, gomega, ~ginkgo, kotest",
     "browser test tool": "cypress, playwright, selenium, puppeteer, webdriverio, testcafe, "
                          "nightwatch",
     "bundler": "webpack, vite, esbuild, ~rollup, ~parcel, turbopack, rspack, snowpack, "
@@ -87,7 +91,8 @@ CATEGORIES = {
                   "nagios",
     "log platform": "loki, splunk, papertrail, loggly, datadog, cloudwatch, sumo logic, "
                     "graylog, logtail, ~elk, new relic",
-    "error tracker": "~sentry, rollbar, bugsnag, honeybadger, airbrake, raygun, glitchtip",
+    "error tracker": "~sentry, rollbar, bugsnag, honeybadger, airbrake, raygun, glitchtip, "
+                     "crashlytics/firebase crashlytics, instabug",
     "feature flag service": "launchdarkly, ~unleash, flagsmith, growthbook, configcat, "
                             "statsig, flipt",
     "identity provider": "auth0, okta, cognito, keycloak, ~clerk, firebase auth, azure ad/"
@@ -121,9 +126,10 @@ CATEGORIES = {
                    "context, valtio",
     "styling": "tailwind/tailwindcss, ~bootstrap, css modules, styled-components, ~emotion, "
                "~sass/scss, vanilla-extract, bulma",
-    "formatter": "~black, ~prettier, yapf, autopep8, gofmt, rustfmt, clang-format, dprint",
+    "formatter": "~black, ~prettier, yapf, autopep8, gofmt, rustfmt, clang-format, dprint, "
+                 "ruff format, ktfmt, swiftformat, google-java-format",
     "linter": "flake8, pylint, eslint, rubocop, golangci-lint, clippy, stylelint, tslint, "
-              "oxlint",
+              "oxlint, ruff, biome, ktlint, detekt, swiftlint, shellcheck, hadolint",
     "type checker": "mypy, pyright, pytype, ~pyre",
     "js runtime": "~node/node.js/nodejs, deno, ~bun",
     "python app server": "gunicorn, uvicorn, uwsgi, hypercorn, daphne, ~waitress, granian",
@@ -167,7 +173,8 @@ CATEGORIES = {
     "shell": "bash, zsh, ~fish, powershell",
     "logging library": "structlog, loguru, winston, pino, log4j, logback, ~zap, zerolog, "
                        "serilog, bunyan",
-    "http client": "axios, ~requests, httpx, okhttp, ~got, ky, superagent, urllib3",
+    "http client": "axios, ~requests, httpx, okhttp, ~got, ky, superagent, urllib3, retrofit, "
+                   "alamofire, urlsession",
     "date library": "moment/moment.js, date-fns, dayjs, luxon, pendulum",
     "validation library": "zod, yup, joi, pydantic, marshmallow, class-validator, valibot",
     "ui kit": "material ui/mui, chakra ui, ant design/antd, shadcn ui/shadcn, radix/radix "
@@ -190,6 +197,16 @@ CATEGORIES = {
     "container runtime": "docker, podman, containerd, cri-o",
     "version control": "git, mercurial, svn/subversion, perforce",
     "monorepo tool": "nx, turborepo, lerna, ~rush, bazel, pants, buck",
+    # on a phone: where an app keeps its data, builds its screens, gets its dependencies
+    "mobile persistence": "core data, swiftdata, ~realm, ~room, sqldelight, objectbox, ~isar, "
+                          "watermelondb, grdb",
+    "ui toolkit": "jetpack compose, swiftui, uikit, appkit, android views",
+    "dependency injection": "hilt, ~dagger, koin, swinject, ~kodein, ~needle, resolver",
+    "dashboard tool": "grafana, kibana, chronograf, ~perses",
+    "bi tool": "metabase, ~superset/apache superset, looker, tableau, redash, power bi, ~mode",
+    "log shipper": "fluentd, fluent bit/fluent-bit, ~vector, logstash, promtail, filebeat, "
+                   "~alloy",
+    "transpiler": "~babel, swc, tsc, sucrase",
     "log level": "~trace, ~debug, ~info, ~warn/~warning, ~error, ~fatal/~critical",
 }
 

@@ -47,6 +47,30 @@ def test_members_of_two_categories_fill_two_slots(a, b):
     assert not queued(a, b)
 
 
+@pytest.mark.parametrize(("a", "b"), [
+    # members of old categories and of mobile and tooling ones, added in issue 12's round on
+    # the issue-style dev batch: a name unknown beside a known one was read as two slots
+    ("The orders API is served by Fastify.", "Koa serves the orders API."),
+    ("Crash reports for the scanner app go to Crashlytics.",
+     "The scanner app reports its crashes to Bugsnag."),
+    ("The backend is linted with ruff.", "The backend linter is pylint."),
+    ("The mailer jobs run on Sidekiq.", "The mailer jobs run on Beanstalkd."),
+    ("Go tests assert with testify.", "Go tests assert with gomega."),
+    ("The app's HTTP calls go through Retrofit.", "The app uses OkHttp directly for HTTP calls."),
+])
+def test_members_added_to_closed_categories_contradict_as_the_old_ones_do(a, b):
+    assert queued(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    # a screen toolkit and a dependency injector, a screen toolkit and an HTTP client
+    ("The Android app is built with Jetpack Compose.", "The Android app is built with Hilt."),
+    ("The iOS app is built with SwiftUI.", "The iOS app is built with Alamofire."),
+])
+def test_members_of_two_mobile_categories_fill_two_slots(a, b):
+    assert not queued(a, b)
+
+
 def test_a_category_member_said_again_in_other_words_is_no_clash():
     assert not queued("The handbook is built with MkDocs.", "MkDocs builds the handbook.")
 

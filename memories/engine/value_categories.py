@@ -45,11 +45,13 @@ CATEGORIES = {
     "frontend framework": "react, vue/vue.js, angular, svelte, ~solid/solidjs, ~ember, preact, "
                           "htmx, ~backbone, qwik, alpine.js",
     "meta framework": "next.js/nextjs, nuxt, ~remix, gatsby, astro, sveltekit",
-    "mobile framework": "react native, flutter, ionic, xamarin, capacitor, cordova",
+    "mobile framework": "react native, flutter, ionic, xamarin, capacitor, cordova, kotlin "
+                        "multiplatform/kmp, ~expo, nativescript, .net maui/maui",
     "database": "postgresql/postgres, mysql, mariadb, sqlite, sql server/mssql, oracle, "
                 "cockroachdb, mongodb/mongo, dynamodb, cassandra/apache cassandra, couchdb, "
                 "firestore, cosmos db/cosmosdb, neo4j, planetscale, ~spanner, tidb, "
-                "yugabytedb, scylladb",
+                "yugabytedb, scylladb, timescaledb, couchbase, singlestore, surrealdb, "
+                "aurora/amazon aurora, supabase, turso, ~neon",
     "cache": "redis, memcached, valkey, keydb, hazelcast, dragonfly",
     "data warehouse": "~snowflake, bigquery, redshift, clickhouse, databricks, duckdb, synapse, "
                       "apache druid/~druid, dremio, ~trino, starburst, apache pinot/~pinot",
@@ -72,6 +74,7 @@ CATEGORIES = {
     "js package manager": "npm, ~yarn, pnpm, ~bun",
     "python package manager": "pip, ~poetry, pipenv, uv, pip-tools, conda, pdm, ~hatch, ~rye",
     "jvm build tool": "maven, gradle, sbt, ~ant",
+    "ios package manager": "cocoapods, swift package manager/spm, carthage",
     "test framework": "~jest, vitest, ~mocha, jasmine, ~ava, pytest, unittest, ~nose/nose2, rspec, "
                       "minitest, junit, testng, ~spock, phpunit, xunit, nunit, xctest, "
                       "~espresso, testify, gomega, ~ginkgo, kotest",

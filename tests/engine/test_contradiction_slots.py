@@ -57,6 +57,10 @@ def test_members_of_two_categories_fill_two_slots(a, b):
     ("The mailer jobs run on Sidekiq.", "The mailer jobs run on Beanstalkd."),
     ("Go tests assert with testify.", "Go tests assert with gomega."),
     ("The app's HTTP calls go through Retrofit.", "The app uses OkHttp directly for HTTP calls."),
+    ("The field app is built with Flutter.", "Kotlin Multiplatform builds the field app."),
+    ("The iOS app gets its dependencies from CocoaPods.",
+     "The iOS app's dependency manager is Carthage."),
+    ("The billing data lives in Aurora.", "Billing data is kept in CockroachDB."),
 ])
 def test_members_added_to_closed_categories_contradict_as_the_old_ones_do(a, b):
     assert queued(a, b)

@@ -1458,8 +1458,19 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
     names = [*a.tokens[i1:i2], *b.tokens[j1:j2]]
     if not all(token.raw[:1].isupper() for token in names):
         return None
+    # the holder is who the role is said of next: not the thing in "Payments is owned by
+    # Alice" / "Billing is owned by Alice", nor "Onboarding is the platform team's job"
+    if not all(_HOLDER_THEN.match(" ".join(clause.words[clause.tokens[end - 1].at + 1:]))
+               for clause, end in ((a, i2), (b, j2))):
+        return None
     return _verdict(True, f"{_shown(a.tokens[i1:i2])!r} and {_shown(b.tokens[j1:j2])!r} "
                           f"hold the same role", 0.8)
+
+
+_HOLDER_THEN = re.compile(r"(?:owns?|leads?|maintains?|(?:is|are)\s+(?:responsible\s+for|in\s+"
+                          r"charge\s+of|(?:the\s+)?on[\s-]call|(?:the|our)\s+(?:[\w-]+\s+){0,2}?(?:"
+                          + "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
+                          + r")))\b", _I)
 
 
 # Who does what: "the rotation is run by Kenji", "Aisha runs the rotation", "Lena is the
@@ -1468,26 +1479,33 @@ _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
 # A team holds a role as a person does: "the Web Platform team", "our Mobile squad".
 _TEAMS = ("team", "squad", "guild")
 _WHO = (rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?"
-        rf"|[a-z][\w-]*\s+(?:{'|'.join(_TEAMS)}))")  # "the data team" is someone too
+        rf"|(?:[a-z][\w-]*\s+){{1,2}}(?:{'|'.join(_TEAMS)}))")  # "the data team" is someone too
 _ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
 _HOLDINGS = (
     # "ownership of the design system sits with the Mobile team"
-    re.compile(rf"^(?P<noun>owner)ship\s+of\s+(?P<thing>.+?)\s+(?:sits|lies|rests|is|stays)\s+"
-               rf"with\s+{_WHO}\W*$", _I),
+    # "... moved to the messaging team": who holds it now
+    re.compile(rf"^(?P<noun>owner)ship\s+of\s+(?P<thing>.+?)\s+(?:(?:sits|lies|rests|is|stays)\s+"
+               rf"with|(?:moved|passed|went|was\s+handed(?:\s+over)?|transferred)\s+to)\s+"
+               rf"{_WHO}\W*$", _I),
     re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
                rf"by\s+{_WHO}\W*$"),
     # "Lena is the reviewer for migrations", "Diego is release manager for Harbor 2.x"
     re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:(?:the|our|their)\s+)?(?:[\w-]+\s+){{0,2}}?"
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
     re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
-               rf"(?P<thing>.+?)\s+(?:is|are)\s+{_WHO}\W*$", _I),
-    # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner"
-    re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?P<noun>{_ROLE_NOUN})\s+(?:is|are)\s+"
+               rf"(?P<thing>.+?)(?:\s+(?:is|are)|:)\s+{_WHO}\W*$", _I),
+    # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner", a label too:
+    # "Android release manager: Kenji"
+    re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?P<noun>{_ROLE_NOUN})(?:\s+(?:is|are)|:)\s+"
                rf"{_WHO}\W*$", _I),
+    # "onboarding is the platform team's responsibility" (read without its "'s")
+    re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?:is|are)\s+{_WHO}\s+"
+               rf"(?P<duty>responsibility|job)\W*$", _I),
     re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:the|our)\s+(?P<thing>.+?)\s+"
                rf"(?P<noun>{_ROLE_NOUN})\W*$", _I),
-    # a name, its verb, and what it does it to: not "Squash merges are allowed"
-    re.compile(rf"^{_WHO}\s+(?P<verb>[a-z]+)\s+"
+    # a name, its verb (or two: "owns and maintains"), and what it does it to: not
+    # "Squash merges are allowed"
+    re.compile(rf"^{_WHO}\s+(?P<verb>[a-z]+)\s+(?:and\s+(?P<also>[a-z]+)\s+)?"
                rf"(?!(?:is|are|was|were|be|been)\b)(?P<thing>.+?)\W*$"),
 )
 
@@ -1521,10 +1539,13 @@ def _holdings(clause: Clause) -> list[Holding]:
         verb = (groups.get("verb") or "").casefold()
         if verb and not _gives_a_role(verb, said["thing"]):
             continue  # "Logs are shipped", "Tom prefers MySQL"
-        role = (lexicon.ROLE_NOUNS[groups["noun"].casefold()] if groups.get("noun")
-                else groups["verb"])
-        found.append(Holding(said["agent"].casefold(), _ROLE_KINDS.get(_norm(role), _norm(role)),
-                             read_clause(said["thing"])))
+        roles = ([lexicon.ROLE_NOUNS[groups["noun"].casefold()]] if groups.get("noun")
+                 else ["own"] if groups.get("duty")
+                 else [groups["verb"], *([groups["also"]] if groups.get("also")
+                                         and _gives_a_role(groups["also"].casefold(), "")
+                                         else [])])
+        found.extend(Holding(said["agent"].casefold(), _ROLE_KINDS.get(_norm(role), _norm(role)),
+                             read_clause(said["thing"])) for role in roles)
     return found
 
 

@@ -668,6 +668,8 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             continue
         elif unit in _PERCENT:
             found["percent"] = amount
+        elif unit == _NINES and 1 < amount < 10:  # "three nines" is 99.9 %
+            found["percent"] = round(100 - 10 ** (2 - amount), 6)
         elif attempts := _attempts(words, i, unit, amount):
             found["attempts"] = attempts
         elif (raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word)
@@ -716,6 +718,7 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
 
 
 _DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+_NINES = _norm("nines")
 NAME_REACH = 5  # words back a dotted version looks for the name it belongs to
 
 
@@ -1284,7 +1287,8 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     seg_a, seg_b = a.tokens[a_start:a_end], b.tokens[b_start:b_end]
     # the word before each side too: "for 7 days" / "for a week" (an equal amount)
     measured_a, measured_b = (
-        measures([_norm(w) for w in clause.words[max(0, seg[0].at - 1):seg[-1].at + 1]])
+        measures([NUMBER_WORDS.get(w) or _norm(w)
+                  for w in clause.words[max(0, seg[0].at - 1):seg[-1].at + 1]])
         for clause, seg in ((a, seg_a), (b, seg_b)))
     common = measured_a.keys() & measured_b.keys()
     # two times of day in two zones ("10am UTC" / "11am CET") are not compared here

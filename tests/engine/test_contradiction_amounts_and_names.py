@@ -101,3 +101,12 @@ def test_an_arrow_between_two_ends_is_a_direction():
                   "The warehouse pushes ledger rows one-way into the ledger.")
     assert not queued("Ledger sync is one-way: ledger -> warehouse.",
                       "Ledger rows flow from the ledger to the warehouse.")
+
+
+def test_an_availability_said_in_nines_is_its_percentage():
+    assert measures(["uptime", "is", "four", "nines"])["percent"] == 99.99
+    assert queued("The search cluster's uptime SLO is 99.99%.",
+                  "Uptime SLO of the search cluster: three nines.")
+    # the same amount both ways: a swap of a number word is read as its number
+    assert not queued("The uptime SLO is 99.9%.", "The uptime SLO is three nines.")
+    assert queued("The uptime SLO is 99.95%.", "The uptime SLO is three nines.")

@@ -1300,10 +1300,15 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     # tells more than one value of one slot
     if common and any(sum(_a_unit(token.norm) for token in seg) > 1 for seg in (seg_a, seg_b)):
         return False
-    if common:
-        return any(not _same_amount(key, measured_a[key], measured_b[key]) for key in common)
     values_a = [t for t in seg_a if t.value]
     values_b = [t for t in seg_b if t.value]
+    # a number and a name changed together ("for CLI v3.0: Fatima" / "for CLI v3.1:
+    # Gustavo") change two slots: which one, and who
+    if all(_with_digits(values) and not all(_with_digits([value]) for value in values)
+           for values in (values_a, values_b)):
+        return False
+    if common:
+        return any(not _same_amount(key, measured_a[key], measured_b[key]) for key in common)
     if values_a and values_b:
         # a number does not replace a name without one ("after 30" / "Unix epoch";
         # "python3.11" / "Python 3.12" are versions)
@@ -1564,6 +1569,10 @@ def _gives_a_role(verb: str, thing: str) -> bool:
 def _same_thing(a: Clause, b: Clause) -> bool:
     if a.norms == b.norms:
         return bool(a.norms)
+    # one thing numbered two ways is two things: "CLI 3.0" / "CLI 3.1", "sprint 4" / "sprint 5"
+    numbers = [{t.norm for t in clause.tokens if _VERSION_LIKE.match(t.norm)} for clause in (a, b)]
+    if numbers[0] - numbers[1] and numbers[1] - numbers[0]:
+        return False
     sure = subject_match(subject(a, _nothing), subject(b, _nothing))
     return sure is not None and sure >= CONFIDENT
 

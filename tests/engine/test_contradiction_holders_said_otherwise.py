@@ -49,3 +49,11 @@ def test_two_things_one_holder_has_are_no_clash():
     assert queued("Alice owns billing.", "Bob owns billing.")
     assert queued("Carol is the on-call engineer this week.",
                   "Dan is the on-call engineer this week.")
+
+
+def test_a_thing_numbered_two_ways_is_two_things_whoever_holds_them():
+    assert not queued("Release manager for SDK v2.0: Fatima.",
+                      "Release manager for SDK v2.1: Gustavo.")
+    assert not queued("The build agent for Xcode 15 is Orion.",
+                      "The build agent for Xcode 16 is Vega.")
+    assert queued("Release manager for SDK v2.0: Fatima.", "Release manager for SDK v2.0: Gustavo.")

@@ -311,6 +311,10 @@ def pair_key(a_hash: str, b_hash: str) -> str:
 
 _I = re.IGNORECASE
 _CONTRACTIONS = [(re.compile(pattern, _I), replacement) for pattern, replacement in (
+    # a possessive said of a thing is who holds it: "the ETL job is Rosa's", "the state
+    # migration is on Ines's plate" (read before "'s" is dropped)
+    (r"\b(is|are)\s+(?:on\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s(?:\s+plate)?(?=\s*[.;,!]|\s*$)",
+     r"\1 owned by \2"),
     (r"\bwon't\b", "will not"), (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"),
     (r"n't\b", " not"), (r"['\u2019]s\b", ""), (r"'re\b", " are"), (r"'m\b", " am"),
     (r"'ve\b", " have"), (r"'ll\b", " will"), (r"'d\b", " would"),
@@ -1699,7 +1703,8 @@ def _before_preference(clause: Clause) -> str:
     # with the field it is named for ("the backend team" is not "the mobile team")
     who = [_same(word.casefold()) for word in before[-2:]]
     named = " ".join(who) if who[-1] in _TEAMS else who[-1]
-    return "we" if named in _OURS else named
+    # "the payments team" and "payments" are one holder
+    return "we" if named in _OURS else _who(named)
 
 
 # The speaker's team, however it is named: "we", "the team", "our convention".

@@ -256,7 +256,8 @@ ROLE_STATES = ("on call", "on-call", "in charge", "responsible")
 ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",
               "maintainers": "maintain", "reviewer": "review", "reviewers": "review",
               "lead": "lead", "leader": "lead", "approver": "approve", "approvers": "approve",
-              "manager": "manage", "admin": "administer", "administrator": "administer"}
+              "manager": "manage", "admin": "administer", "administrator": "administer",
+              "on-call": "on-call"}
 
 # Nouns that name a running piece of software by what it is: "the search API", "the search
 # service", "search-svc" and "the search server" are one thing.

@@ -57,3 +57,23 @@ def test_a_thing_numbered_two_ways_is_two_things_whoever_holds_them():
     assert not queued("The build agent for Xcode 15 is Orion.",
                       "The build agent for Xcode 16 is Vega.")
     assert queued("Release manager for SDK v2.0: Fatima.", "Release manager for SDK v2.0: Gustavo.")
+
+
+def test_a_thing_said_to_be_someones_is_held_by_them():
+    assert queued("The weekly billing export is Rosa's.", "Kenji owns the weekly billing export.")
+    assert queued("Bogdan owns the Vault upgrade.", "The Vault upgrade is on Ines's plate.")
+    assert not queued("The weekly billing export is Rosa's.", "Rosa owns the weekly billing export.")
+
+
+def test_on_call_is_a_role_with_one_holder():
+    assert queued("This week's primary on-call for search is Ethan.",
+                  "Zara is primary on-call for search this week.")
+    assert not queued("This week's primary on-call for search is Ethan.",
+                      "Zara is primary on-call for payments this week.")
+
+
+def test_a_team_prefers_as_itself_with_or_without_the_word_team():
+    assert queued("The data team prefers Parquet over CSV for exports.",
+                  "For exports, data would rather use CSV than Parquet.")
+    assert not queued("The data team prefers Parquet over CSV for exports.",
+                      "For exports, mobile would rather use CSV than Parquet.")

@@ -98,8 +98,14 @@ lists are in contradiction_words.py). A pair contradicts when:
   (flows.py: "events flow from orders to analytics" / "analytics sends events to
   orders", "A consumes events published by B", "A subscribes to the events that B
   publishes", "A publishes events that B consumes", "moving off A onto B", "A feeds
-  B"; an end named with more words is the same end: "Frankfurt" / "the Frankfurt
-  replica"), unless what moves differs;
+  B", "X gets copied from Y", "the nightly job loads X into Y"; an end named with more
+  words is the same end: "Frankfurt" / "the Frankfurt replica"), unless what moves
+  differs;
+- a swapped source (sources.py): one named thing the source in one statement and a copy
+  in the other ("pg-1 is the primary and pg-2 its replica" / "pg-2 is primary and
+  replicates to pg-1", "X is a replica of Y" / "Y is a replica of X", "Salesforce is
+  the source of truth; our CRM mirrors it" / "our CRM is canonical"), or two sources of
+  one thing that name each other; not of a past state, a denial or two environments;
 - a changed value in any word order: each statement names a value the other does not,
   of the same kind (a number does not replace a name, a known format is no unknown
   name, a name with a digit in it, "prod-eu-1", is a name) and in the same role
@@ -222,7 +228,7 @@ from dataclasses import dataclass, replace
 from pydantic import Field, field_validator, model_validator
 
 from . import contradiction_words as lexicon
-from . import flows, schedules, short_forms, value_categories
+from . import flows, schedules, short_forms, sources, value_categories
 from .dedup import (
     _FUNCTION_WORDS,
     PREPOSITIONS,
@@ -1177,6 +1183,12 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     shared = said & also
     if not a.tokens or not b.tokens or _named_apart(a, b):
         return None
+    # two names, each statement opening on one, that trade places deny nothing the other
+    # says: "pg-2 is not a replica of pg-1" / "pg-1 is a replica of pg-2"
+    names = [_names_in_order(clause) for clause in (a, b)]
+    if (len(names[0]) == 2 and names[0] == names[1][::-1] and names[0][0] != names[0][1]
+            and a.tokens[0].value and b.tokens[0].value):
+        return None
     if said == also and len(said) >= KEY_WORDS:  # the same words, in any order
         return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                               f"{other.text!r}", 0.85)
@@ -1199,6 +1211,10 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     exact = said == also
     return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                           f"{other.text!r}", 0.9 if exact else 0.8)
+
+
+def _names_in_order(clause: Clause) -> list[str]:
+    return [token.norm for token in clause.tokens if token.value]
 
 
 def _object_said(negated: Clause, other: Clause) -> bool:
@@ -2471,6 +2487,34 @@ def _speaking_of_themselves(a: str, b: str) -> bool:
             and any(_FIRST_PERSON.search(asserted(text)) for text in (a, b)))
 
 
+_DENYING = re.compile(r"\b(?:not|never|no\s+longer|isn't|aren't|wasn't)\b", _I)
+
+
+def _swapped_source(a: str, b: str) -> JudgeVerdict | None:
+    """One named thing the source in one statement and a copy in the other ("db-east-1 is
+    the primary" / "db-west-2 is primary and replicates to db-east-1", "redis-b is a
+    replica of redis-a" / "redis-a is a replica of redis-b"), or two sources of one thing
+    where each statement names the other's ("the source of truth is api-contracts" /
+    "lumen-frontend is the source of truth, and api-contracts imports from it"); not
+    of a past state, a denial, or two environments."""
+    if any(_PAST.search(text) or _DENYING.search(text) for text in (a, b)):
+        return None
+    if _qualified_apart(*(subject(read_clause(text), _nothing) for text in (a, b))):
+        return None
+    ranked = [sources.ranks(text) for text in (a, b)]
+    for name in ranked[0].keys() & ranked[1].keys():
+        if len(ranked[0][name]) == len(ranked[1][name]) == 1 and ranked[0][name] != ranked[1][name]:
+            return _verdict(True, f"{name!r} is the source in one statement and a copy in the "
+                                  f"other", 0.8)
+    tops = [{name for name, found in side.items() if found == {sources.SOURCE}} for side in ranked]
+    said = [text.casefold() for text in (a, b)]
+    if all(tops) and not tops[0] & tops[1] and (
+            any(name in said[1] for name in tops[0]) and any(name in said[0] for name in tops[1])):
+        return _verdict(True, f"two sources of one thing: {min(tops[0])!r} against "
+                              f"{min(tops[1])!r}", 0.75)
+    return None
+
+
 def rules_verdict(a: str, b: str) -> JudgeVerdict:
     """Whether statements `a` and `b` contradict, by the rules in this module's docstring."""
     if _speaking_of_themselves(a, b):
@@ -2479,6 +2523,8 @@ def rules_verdict(a: str, b: str) -> JudgeVerdict:
     if not a or not b:
         return _verdict(False, "a statement asserts nothing: a question, a greeting or a "
                                "reaction", ASSERTS_NOTHING_CONFIDENCE)
+    if found := _swapped_source(a, b):
+        return found
     for clause_a in clauses(a):
         for clause_b in clauses(b):
             found = _clause_verdict(clause_a, clause_b)

@@ -49,6 +49,21 @@ _TAKES_THAT = re.compile(rf"^(?P<target>.+?)\s+{_TAKING}\b(?P<what>.*?)\s+(?:tha
                          rf"(?P<source>.+?)\s+(?:{SENDING})\b", re.IGNORECASE)
 
 
+# The passive: "production config gets copied from staging", "the user table is exported
+# to LDAP".
+_MOVED = rf"(?:{_SENT}|loaded|imported|pulled|fetched|downloaded|ingested)"
+_MOVED_FROM = re.compile(rf"^(?P<target>.+?)\s+(?:is|are|gets|get|got)\s+(?:\w+ly\s+)?{_MOVED}\s+"
+                         rf"from\s+(?P<source>.+?){_END}", re.IGNORECASE)
+_MOVED_TO = re.compile(rf"^(?P<source>.+?)\s+(?:is|are|gets|get|got)\s+(?:\w+ly\s+)?{_MOVED}\s+"
+                       rf"(?:to|into|onto)\s+(?P<target>.+?){_END}", re.IGNORECASE)
+# A job that moves something names its source after the verb: "the nightly job loads
+# Snowflake tables into Postgres".
+_MOVER = r"(?:job|jobs|sync|pipeline|script|cron|task|workflow|dag|etl|process|importer)"
+_MOVES = re.compile(rf"^(?P<doer>(?:[\w-]+\s+){{0,3}}{_MOVER})\s+(?:{SENDING}|loads|load|moves|"
+                    rf"move)\s+(?P<source>.+?)\s+(?:to|into|onto)\s+(?P<target>.+?){_END}",
+                    re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Flow:
     source: str
@@ -58,8 +73,8 @@ class Flow:
 
 def flow(text: str) -> Flow | None:
     """The source and target `text` says something moves between, if it says one."""
-    for pattern in (_FROM_TO, _SENDS, _RECEIVES, _TAKES_SENT_BY, _TAKES_THAT, _SENDS_THAT,
-                    _FEEDS):
+    for pattern in (_FROM_TO, _MOVED_FROM, _MOVED_TO, _MOVES, _SENDS, _RECEIVES, _TAKES_SENT_BY,
+                    _TAKES_THAT, _SENDS_THAT, _FEEDS):
         found = pattern.search(text)
         if found:
             (start, stop), (start2, stop2) = sorted((found.span("source"), found.span("target")))

@@ -67,6 +67,12 @@ contradictions_dev_issue13.jsonl (200 pairs, dev) was written blind by two sessi
 read nothing of the repository, in the same style as the twelfth held-out batch (one on web
 services and infrastructure, one on mobile, data and tooling), committed alone and scored
 once before any rule was read against it (precision 0.894, recall 0.420); then tuned on.
+contradictions_dev_always_negation.jsonl and contradictions_dev_pref_owner_direction.jsonl
+(100 pairs each, dev) were written blind the same way for the kinds the held-out batches
+score worst on (always / never and negation; preference, owner and direction), half of
+each contradicting, the rest look-alikes (compatible, paraphrase, another subject, a
+refinement, past and present); each committed alone (71ca254) and scored once before
+any rule read it: precision 1.000 / recall 0.140 and 0.941 / 0.320.
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -110,9 +116,13 @@ HELDOUT_PATHS = (HELDOUT7_PATH, HELDOUT8_PATH, HELDOUT9_PATH, HELDOUT10_PATH, HE
                  HELDOUT12_PATH)
 DEV_AGREEING_PATH = Path(__file__).with_name("contradictions_dev_agreeing.jsonl")
 DEV_ISSUE13_PATH = Path(__file__).with_name("contradictions_dev_issue13.jsonl")
+DEV_ALWAYS_NEGATION_PATH = Path(__file__).with_name("contradictions_dev_always_negation.jsonl")
+DEV_PREFERENCE_OWNER_DIRECTION_PATH = Path(__file__).with_name(
+    "contradictions_dev_pref_owner_direction.jsonl")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
              DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH,
-             DEV_HELDOUT6_PATH, DEV_AGREEING_PATH, DEV_ISSUE13_PATH)
+             DEV_HELDOUT6_PATH, DEV_AGREEING_PATH, DEV_ISSUE13_PATH, DEV_ALWAYS_NEGATION_PATH,
+             DEV_PREFERENCE_OWNER_DIRECTION_PATH)
 DEFAULT_PATHS = (*DEV_PATHS, *HELDOUT_PATHS)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")

@@ -151,17 +151,21 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     0.510); one size in decimal and binary units, and a state "at first" or before an event
     as history: 0.988 / 0.736 (1.000 / 0.510); a log level in small letters beside its
     kind: 0.988 / 0.738 (1.000 / 0.520); a plain word both end on as what the thing is:
-    0.988 / 0.739.
+    0.988 / 0.739. A phrase one side adds, more members of closed categories, holders and
+    sources said in more ways: 0.988 / 0.769 (1.000 / 0.590 on the 200). Two blind batches
+    of the kinds held-out scores worst on were folded in (1.000 / 0.140 and 0.941 / 0.320
+    on them, before any rule read them; 1.000 / 0.140 and 1.000 / 0.560 once studied):
+    0.989 / 0.721 on all 1,972.
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 1772 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.985 and report["recall"] >= 0.73
+    assert report["pairs"] == 1972 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.985 and report["recall"] >= 0.71
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.765
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.725
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
-    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.545
+    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.62
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
@@ -171,7 +175,12 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
     assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
-    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.50
+    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.57
+    always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
+    assert always["precision"] >= 0.99 and always["recall"] >= 0.13
+    owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),
+                                     rules_verdict)
+    assert owners["precision"] >= 0.99 and owners["recall"] >= 0.54
 
 
 @pytest.mark.parametrize("path", contradictions.HELDOUT_PATHS, ids=lambda p: p.stem)

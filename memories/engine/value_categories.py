@@ -251,8 +251,10 @@ SCALES = {
     "repository layout": "monorepo/single repository, polyrepo/multi-repo/separate "
                          "repositories",
     "architecture": "monolith/monolithic, microservices",
-    "rendering": "server-side rendering/ssr, client-side rendering/csr, static site "
-                 "generation/ssg",
+    "rendering": "server-side rendering/ssr/server-rendered, client-side rendering/csr/"
+                 "client-rendered, static site generation/ssg",
+    "execution": "in parallel/parallel/concurrently/parallelized, serially/serial/sequentially/"
+                 "sequential/one at a time",
 }
 
 # Nouns that name what kind of thing a member is ("the backend language is Rust"): they

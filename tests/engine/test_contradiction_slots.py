@@ -75,6 +75,13 @@ def test_members_of_two_mobile_categories_fill_two_slots(a, b):
     assert not queued(a, b)
 
 
+def test_parallel_and_serial_and_server_and_client_rendering_are_ends_of_scales():
+    assert queued("The importer processes files in parallel.",
+                  "The importer processes files one at a time.")
+    assert queued("The docs site is server-rendered.", "The docs site is a client-rendered SPA.")
+    assert not queued("Unit tests run in parallel.", "Integration tests run serially.")
+
+
 def test_a_category_member_said_again_in_other_words_is_no_clash():
     assert not queued("The handbook is built with MkDocs.", "MkDocs builds the handbook.")
 

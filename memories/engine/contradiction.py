@@ -1828,8 +1828,8 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
         if sure == 0.65 and _adds_only_a_phrase(*subjects):
             sure = 0.75
         if sure is not None and sure >= CONFIDENT:
-            return _verdict(True, f"the {key} changed: {_amount(measured_a[key])} against "
-                                  f"{_amount(measured_b[key])}", min(sure, 0.75))
+            return _verdict(True, f"the {key} changed: {_readable(key, measured_a[key])} "
+                                  f"against {_readable(key, measured_b[key])}", min(sure, 0.75))
     return None
 
 
@@ -1843,6 +1843,34 @@ def _adds_only_a_phrase(a: Subject, b: Subject) -> bool:
     adding, unique = (a, unique_a) if unique_a else (b, unique_b)
     other = b if adding is a else a
     return not _names_of_its_own(adding, other) and not _modifies(adding, unique, shared)
+
+
+# Units a person reads an amount in, largest first: (how many of the measure's own unit,
+# name). Durations and periods are kept in seconds, sizes in bytes, times of day in
+# minutes after midnight.
+_READABLE_UNITS = {
+    "duration": ((86400, "days"), (3600, "hours"), (60, "minutes"), (1, "seconds"),
+                 (0.001, "ms")),
+    "size": ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1, "bytes")),
+}
+_READABLE_UNITS["period"] = _READABLE_UNITS["duration"]
+
+
+def _readable(key: str, value: float | str) -> str:
+    """An amount as a person would write it: "15 minutes", not 900; "50 MB", not
+    50000000; "02:00", not 120."""
+    if isinstance(value, str):
+        return value
+    if key.startswith("time of day") and 0 <= value < 24 * 60:
+        return f"{int(value) // 60:02d}:{int(value) % 60:02d}"
+    units = _READABLE_UNITS.get(key, ())
+    # the largest unit that counts it whole ("90 seconds"), else the largest it fills
+    whole = [(size, name) for size, name in units
+             if value >= size and math.isclose(round(value / size), value / size)]
+    for size, name in whole or [(size, name) for size, name in units if value >= size]:
+        count = value / size
+        return f"{count:.15g} {name.removesuffix('s') if count == 1 else name}"
+    return _amount(value)
 
 
 def _same_amount(key: str, x, y) -> bool:

@@ -38,8 +38,19 @@ def test_a_compound_is_split_before_it_is_stemmed():
     a = "The acme iOS app must stay under 40 MB download size."
     b = "acme-ios download size budget: 60 MB."
     assert queued(a, b)
-    # the reason gives the amounts as numbers a person reads, not as 4e+07
-    assert "40000000 against 60000000" in rules_verdict(a, b).reason
+    # the reason gives the amounts as a person writes them, not as 4e+07 bytes
+    assert "the size changed: 40 MB against 60 MB" in rules_verdict(a, b).reason
+
+
+def test_a_reason_says_durations_periods_and_times_in_their_own_units():
+    assert rules_verdict("Renovate runs nightly.", "Renovate checks for updates monthly."
+                         ).reason == "the period changed: 1 day against 30 days"
+    assert rules_verdict("The nightly ledger job starts at 02:00 UTC.",
+                         "The ledger job's nightly start time is 05:30 UTC."
+                         ).reason.endswith("02:00 against 05:30")
+    assert "90 seconds against 2 minutes" in rules_verdict(
+        "The deploy-bot HTTP timeout is 90 seconds.",
+        "deploy-bot gives up on HTTP calls after 2 minutes.").reason
 
 
 def test_a_participle_after_are_is_the_verb_not_a_word_that_narrows():

@@ -657,7 +657,11 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     raw words to see the capital)."""
     found = schedules.schedule(words)
     for word in words:
-        if address := _HOST_PORT.match(word):  # "grafana.internal:3000"
+        # an image and its tag ("python:3.11", "node:20"), not a host and its port
+        if (tagged := _IMAGE_TAG.match(word)) and tagged.group(1) != "localhost" and (
+                "." in tagged.group(2) or len(tagged.group(2)) <= 2):
+            found[f"version of {tagged.group(1)}"] = tagged.group(2)
+        elif address := _HOST_PORT.match(word):  # "grafana.internal:3000"
             found["port"] = float(address.group(1))
     for i, word in enumerate(words):
         following = words[i + 1] if i + 1 < len(words) else ""
@@ -724,7 +728,21 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             if _DOTTED.match(word) and (name := _last_name(raws, i)):
                 found[f"version of {name}"] = word
                 break
-    return found
+    # "20 items per page" and "a page size of 20" say one thing: how many a page holds
+    per_page = [amount for key, amount in found.items() if key.endswith(("/pag", "pag"))]
+    amounts = [_number(word) for word in words if _number(word) is not None]
+    if per_page or ("page", "size") in itertools.pairwise(words) and len(amounts) == 1:
+        found["page size"] = per_page[0] if per_page else amounts[0]
+    # a product by the name its category knows it by: "EKS 1.29" is a Kubernetes version
+    return {_known_as(key): value for key, value in found.items()}
+
+
+def _known_as(key: str) -> str:
+    name = key.removeprefix("version of ")
+    if name == key:
+        return key
+    known = value_categories.members((name,))
+    return f"version of {known[0].member}" if len(known) == 1 else key
 
 
 _DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
@@ -786,6 +804,10 @@ def _measures_of(raws: tuple[str, ...]) -> dict:
 # An address with its port ("grafana.internal:3000", "http://localhost:8080/health").
 _HOST_PORT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9.-]*[a-z][a-z0-9.-]*"
                         r":(\d{2,5})(?:/\S*)?$")
+# What says how many a page holds, beside its number: "20 items per page", "page size".
+_PAGE_WORDS = frozenset(_norm(word) for word in ("page", "size", "per", "items", "results",
+                                                 "entries", "records", "rows"))
+_IMAGE_TAG = re.compile(r"^(?:[\w.-]+/)*([a-z][a-z0-9_-]*):v?(\d+(?:\.\d+)*)$")
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
@@ -1800,10 +1822,15 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
         if schedule:
             units |= _SCHEDULE_WORDS
         if key.startswith("version of "):  # "Go 1.22 is the toolchain for ..."
-            # and the versions themselves, "1.9.22" too, which is no number
-            units |= _VERSION_NOUNS | {str(measured_a[key]), str(measured_b[key])}
+            # and the versions themselves, "1.9.22" too, which is no number, and an image
+            # with its tag ("python:3.11")
+            versions = {str(measured_a[key]), str(measured_b[key])}
+            units |= _VERSION_NOUNS | versions | {
+                f"{key.removeprefix('version of ')}:{version}" for version in versions}
         if key == "attempts":
             units |= _TRYING
+        if key == "page size":
+            units |= _PAGE_WORDS
         subjects = [subject(a, _measuring(a, units, schedule=schedule)),
                     subject(b, _measuring(b, units, schedule=schedule))]
         # a statement that says nothing but the count ("we run 4 worker processes")

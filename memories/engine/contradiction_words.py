@@ -58,6 +58,8 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(is|are)\s+off\b(?=\s+(?:by default|in|for|across|everywhere)\b|\s*[.;,]|\s*$)",
             r"\1 disabled"),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
+           # a flag is a feature flag: "feature" narrows it to nothing else
+           (r"\bfeature[\s-]+(flags?)\b", r"\1"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
            # an address is the same with or without the scheme browsers assume
            (r"\bhttps://(?=[\w-])", ""),

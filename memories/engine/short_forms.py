@@ -13,7 +13,7 @@ text out; a name stays written with a capital, so it is still read as a name.
 
 import re
 
-from .schedules import cron_in_words
+from .schedules import ZONES, cron_in_words
 
 _I = re.IGNORECASE
 
@@ -145,10 +145,14 @@ def _number_phrase(found: re.Match) -> str:
     return str(total + current)
 
 
+# A time zone in brackets is part of the time before it: "0 2 * * * (UTC)".
+_ZONE_ASIDE = re.compile(r"\s*\((" + "|".join(sorted(ZONES)) + r")\)", re.IGNORECASE)
+
+
 def spell_out(text: str) -> str:
     """`text` with its short forms, glued units, slash rates, numbers in words and changes
     of state written out."""
-    text = cron_in_words(text)
+    text = _ZONE_ASIDE.sub(r" \1", cron_in_words(text))
     text = _SLASH_RATE.sub(r"\1 per \2", text)
     text = _WORD.sub(_written_out, text)
     text = _GLUED_UNIT.sub(r"\1 \2", text)

@@ -110,3 +110,36 @@ def test_an_availability_said_in_nines_is_its_percentage():
     # the same amount both ways: a swap of a number word is read as its number
     assert not queued("The uptime SLO is 99.9%.", "The uptime SLO is three nines.")
     assert queued("The uptime SLO is 99.95%.", "The uptime SLO is three nines.")
+
+
+def test_a_cron_time_keeps_the_zone_written_after_it_in_brackets():
+    assert queued("The invoice export runs every night at 03:15 UTC.",
+                  "Invoice export cron: 0 1 * * * (UTC)")
+    assert not queued("The invoice export runs every night at 01:00 UTC.",
+                      "Invoice export cron: 0 1 * * * (UTC)")
+
+
+def test_an_image_tag_is_the_version_of_the_image_not_a_port():
+    assert measures(["we", "build", "on", "node:20"], ["We", "build", "on", "node:20"]) == {
+        "version of node": "20"}
+    assert measures(["redis:6379"], ["redis:6379"]) == {"port": 6379.0}
+    assert queued("The worker Dockerfile starts FROM ruby:3.2-slim.",
+                  "Worker Dockerfile base image: ruby:3.3-alpine")
+
+
+def test_a_product_s_version_is_known_by_its_category_s_name_for_it():
+    assert queued("Cluster version: GKE 1.30 everywhere.",
+                  "Our GKE clusters still run Kubernetes 1.28.")
+
+
+def test_a_feature_flag_is_a_flag():
+    assert queued("The dark_mode flag is disabled in production.",
+                  "Feature flag dark_mode is ON in production.")
+
+
+def test_items_per_page_and_a_page_size_are_one_measure():
+    assert measures(["returns", "20", "items", "per", "page"])["page size"] == 20
+    assert queued("The invoices endpoint returns 50 items per page.",
+                  "The page size of the invoices endpoint is 20.")
+    assert not queued("The invoices endpoint returns 50 items per page.",
+                      "The page size of the invoices endpoint is 50.")

@@ -73,6 +73,11 @@ score worst on (always / never and negation; preference, owner and direction), h
 each contradicting, the rest look-alikes (compatible, paraphrase, another subject, a
 refinement, past and present); each committed alone (71ca254) and scored once before
 any rule read it: precision 1.000 / recall 0.140 and 0.941 / 0.320.
+contradictions_dev_issue14a.jsonl and contradictions_dev_issue14b.jsonl (100 pairs each,
+dev) were written blind the same way in the issue's style (versions, limits, preferences,
+negations, choices, owners, directions), committed alone (fd10ead) and scored once before
+any rule read them: 1.000 / 0.640 and 1.000 / 0.460 (the rules as this round began,
+c688593: 1.000 / 0.600 and 1.000 / 0.400).
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -119,10 +124,12 @@ DEV_ISSUE13_PATH = Path(__file__).with_name("contradictions_dev_issue13.jsonl")
 DEV_ALWAYS_NEGATION_PATH = Path(__file__).with_name("contradictions_dev_always_negation.jsonl")
 DEV_PREFERENCE_OWNER_DIRECTION_PATH = Path(__file__).with_name(
     "contradictions_dev_pref_owner_direction.jsonl")
+DEV_ISSUE14_PATHS = (Path(__file__).with_name("contradictions_dev_issue14a.jsonl"),
+                     Path(__file__).with_name("contradictions_dev_issue14b.jsonl"))
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
              DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH,
              DEV_HELDOUT6_PATH, DEV_AGREEING_PATH, DEV_ISSUE13_PATH, DEV_ALWAYS_NEGATION_PATH,
-             DEV_PREFERENCE_OWNER_DIRECTION_PATH)
+             DEV_PREFERENCE_OWNER_DIRECTION_PATH, *DEV_ISSUE14_PATHS)
 DEFAULT_PATHS = (*DEV_PATHS, *HELDOUT_PATHS)
 RECORDED_PATH = Path(__file__).with_name("contradictions_recorded_replies.jsonl")
 SPLITS = ("dev", "heldout")

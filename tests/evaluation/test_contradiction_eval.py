@@ -155,17 +155,20 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     sources said in more ways: 0.988 / 0.769 (1.000 / 0.590 on the 200). Two blind batches
     of the kinds held-out scores worst on were folded in (1.000 / 0.140 and 0.941 / 0.320
     on them, before any rule read them; 1.000 / 0.140 and 1.000 / 0.560 once studied):
-    0.989 / 0.721 on all 1,972.
+    0.989 / 0.721 on all 1,972. Two more blind batches in the issue's style were folded in
+    (1.000 / 0.640 and 1.000 / 0.460 before any rule read them): reading crons with their
+    zone, image tags, a product by its category's name and pages as one measure, 0.990 /
+    0.711 on all 2,172 (1.000 / 0.590 on the two).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 1972 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.985 and report["recall"] >= 0.71
+    assert report["pairs"] == 2172 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.985 and report["recall"] >= 0.70
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.725
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.71
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
-    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.62
+    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.63
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
@@ -175,7 +178,9 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
     assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
-    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.57
+    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.58
+    fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
+    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.57
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
     assert always["precision"] >= 0.99 and always["recall"] >= 0.13
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),

@@ -686,11 +686,14 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found["percent"] = round(100 - 10 ** (2 - amount), 6)
         elif attempts := _attempts(words, i, unit, amount):
             found["attempts"] = attempts
+        elif i and words[i - 1] == "port":  # "port 8081 when run locally"
+            found["port"] = amount
         elif (raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word)
               and "per" not in words[i + 2:i + 2 + COUNTED_RUN]  # "API: 500 req per min"
               and words[i - 1] not in _CALENDAR):  # "March 3" is a day
             found[f"version of {words[i - 1]}"] = word
-        elif following and following not in _FUNCTION_WORDS:
+        elif (following and following not in _FUNCTION_WORDS and following not in NEGATORS
+              and following not in lexicon.CONJUNCTIONS):
             # "4 worker processes" counts processes: the last word of the run counts too
             end = _counted_run(words, i)
             per = _norm(words[end + 2]) if end + 2 < len(words) and words[end + 1] == "per" else ""

@@ -143,3 +143,11 @@ def test_items_per_page_and_a_page_size_are_one_measure():
                   "The page size of the invoices endpoint is 20.")
     assert not queued("The invoices endpoint returns 50 items per page.",
                       "The page size of the invoices endpoint is 50.")
+
+
+def test_a_number_after_port_is_the_port_and_a_conjunction_after_a_number_counts_nothing():
+    assert measures(["listens", "on", "port", "8081", "when", "run", "locally"]) == {
+        "port": 8081.0}
+    assert measures(["deployment", "is", "replicas", "6", "no", "hpa"]) == {"replica": 6.0}
+    assert queued("billing-svc listens on port 8081 when run locally.",
+                  "Run billing-svc locally and hit it on localhost:9000; that's its only port.")

@@ -2564,7 +2564,9 @@ def _swapped_source(a: str, b: str) -> JudgeVerdict | None:
         if len(ranked[0][name]) == len(ranked[1][name]) == 1 and ranked[0][name] != ranked[1][name]:
             return _verdict(True, f"{name!r} is the source in one statement and a copy in the "
                                   f"other", 0.8)
-    tops = [{name for name, found in side.items() if found == {sources.SOURCE}} for side in ranked]
+    # two sources: each said to be one, not implied by what copies it
+    tops = [{name for name, found in sources.ranks(text, inferred=False).items()
+             if found == {sources.SOURCE}} for text in (a, b)]
     said = [text.casefold() for text in (a, b)]
     if all(tops) and not tops[0] & tops[1] and (
             any(name in said[1] for name in tops[0]) and any(name in said[0] for name in tops[1])):

@@ -81,8 +81,10 @@ def _name_after(raws: list[str], start: int) -> str | None:
     return None
 
 
-def ranks(text: str) -> dict[str, set[int]]:
-    """{name: the ranks `text` gives it} (SOURCE, COPY or both)."""
+def ranks(text: str, *, inferred: bool = True) -> dict[str, set[int]]:
+    """{name: the ranks `text` gives it} (SOURCE, COPY or both); without `inferred`, only
+    the ranks said of a name, not the other end a copy's noun or verb implies ("a mirror
+    of the quartz-cli repo" says what is mirrored, maybe no place)."""
     raws = _TOKEN.findall(text)
     words = [raw.casefold() for raw in raws]
     found: dict[str, set[int]] = {}
@@ -98,7 +100,8 @@ def ranks(text: str) -> dict[str, set[int]]:
         if word in _COPYING and at > 0:
             holder = _name_before(raws, at)
             give(holder, COPY)
-            give(_name_after(raws, at + 1) or (None if holder else last_name), SOURCE)
+            if inferred:
+                give(_name_after(raws, at + 1) or (None if holder else last_name), SOURCE)
         for noun, rank in _RANK_NOUNS.items():
             if tuple(words[at:at + len(noun)]) != noun:
                 continue
@@ -122,6 +125,6 @@ def ranks(text: str) -> dict[str, set[int]]:
                 if tie is not None:
                     give(_name_after(raws, tie + 1), rank)
             # "a replica of redis-b", "downstream of the main project": the other end
-            if end < len(words) and words[end] in _OF:
+            if inferred and end < len(words) and words[end] in _OF:
                 give(_name_after(raws, end + 1), 1 - rank)
     return found

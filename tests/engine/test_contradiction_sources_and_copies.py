@@ -52,6 +52,9 @@ def test_the_same_arrangement_a_past_one_or_two_environments_do_not():
     assert not queued("pg-1 used to be the primary, with pg-2 its replica.",
                       "pg-2 is the primary and pg-1 is its replica.")
     assert not queued("pg-2 is not a replica of pg-1.", "pg-1 is a replica of pg-2.")
+    # what a mirror is "of" may be the thing copied, no source of its own
+    assert not queued("atlas-cli repo: GitLab is the source of truth, mirrored to GitHub.",
+                      "GitHub receives a mirror of the atlas-cli repo from GitLab.")
 
 
 def test_a_flow_in_the_passive_or_moved_by_a_job_has_its_ends():

@@ -5,12 +5,7 @@ platform team's job". And the first word of two statements is the holder only wh
 role is said of it next: "Payments is owned by Alice" / "Billing is owned by Alice" speak
 of two things one person owns."""
 
-from memories.engine.contradiction import CONFIDENT, rules_verdict
-
-
-def queued(a: str, b: str) -> bool:
-    verdict = rules_verdict(a, b)
-    return verdict.contradicts and verdict.confidence >= CONFIDENT
+from tests.helpers import queued
 
 
 def test_a_team_named_in_two_words_holds_a_role():

@@ -6,12 +6,8 @@ subjects. Also here: a version with three parts is a value, not a word of the su
 compound is split before it is stemmed; a participle after "are" is the verb; "our
 convention" is the team; a measure that "will rise to" is a plan."""
 
-from memories.engine.contradiction import CONFIDENT, rules_verdict
-
-
-def queued(a: str, b: str) -> bool:
-    verdict = rules_verdict(a, b)
-    return verdict.contradicts and verdict.confidence >= CONFIDENT
+from memories.engine.contradiction import rules_verdict
+from tests.helpers import queued
 
 
 def test_a_phrase_only_one_side_adds_narrows_no_schedule_or_version():

@@ -6,12 +6,7 @@ arrangement said twice, a past one, or two environments do not. Sentences writte
 these tests, not taken from the labelled sets."""
 
 from memories.engine import flows, sources
-from memories.engine.contradiction import CONFIDENT, rules_verdict
-
-
-def queued(a: str, b: str) -> bool:
-    verdict = rules_verdict(a, b)
-    return verdict.contradicts and verdict.confidence >= CONFIDENT
+from tests.helpers import queued
 
 
 def test_ranks_are_read_from_nouns_ties_and_copying_verbs():

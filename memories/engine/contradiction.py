@@ -341,7 +341,10 @@ _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=
                            r"|,\s+(?=[\w-]+\s+(?:still\s+|(?:is|are)\s+)?(?:not|pending)\b)"
                            r"|(?:,|(?<![\s,]))\s+\b(?:but|whereas|while)\b\s+"
                            r"|\.\s+(?=[A-Z])", _I)
+# Words within one clause, a dot inside a number too ("was on Python 3.9 until ...").
+_IN_CLAUSE = r"(?:[^.;]|\.(?=\d))"
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at first|in the past|"
+                   r"back in \d{4}|back then|in the old days|"
                    r"until recently|"
                    r"until last \w+|until \w+ \w+ ago|until then|before that|up to then"
                    # a change under way or planned says what will be, not what is
@@ -350,10 +353,13 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at firs
                    r"(?:re\w+|migrated?|move[sd]?|port(?:ed)?|convert(?:ed)?|switch(?:ed)?"
                    r"|rise|grow|shrink|drop|go\s+(?:up|down)|(?:increas|decreas|rais|lower|bump"
                    r"|chang)(?:e|es|ed)?)"
-                   # a state in the past tense that ended: "was owned by X until the reorg"
-                   r"|(?:was|were|had been)\b[^.;]{1,80}?\buntil"
+                   # a state in the past tense that ended: "was owned by X until the reorg",
+                   # "Team Atlas owned payments until ...", "was 15 minutes before the ..."
+                   rf"|(?:was|were|had been|owned|ran|led|managed|maintained|hosted|used)\b"
+                   rf"{_IN_CLAUSE}{{1,80}}?\buntil"
+                   rf"|(?:was|were|had been)\b{_IN_CLAUSE}{{1,80}}?\bbefore\s+(?:the|we|our|it)\b"
                    # or one that ended at an event: "before the caching fix, p99 was 1.2 s"
-                   r"|^\s*before\b[^,.;]{1,80}?,?[^.;]*?\b(?:was|were|had)\b"
+                   rf"|^\s*before\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?{_IN_CLAUSE}*?\b(?:was|were|had)\b"
                    r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
                    _I)
@@ -1584,8 +1590,10 @@ def _holdings(clause: Clause) -> list[Holding]:
         said = pattern.match(clause.text)
         # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"; a
         # team is someone ("the Frontend team")
+        # a team is someone whichever side of its name the word "team" is ("Team Vega")
         if not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS or (
-                said["agent"].split()[-1].casefold() not in _TEAMS
+                not {said["agent"].split()[0].casefold(),
+                     said["agent"].split()[-1].casefold()} & set(_TEAMS)
                 and (value_categories.members(tuple(said["agent"].split()))
                      or value_categories.qualifiers(tuple(said["agent"].split())))):
             continue
@@ -2151,6 +2159,18 @@ def _channel(values: set[str]) -> bool:
     return any(value.startswith("#") for value in values)
 
 
+def _named_after_one_noun(a: Clause, only_a: set[str], b: Clause, only_b: set[str]) -> bool:
+    """Whether, among its first words, each statement puts a value of its own right after
+    the same word: "DAG ingest_orders" / "DAG build_marts" (not "owner is Priya" / "owner
+    is Tomás", where the value is what is said of the word)."""
+    def named(clause: Clause, only: set[str]) -> set[str]:
+        head = clause.tokens[:SUBJECT_HEAD + 1]
+        return {before.norm for before, after in itertools.pairwise(head)
+                if after.at == before.at + 1 and before.norm not in only_a | only_b
+                and after.value and after.norm in only}
+    return bool(named(a, only_a) & named(b, only_b))
+
+
 def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     """The same subject with another value, in any word order: "the docs are built with
     Sphinx 7" / "we build the docs with Sphinx 5.3"; "background jobs run on Sidekiq" /
@@ -2177,6 +2197,10 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     values_b = {t.norm for t in b.tokens if t.norm in named}
     only_a, only_b = values_a - values_b, values_b - values_a
     if not only_a or not only_b or max(len(only_a), len(only_b)) > SHORT_SLOT:
+        return None
+    # each names its own after one noun that opens both ("Airflow DAG ingest_orders" /
+    # "Airflow DAG build_marts"): two things of one kind, two subjects
+    if _named_after_one_noun(a, only_a, b, only_b):
         return None
     # A number does not take the place of a name ("Node 20" / "Vite"): another slot.
     if _numeric(only_a) != _numeric(only_b):
@@ -2414,7 +2438,10 @@ def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
     Celery anywhere in the stack", "we don't use Sentry") against a statement that uses
     or chose it ("the team uses pnpm to manage dependencies")."""
     denier, other = (a, b) if a.negative else (b, a)
-    if _adds(other):
+    # "caches keys in memory, not in Redis": a "not" and a phrase, with no verb of its own,
+    # denies the thing only for what the clause before it does
+    if _adds(other) or (denier.words[:1] == ["not"] and denier.words[1:2]
+                        and denier.words[1] in PREPOSITIONS):
         return None
     for found in value_categories.members(denier.raws):
         rest = subject(denier, lambda token, at=found.at: token.at in at).key - _WHOLE_SCOPE

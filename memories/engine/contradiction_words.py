@@ -222,7 +222,7 @@ PRONOUNS = frozenset({"ourselves", "itself", "themselves", "myself", "yourself",
 # Words of quantity that do not change what a statement is about ("all secrets").
 QUANTIFIERS = frozenset({"all", "every", "each", "any", "both"})
 # Words that add to what is known rather than restate it ("CI also tests against 3.12").
-ADDITIVE = frozenset({"also", "too", "additionally", "additional", "another", "extra"})
+ADDITIVE = frozenset({"also", "too", "additionally", "additional", "another", "extra", "further"})
 
 # Prepositions by the role they give their object: a value after "to" (where a thing
 # goes) fills another slot than a value after "with" (what does the work).

@@ -77,7 +77,10 @@ contradictions_dev_issue14a.jsonl and contradictions_dev_issue14b.jsonl (100 pai
 dev) were written blind the same way in the issue's style (versions, limits, preferences,
 negations, choices, owners, directions), committed alone (fd10ead) and scored once before
 any rule read them: 1.000 / 0.640 and 1.000 / 0.460 (the rules as this round began,
-c688593: 1.000 / 0.600 and 1.000 / 0.400).
+c688593: 1.000 / 0.600 and 1.000 / 0.400). contradictions_dev_issue14c.jsonl and
+contradictions_dev_issue14d.jsonl, two more written the same way after the first two were
+read, committed alone (c0c53cc): 0.905 / 0.380 and 0.800 / 0.400 (c688593: 0.944 / 0.340
+and 0.750 / 0.300).
 
 A pair counts as flagged when the judge says it contradicts with at least CONFIDENT
 confidence: what enters the open queue. Contradictions kept below it are counted apart
@@ -124,8 +127,8 @@ DEV_ISSUE13_PATH = Path(__file__).with_name("contradictions_dev_issue13.jsonl")
 DEV_ALWAYS_NEGATION_PATH = Path(__file__).with_name("contradictions_dev_always_negation.jsonl")
 DEV_PREFERENCE_OWNER_DIRECTION_PATH = Path(__file__).with_name(
     "contradictions_dev_pref_owner_direction.jsonl")
-DEV_ISSUE14_PATHS = (Path(__file__).with_name("contradictions_dev_issue14a.jsonl"),
-                     Path(__file__).with_name("contradictions_dev_issue14b.jsonl"))
+DEV_ISSUE14_PATHS = tuple(Path(__file__).with_name(f"contradictions_dev_issue14{batch}.jsonl")
+                          for batch in "abcd")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
              DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH,
              DEV_HELDOUT6_PATH, DEV_AGREEING_PATH, DEV_ISSUE13_PATH, DEV_ALWAYS_NEGATION_PATH,

@@ -158,15 +158,17 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     0.989 / 0.721 on all 1,972. Two more blind batches in the issue's style were folded in
     (1.000 / 0.640 and 1.000 / 0.460 before any rule read them): reading crons with their
     zone, image tags, a product by its category's name and pages as one measure, 0.990 /
-    0.711 on all 2,172 (1.000 / 0.590 on the two).
+    0.711 on all 2,172 (1.000 / 0.590 on the two). Two more in the issue's style (0.905 /
+    0.380 and 0.800 / 0.400 before any rule read them), their seven false flags taken out:
+    0.990 / 0.682 on all 2,372 (1.000 / 0.495 on the four).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 2172 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.985 and report["recall"] >= 0.70
+    assert report["pairs"] == 2372 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.985 and report["recall"] >= 0.67
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.71
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.675
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.63
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -180,7 +182,7 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
     assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.58
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.57
+    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.48
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
     assert always["precision"] >= 0.99 and always["recall"] >= 0.13
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),

@@ -608,7 +608,8 @@ def _labelled_in_one_word(stamp: re.Match, rest: str) -> str | None:
     sentence of its own that opens on a known product, or is a number alone ("Replicas:
     3", "Port: 7777/udp"). None when it is no such note."""
     label, words = stamp["speaker"], rest.split()
-    if (not label or " " in label or stamp.group().lstrip().startswith("[")
+    if (not label or (" " in label and not _names_a_thing(label))
+            or stamp.group().lstrip().startswith("[")
             or not 1 <= len(words) <= 8 or _SENTENCE_END.search(rest.strip())
             or _FIRST_PERSON.search(rest) or any(w.casefold() in _COPULAS for w in words)):
         return None  # a sentence of its own: "Melanie: Postgres is great"
@@ -618,6 +619,13 @@ def _labelled_in_one_word(stamp: re.Match, rest: str) -> str | None:
             or _names_a_holder(label, words)):
         return None
     return f"{label} is {rest}"
+
+
+def _names_a_thing(label: str) -> bool:
+    """Whether a label of two words names a thing, not a speaker: it has an acronym or
+    says which environment or side ("Staging DB", "Prod API")."""
+    words = tuple(label.split())
+    return any(_acronym(word) for word in words) or bool(value_categories.qualifiers(words))
 
 
 HOLDER_WORDS = 3  # "Owner: Priya", "On-call: Ana María Ruiz"
@@ -1838,6 +1846,11 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
             versions = {str(measured_a[key]), str(measured_b[key])}
             units |= _VERSION_NOUNS | versions | {
                 f"{key.removeprefix('version of ')}:{version}" for version in versions}
+            # the product written one way by one side only ("Node" beside "Node 18" /
+            # "the Node 20 runtime"); written by both, it still ties their subjects
+            units |= {token.norm for clause, other in ((a, b), (b, a)) for token in clause.tokens
+                      if _known_as(f"version of {token.raw.casefold()}") == key
+                      and token.norm not in other.norms}
         if key == "attempts":
             units |= _TRYING
         if key == "page size":

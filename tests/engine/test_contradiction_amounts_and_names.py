@@ -151,3 +151,17 @@ def test_a_number_after_port_is_the_port_and_a_conjunction_after_a_number_counts
     assert measures(["deployment", "is", "replicas", "6", "no", "hpa"]) == {"replica": 6.0}
     assert queued("billing-svc listens on port 8081 when run locally.",
                   "Run billing-svc locally and hit it on localhost:9000; that's its only port.")
+
+
+def test_a_two_word_label_that_names_a_thing_is_no_speaker():
+    from memories.engine.contradiction import asserted
+
+    assert asserted("Staging DB: Postgres 15 on RDS.") == "Staging DB is Postgres 15 on RDS."
+    assert asserted("Mary Jane: Postgres is great") == "Postgres is great"
+    assert queued("Staging DB: Postgres 15 on RDS.",
+                  "The staging database runs PostgreSQL 13; no upgrade planned this year.")
+
+
+def test_a_product_named_by_one_side_only_is_part_of_the_version_not_the_subject():
+    assert queued("The Terraform AWS provider is pinned to 5.40 in infra-core.",
+                  "infra-core: hashicorp/aws provider pinned at 4.60.")

@@ -89,8 +89,8 @@ lists are in contradiction_words.py). A pair contradicts when:
   own ("Renovate runs nightly" / "Renovate checks for updates monthly"), unless a word of
   it modifies a shared one ("the admin server"); not when each names a thing of its own
   ("2-space indentation in YAML" / "4-space indentation in Python"), one noun is
-  numbered two ways ("sprint one" / "sprint two"), one rate is said in two units, or, against a negation, of a schedule
-  ("blocked on Fridays" / "allowed on Saturdays");
+  numbered two ways ("sprint one" / "sprint two"), one rate is said in two units, or,
+  against a negation, of a schedule ("blocked on Fridays" / "allowed on Saturdays");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
   billing service"; "from A to B" / "from B to A"), not one fact in two voices ("is
@@ -161,10 +161,10 @@ and "PRs" only in capitals, "30d" only with a small "d"); a rate compares per ho
 whatever its unit, and a retry verb counts the tries said after what it retries
 ("retries a failed webhook 5 times"), and how the tries end ("gives up", "dropped") is
 part of their count, not of its subject; a unit is no value of its own ("1024 MiB" / "1
-GiB", and "2 GB" / "2048 MB": decimal and binary units say one size), and a chat channel
-("#deploys") is a name, no plain word nor a name of another
-kind. "And then ...", ", including ...", ", using ...", "... because ...",
-"... so the ...", ", right after standup" and a remark on a thing of its own (",
+GiB", and "2 GB" / "2048 MB": decimal and binary units say one size), and a chat
+channel ("#deploys") is a name, no plain word nor a name of another kind. "And then
+...", ", including ...", ", using ...", "... because ...", "... so the ...", ", right
+after standup" and a remark on a thing of its own (",
 migration still not done") are clauses of their own; the event after which a statement
 holds ("... after the load test") and a closing remark in brackets ("works offline
 (cached data ...)") are left out. Of a count's words ("12 ingest
@@ -176,11 +176,11 @@ offline"), and a verb of a compound negates it by its first part ("never
 squash" / "squash-merge"). A language, cloud or database named right before a noun says
 which things a statement is about ("the Python services" / "Go services").
 
-A clause about the past ("used to", "previously", "at first", "until last quarter", "until then",
-"was owned by X until the reorg", "until March", "before the fix, p99 was 1.2 s") or
-about a change under way or
-planned ("is being
-rewritten in Go", "will migrate to ...") contradicts nothing, nor does a state in the
+A clause about the past ("used to", "previously", "at first", "back in 2022", "until last
+quarter", "until then", "was owned by X until the reorg", "was on Python 3.9 until ...",
+"until March", "before the fix, p99 was 1.2 s", "was 15 minutes before the complaints")
+or about a change under way or planned ("is being rewritten in Go", "will migrate to
+...", "will rise to 100 MB") contradicts nothing, nor does a state in the
 past tense against one said to hold now
 ("the CI ran on Jenkins" / "our CI now runs on GitHub Actions"). Only what a statement
 asserts is judged (`asserted`): a transcript's "[date] Speaker:" stamp is
@@ -359,7 +359,8 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at firs
                    rf"{_IN_CLAUSE}{{1,80}}?\buntil"
                    rf"|(?:was|were|had been)\b{_IN_CLAUSE}{{1,80}}?\bbefore\s+(?:the|we|our|it)\b"
                    # or one that ended at an event: "before the caching fix, p99 was 1.2 s"
-                   rf"|^\s*before\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?{_IN_CLAUSE}*?\b(?:was|were|had)\b"
+                   rf"|^\s*before\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?{_IN_CLAUSE}*?"
+                   rf"\b(?:was|were|had)\b"
                    r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
                    _I)
@@ -1535,12 +1536,6 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
                           f"hold the same role", 0.8)
 
 
-_HOLDER_THEN = re.compile(r"(?:owns?|leads?|maintains?|(?:is|are)\s+(?:responsible\s+for|in\s+"
-                          r"charge\s+of|(?:the\s+)?on[\s-]call|(?:the|our)\s+(?:[\w-]+\s+){0,2}?(?:"
-                          + "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
-                          + r")))\b", _I)
-
-
 # Who does what: "the rotation is run by Kenji", "Aisha runs the rotation", "Lena is the
 # reviewer for migrations", "the maintainer of the modules is Ravi".
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
@@ -1549,6 +1544,10 @@ _TEAMS = ("team", "squad", "guild")
 _WHO = (rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?"
         rf"|(?:[a-z][\w-]*\s+){{1,2}}(?:{'|'.join(_TEAMS)}))")  # "the data team" is someone too
 _ROLE_NOUN = "|".join(sorted(lexicon.ROLE_NOUNS, key=len, reverse=True))
+# What says a role of the word before it: "Alice owns ...", "Carol is the on-call ...".
+_HOLDER_THEN = re.compile(rf"(?:owns?|leads?|maintains?|(?:is|are)\s+(?:responsible\s+for"
+                          rf"|in\s+charge\s+of|(?:the\s+)?on[\s-]call"
+                          rf"|(?:the|our)\s+(?:[\w-]+\s+){{0,2}}?(?:{_ROLE_NOUN})))\b", _I)
 _HOLDINGS = (
     # "ownership of the design system sits with the Mobile team"
     # "... moved to the messaging team": who holds it now
@@ -1597,8 +1596,8 @@ def _holdings(clause: Clause) -> list[Holding]:
     for pattern in _HOLDINGS:
         said = pattern.match(clause.text)
         # someone, not a thing: "Staging runs 2 replicas", "Kafka is the event bus"; a
-        # team is someone ("the Frontend team")
-        # a team is someone whichever side of its name the word "team" is ("Team Vega")
+        # team is someone, whichever side of its name the word is ("the Frontend team",
+        # "Team Vega")
         if not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS or (
                 not {said["agent"].split()[0].casefold(),
                      said["agent"].split()[-1].casefold()} & set(_TEAMS)
@@ -1819,7 +1818,7 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
     # else each number is said to be is the same rate
     if any("/" in key and measured_a[key] == measured_b[key] for key in common):
         return None
-    for key in common:
+    for key in sorted(common):  # in one order, so a pair gets one reason in any process
         if _same_amount(key, measured_a[key], measured_b[key]):
             continue
         if not when and (key in _SCHEDULE_KEYS or key.startswith("time of day")):
@@ -1914,14 +1913,15 @@ def _readable(key: str, value: float | str) -> str:
         return value
     if key.startswith("time of day") and 0 <= value < 24 * 60:
         return f"{int(value) // 60:02d}:{int(value) % 60:02d}"
-    units = _READABLE_UNITS.get(key, ())
+    filled = [(size, name) for size, name in _READABLE_UNITS.get(key, ()) if value >= size]
     # the largest unit that counts it whole ("90 seconds"), else the largest it fills
-    whole = [(size, name) for size, name in units
-             if value >= size and math.isclose(round(value / size), value / size)]
-    for size, name in whole or [(size, name) for size, name in units if value >= size]:
-        count = value / size
-        return f"{count:.15g} {name.removesuffix('s') if count == 1 else name}"
-    return _amount(value)
+    whole = [(size, name) for size, name in filled
+             if math.isclose(round(value / size), value / size)]
+    if not filled:
+        return _amount(value)
+    size, name = (whole or filled)[0]
+    count = value / size
+    return f"{count:.15g} {name.removesuffix('s') if count == 1 else name}"
 
 
 def _same_amount(key: str, x, y) -> bool:
@@ -2600,8 +2600,9 @@ def _swapped_source(a: str, b: str) -> JudgeVerdict | None:
     if _qualified_apart(*(subject(read_clause(text), _nothing) for text in (a, b))):
         return None
     ranked = [sources.ranks(text) for text in (a, b)]
-    for name in ranked[0].keys() & ranked[1].keys():
-        if len(ranked[0][name]) == len(ranked[1][name]) == 1 and ranked[0][name] != ranked[1][name]:
+    for name in sorted(ranked[0].keys() & ranked[1].keys()):
+        if (len(ranked[0][name]) == len(ranked[1][name]) == 1
+                and ranked[0][name] != ranked[1][name]):
             return _verdict(True, f"{name!r} is the source in one statement and a copy in the "
                                   f"other", 0.8)
     # two sources: each said to be one, not implied by what copies it

@@ -24,9 +24,9 @@ _RANK_NOUNS = {
 _COPYING = frozenset({"mirrors", "mirror", "follows", "follow"})
 # Verbs that tie a name before them to a rank noun after them ("Dublin hosts the
 # primary", "Salesforce gets a copy").
-_HOLDING = frozenset({"is", "are", "be", "was", "were", "hosts", "host", "holds", "hold", "runs", "run", "has",
-                      "have", "gets", "get", "keeps", "keep", "becomes", "became", "stays",
-                      "remains"})
+_HOLDING = frozenset({"is", "are", "be", "was", "were", "hosts", "host", "holds", "hold",
+                      "runs", "run", "has", "have", "gets", "get", "keeps", "keep", "becomes",
+                      "became", "stays", "remains"})
 # Words between a tie and its rank noun that say nothing of the rank.
 _FILLER = frozenset({"the", "a", "an", "its", "our", "their", "read", "hot", "warm", "cold",
                      "only", "sole", "single", "just", "now", "still", "database", "db",
@@ -62,23 +62,24 @@ def _is_name(raw: str, at: int) -> bool:
             or (raw[:1].isupper() and (at > 0 or raw.casefold() not in _OPENERS)))
 
 
-def _name_before(raws: list[str], end: int) -> str | None:
-    """The nearest name at most REACH words before `end`, within the clause."""
-    for at in range(end - 1, max(-1, end - 1 - REACH), -1):
+def _first_name(raws: list[str], places: range) -> str | None:
+    """The first name at `places`, before the clause ends."""
+    for at in places:
         if raws[at] in (";", ",", "."):
             return None
         if _is_name(raws[at], at):
             return raws[at].casefold()
     return None
+
+
+def _name_before(raws: list[str], end: int) -> str | None:
+    """The nearest name at most REACH words before `end`."""
+    return _first_name(raws, range(end - 1, max(-1, end - 1 - REACH), -1))
 
 
 def _name_after(raws: list[str], start: int) -> str | None:
-    for at in range(start, min(len(raws), start + REACH)):
-        if raws[at] in (";", ",", "."):
-            return None
-        if _is_name(raws[at], at):
-            return raws[at].casefold()
-    return None
+    """The nearest name at most REACH words from `start` on."""
+    return _first_name(raws, range(start, min(len(raws), start + REACH)))
 
 
 def ranks(text: str, *, inferred: bool = True) -> dict[str, set[int]]:

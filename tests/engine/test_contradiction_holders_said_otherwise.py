@@ -51,13 +51,15 @@ def test_a_thing_numbered_two_ways_is_two_things_whoever_holds_them():
                       "Release manager for SDK v2.1: Gustavo.")
     assert not queued("The build agent for Xcode 15 is Orion.",
                       "The build agent for Xcode 16 is Vega.")
-    assert queued("Release manager for SDK v2.0: Fatima.", "Release manager for SDK v2.0: Gustavo.")
+    assert queued("Release manager for SDK v2.0: Fatima.",
+                  "Release manager for SDK v2.0: Gustavo.")
 
 
 def test_a_thing_said_to_be_someones_is_held_by_them():
     assert queued("The weekly billing export is Rosa's.", "Kenji owns the weekly billing export.")
     assert queued("Bogdan owns the Vault upgrade.", "The Vault upgrade is on Ines's plate.")
-    assert not queued("The weekly billing export is Rosa's.", "Rosa owns the weekly billing export.")
+    assert not queued("The weekly billing export is Rosa's.",
+                      "Rosa owns the weekly billing export.")
 
 
 def test_on_call_is_a_role_with_one_holder():

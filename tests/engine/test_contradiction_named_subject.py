@@ -27,7 +27,8 @@ def test_many_words_of_its_own_beside_a_named_thing_may_say_another_fact_of_it()
 
 
 def test_a_name_each_statement_has_of_its_own_is_another_subject():
-    assert not queued("orders-cli is built with Go 1.22.", "orders-agent still builds with Go 1.21.")
+    assert not queued("orders-cli is built with Go 1.22.",
+                      "orders-agent still builds with Go 1.21.")
     assert not queued("checkout-api rate limit: 100 req/min per key.",
                       "catalog-api rate limit: 1000 req/min per key.")
     # the same name on both sides is the same subject
@@ -56,7 +57,8 @@ def test_a_move_off_one_thing_onto_another_is_a_flow_from_it_to_the_other():
 
 
 def test_a_sender_and_the_receiver_named_after_what_it_sends_are_the_ends_of_a_flow():
-    assert flows.flow("cart-svc emits checkout events that ledger-svc consumes.").source == "cart-svc"
+    moved = flows.flow("cart-svc emits checkout events that ledger-svc consumes.")
+    assert moved.source == "cart-svc"
     assert queued("cart-svc emits checkout events that ledger-svc consumes.",
                   "ledger-svc sends checkout events to cart-svc.")
     assert not queued("cart-svc emits checkout events that ledger-svc consumes.",
@@ -108,12 +110,15 @@ def test_a_person_and_a_thing_named_together_are_no_one_value_against_another():
 def test_a_name_before_a_word_of_its_own_says_which_kind_of_thing_not_a_value():
     assert not queued("cart-api runs on Node 20 LTS.", "cart-api p95 latency target is 120 ms.")
     # what a named thing is leaves the name a value
-    assert queued("The desktop client is built with Electron.", "Our desktop client is a Tauri app.")
+    assert queued("The desktop client is built with Electron.",
+                  "Our desktop client is a Tauri app.")
 
 
 def test_a_language_tag_is_a_locale_whatever_else_names_it():
-    assert queued("checkout-web default locale is en-GB.", "Default locale for checkout-web: fr-FR")
-    assert not queued("checkout-web default locale is en-GB.", "Default locale for admin-web: fr-FR")
+    assert queued("checkout-web default locale is en-GB.",
+                  "Default locale for checkout-web: fr-FR")
+    assert not queued("checkout-web default locale is en-GB.",
+                      "Default locale for admin-web: fr-FR")
 
 
 def test_a_thing_that_feeds_another_is_the_source_of_a_flow():
@@ -125,9 +130,11 @@ def test_a_thing_that_feeds_another_is_the_source_of_a_flow():
 
 
 def test_a_size_in_decimal_and_in_binary_units_is_one_size():
-    assert not queued("Each sync worker's memory limit: 4 GB.", "Each sync worker is capped at 4096 MB.")
+    assert not queued("Each sync worker's memory limit: 4 GB.",
+                      "Each sync worker is capped at 4096 MB.")
     assert not queued("The upload cap is 1 GB.", "The upload cap is 1 GiB.")
-    assert queued("Each sync worker's memory limit: 4 GB.", "Each sync worker is capped at 8192 MB.")
+    assert queued("Each sync worker's memory limit: 4 GB.",
+                  "Each sync worker is capped at 8192 MB.")
 
 
 def test_a_state_told_as_how_it_was_at_first_or_before_an_event_is_history():

@@ -63,3 +63,21 @@ def test_a_flow_in_the_passive_or_moved_by_a_job_has_its_ends():
                   "Staging config is synced from production config.")
     assert queued("The hourly job loads Kafka topics into ClickHouse.",
                   "The hourly sync copies data from ClickHouse into Kafka.")
+
+
+def test_a_pair_gets_one_reason_whatever_order_a_process_keeps_its_sets_in():
+    """The reason is stored and shown to a person; it must not change with the hash seed
+    of the worker that judged the pair."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("from memories.engine.contradiction import rules_verdict as v; "
+              "print(v('redis-b is a replica following redis-a.', "
+              "'redis-a is a replica of redis-b.').reason); "
+              "print(v('Ops on-call hands off Mondays at 10:00 UTC.', "
+              "'Ops on-call hands off Fridays at 16:00 UTC.').reason)")
+    reasons = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}
+                              ).stdout for seed in range(6)}
+    assert len(reasons) == 1 and "source in one statement" in reasons.pop()

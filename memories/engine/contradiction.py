@@ -358,8 +358,9 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at firs
                    rf"|(?:was|were|had been|owned|ran|led|managed|maintained|hosted|used)\b"
                    rf"{_IN_CLAUSE}{{1,80}}?\buntil"
                    rf"|(?:was|were|had been)\b{_IN_CLAUSE}{{1,80}}?\bbefore\s+(?:the|we|our|it)\b"
-                   # or one that ended at an event: "before the caching fix, p99 was 1.2 s"
-                   rf"|^\s*before\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?{_IN_CLAUSE}*?"
+                   # or one that ended at an event: "before the caching fix, p99 was 1.2 s",
+                   # "until the region move, the primary was in Dublin"
+                   rf"|^\s*(?:before|until)\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?{_IN_CLAUSE}*?"
                    rf"\b(?:was|were|had)\b"
                    r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
@@ -706,7 +707,8 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         elif (raws and i > 0 and _capitalised(raws[i - 1]) and _NUMBER.match(word)
               and "per" not in words[i + 2:i + 2 + COUNTED_RUN]  # "API: 500 req per min"
               and words[i - 1] not in _CALENDAR):  # "March 3" is a day
-            found[f"version of {words[i - 1]}"] = word
+            # a product of several words is named whole ("React Native 0.73")
+            found[f"version of {_product_ending(raws, i - 1) or words[i - 1]}"] = word
         elif (following and following not in _FUNCTION_WORDS and following not in NEGATORS
               and following not in lexicon.CONJUNCTIONS):
             # "4 worker processes" counts processes: the last word of the run counts too
@@ -775,11 +777,19 @@ def _last_name(raws: Sequence[str], at: int) -> str:
     known = {i for found in value_categories.members(tuple(raws)) for i in found.at}
     # a known product written as a name is one as the first word too ("Django is pinned
     # at 5.2")
+    # and so is one right before the version, as a pin writes it ("torch==2.3.0")
     names = [i for i in reach if (_is_value(raws[i], i) or (i == 0 and i in known
-                                                            and _capitalised(raws[i])))
+                                                            and _capitalised(raws[i]))
+                                  or (i == at - 1 and i in known))
              and not any(char.isdigit() for char in raws[i])]
     chosen = next((i for i in names if i in known), names[0] if names else None)
     return "" if chosen is None else raws[chosen].casefold()
+
+
+def _product_ending(raws: Sequence[str], at: int) -> str:
+    """The known product (value_categories) whose name ends at `at`, if one does."""
+    return next((found.member for found in value_categories.members(tuple(raws))
+                 if max(found.at) == at), "")
 
 
 def _known_before(raws: Sequence[str], at: int) -> str:
@@ -829,6 +839,7 @@ _IMAGE_TAG = re.compile(r"^(?:[\w.-]+/)*([a-z][a-z0-9_-]*):v?(\d+(?:\.\d+)*)$")
 _PERCENT = frozenset({"%", "percent", "pct"})
 _SCHEDULE_WORDS = frozenset(_norm(word) for word in schedules.WORDS)
 _VERSION_NOUNS = frozenset(_norm(word) for word in value_categories.VERSION_NOUNS)
+_VERSION_RUNNERS = frozenset(_norm(word) for word in value_categories.RUNNING_NOUNS)
 _ADMITTING = frozenset(_norm(word) for word in lexicon.ADMITTING)
 _TRYING = frozenset(_norm(word) for word in lexicon.TRYING)
 _CALENDAR = frozenset({*schedules.MONTHS, *schedules.WEEKDAYS})
@@ -1476,6 +1487,12 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     if ops[0][0] != "equal":
         return _changed_holder(a, b, ops)
+    # each measures something and nothing the other measures ("uses 8 GPUs per node" /
+    # "spans 4 nodes"): two quantities, not one set to two values
+    measured = [{key for key in _measures_of(clause.raws) if key not in _TIME
+                 and not key.startswith("version of ")} for clause in (a, b)]
+    if all(measured) and not measured[0] & measured[1]:
+        return None
     # two places changed at once ("Node 20 in CI" / "Node 18 on developer laptops",
     # "sprint one starts on March 3" / "sprint two ... March 17") say two facts
     if len(changes) > 1:
@@ -1525,7 +1542,7 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
     if len(ops) != 2 or not _ROLE.search(a.text) or not _ROLE.search(b.text):
         return None
     names = [*a.tokens[i1:i2], *b.tokens[j1:j2]]
-    if not all(token.raw[:1].isupper() for token in names):
+    if not all(token.raw[:1].isupper() for token in names) or _ranks(a) != _ranks(b):
         return None
     # the holder is who the role is said of next: not the thing in "Payments is owned by
     # Alice" / "Billing is owned by Alice", nor "Onboarding is the platform team's job"
@@ -1557,9 +1574,9 @@ _HOLDINGS = (
     re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
                rf"by\s+{_WHO}\W*$"),
     # "Lena is the reviewer for migrations", "Diego is release manager for Harbor 2.x"
-    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:(?:the|our|their)\s+)?(?:[\w-]+\s+){{0,2}}?"
+    re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:(?:the|our|their)\s+)?(?P<pre>(?:[\w-]+\s+){{0,2}}?)"
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
-    re.compile(rf"^(?:the\s+)?(?:[\w-]+\s+){{0,2}}?(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
+    re.compile(rf"^(?:the\s+)?(?P<pre>(?:[\w-]+\s+){{0,2}}?)(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
                rf"(?P<thing>.+?)(?:\s+(?:is|are)|:)\s+{_WHO}\W*$", _I),
     # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner", a label too:
     # "Android release manager: Kenji"
@@ -1613,8 +1630,13 @@ def _holdings(clause: Clause) -> list[Holding]:
                  else [groups["verb"], *([groups["also"]] if groups.get("also")
                                          and _gives_a_role(groups["also"].casefold(), "")
                                          else [])])
+        # the words before a role noun say what of the thing it is ("the release manager
+        # for Harbor" manages Harbor's releases), as a thing written before it does
+        # ("the Harbor release manager"); a rank says which holder, not of what
+        thing = " ".join([*(word for word in (groups.get("pre") or "").split()
+                            if word.casefold() not in lexicon.ROLE_RANKS), said["thing"]])
         found.extend(Holding(said["agent"].casefold(), _ROLE_KINDS.get(_norm(role), _norm(role)),
-                             read_clause(said["thing"])) for role in roles)
+                             read_clause(thing)) for role in roles)
     return found
 
 
@@ -1643,6 +1665,8 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     migrations": one role over one thing, held by two people."""
     if _adds(a) or _adds(b):
         return None
+    if _ranks(a) != _ranks(b):
+        return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
         if (not _same_holder(first.agent, second.agent)
                 and first.role == second.role
@@ -1650,6 +1674,11 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
             return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
                                   f"another holder of one role", 0.75)
     return None
+
+
+def _ranks(clause: Clause) -> set[str]:
+    """The words that rank a role's holder ("primary", "backup"): two ranks, two roles."""
+    return {word for word in clause.words if word in lexicon.ROLE_RANKS}
 
 
 def _same_holder(a: str, b: str) -> bool:
@@ -1843,7 +1872,7 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
             # and the versions themselves, "1.9.22" too, which is no number, and an image
             # with its tag ("python:3.11")
             versions = {str(measured_a[key]), str(measured_b[key])}
-            units |= _VERSION_NOUNS | versions | {
+            units |= _VERSION_NOUNS | _VERSION_RUNNERS | versions | {
                 f"{key.removeprefix('version of ')}:{version}" for version in versions}
             # the product written one way by one side only ("Node" beside "Node 18" /
             # "the Node 20 runtime"); written by both, it still ties their subjects

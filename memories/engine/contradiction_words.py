@@ -259,7 +259,11 @@ ROLE_NOUNS = {"owner": "own", "owners": "own", "maintainer": "maintain",
               "maintainers": "maintain", "reviewer": "review", "reviewers": "review",
               "lead": "lead", "leader": "lead", "approver": "approve", "approvers": "approve",
               "manager": "manage", "admin": "administer", "administrator": "administer",
-              "on-call": "on-call"}
+              "on-call": "on-call", "on call": "on-call"}
+# Words that rank holders of one role: the primary on-call and the secondary are two
+# roles, each with a holder of its own.
+ROLE_RANKS = frozenset({"primary", "secondary", "tertiary", "backup", "deputy", "co-owner",
+                        "co-lead", "co-maintainer", "interim", "shadow"})
 
 # Nouns that name a running piece of software by what it is: "the search API", "the search
 # service", "search-svc" and "the search server" are one thing.

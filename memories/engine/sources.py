@@ -30,7 +30,7 @@ _HOLDING = frozenset({"is", "are", "be", "was", "were", "hosts", "host", "holds"
 # Words between a tie and its rank noun that say nothing of the rank.
 _FILLER = frozenset({"the", "a", "an", "its", "our", "their", "read", "hot", "warm", "cold",
                      "only", "sole", "single", "just", "now", "still", "database", "db",
-                     "write", "one"})
+                     "write", "one", "read-only", "read-write", "writable"})
 # Words after a copy's noun that name what it copies ("a replica of redis-b").
 _OF = frozenset({"of", "following", "from"})
 # Where a name may sit after a rank noun ("the primary in Frankfurt", "primary: db-1").
@@ -114,8 +114,15 @@ def ranks(text: str, *, inferred: bool = True) -> dict[str, set[int]]:
             before = at - 1
             while before >= 0 and words[before] in _FILLER:
                 before -= 1
+            # "the analytics DB primary is in us-east-1": the name before a kind of thing
+            # names the thing, and the primary is where it is said to be
+            placed = (end < len(words) and words[end] in _AT
+                      and _name_after(raws, end + 1)) if _KIND_OF_NAME & set(
+                words[before + 1:at]) else None
             if before >= 0 and words[before] in _HOLDING:  # "X is the primary"
                 give(_name_before(raws, before), rank)
+            elif placed:
+                give(placed, rank)
             elif before >= 0 and _is_name(raws[before], before):  # "the us-east primary"
                 give(words[before], rank)
             elif end < len(words) and words[end] in _AT:  # "the primary in Frankfurt"

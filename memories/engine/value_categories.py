@@ -45,8 +45,11 @@ CATEGORIES = {
     "frontend framework": "react, vue/vue.js, angular, svelte, ~solid/solidjs, ~ember, preact, "
                           "htmx, ~backbone, qwik, alpine.js",
     "meta framework": "next.js/nextjs, nuxt, ~remix, gatsby, astro, sveltekit",
-    "mobile framework": "react native, flutter, ionic, xamarin, capacitor, cordova, kotlin "
+    "mobile framework": "react native/rn, flutter, ionic, xamarin, capacitor, cordova, kotlin "
                         "multiplatform/kmp, ~expo, nativescript, .net maui/maui",
+    "ml framework": "pytorch/torch, tensorflow, jax, keras, mxnet, paddlepaddle",
+    "experiment tracker": "mlflow, weights & biases/weights and biases/weights biases/wandb/"
+                          "w&b, neptune, comet, clearml, aim",
     "database": "postgresql/postgres, mysql, mariadb, sqlite, sql server/mssql, oracle, "
                 "cockroachdb, mongodb/mongo, dynamodb, cassandra/apache cassandra, couchdb, "
                 "firestore, cosmos db/cosmosdb, neo4j, planetscale, ~spanner, tidb, "
@@ -272,6 +275,8 @@ KIND_NOUNS = {
     "frontend framework": "framework frameworks",
     "meta framework": "framework frameworks",
     "mobile framework": "framework frameworks",
+    "ml framework": "framework frameworks",
+    "experiment tracker": "tracker tracking",
     "database": "database databases db",
     "data warehouse": "warehouse",
     "message broker": "broker bus queue",
@@ -307,6 +312,11 @@ KIND_NOUNS = {
 VERSION_NOUNS = frozenset({"version", "versions", "release", "releases", "toolchain",
                            "compiler", "interpreter", "runtime", "series", "line", "lts",
                            "branch"})
+# What runs a product, and so has its version ("our Kafka brokers are on 3.6", "the
+# Postgres cluster runs 15"): the product's, not a subject of its own.
+RUNNING_NOUNS = frozenset({"cluster", "clusters", "broker", "brokers", "node", "nodes",
+                           "instance", "instances", "fleet", "install", "installation",
+                           "image", "images", "container", "containers"})
 
 
 def kind_nouns(category: str) -> frozenset[str]:

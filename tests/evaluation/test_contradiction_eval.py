@@ -160,15 +160,19 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     zone, image tags, a product by its category's name and pages as one measure, 0.990 /
     0.711 on all 2,172 (1.000 / 0.590 on the two). Two more in the issue's style (0.905 /
     0.380 and 0.800 / 0.400 before any rule read them), their seven false flags taken out:
-    0.990 / 0.682 on all 2,372 (1.000 / 0.495 on the four).
+    0.990 / 0.682 on all 2,372 (1.000 / 0.495 on the four). Two more in the issue's style
+    (1.000 / 0.340 and 0.840 / 0.420 before any rule read them): products of several words
+    and what runs them, ranked holders of a role, a primary where it is said to be, history
+    until an event and two quantities apart, 0.991 / 0.665 on all 2,572 (1.000 / 0.480 on
+    the six).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 2372 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.985 and report["recall"] >= 0.67
+    assert report["pairs"] == 2572 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.988 and report["recall"] >= 0.66
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.675
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.66
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.63
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -176,13 +180,13 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
     assert fourth["precision"] >= 0.99 and fourth["recall"] >= 0.75
     fifth = contradictions.evaluate((contradictions.DEV_HELDOUT5_PATH,), rules_verdict)
-    assert fifth["precision"] >= 0.93 and fifth["recall"] >= 0.57
+    assert fifth["precision"] >= 0.93 and fifth["recall"] >= 0.67
     sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
     assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
-    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.58
+    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.62
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.48
+    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.47
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
     assert always["precision"] >= 0.99 and always["recall"] >= 0.13
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),

@@ -1576,8 +1576,8 @@ _HOLDINGS = (
     # "Lena is the reviewer for migrations", "Diego is release manager for Harbor 2.x"
     re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:(?:the|our|their)\s+)?(?P<pre>(?:[\w-]+\s+){{0,2}}?)"
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),
-    re.compile(rf"^(?:the\s+)?(?P<pre>(?:[\w-]+\s+){{0,2}}?)(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+"
-               rf"(?P<thing>.+?)(?:\s+(?:is|are)|:)\s+{_WHO}\W*$", _I),
+    re.compile(rf"^(?:the\s+)?(?P<pre>(?:[\w-]+\s+){{0,2}}?)(?P<noun>{_ROLE_NOUN})\s+"
+               rf"(?:for|of|on)\s+(?P<thing>.+?)(?:\s+(?:is|are)|:)\s+{_WHO}\W*$", _I),
     # "the mobile guild lead is Tariq", "Greta is the CI pipeline's owner", a label too:
     # "Android release manager: Kenji"
     re.compile(rf"^(?:the\s+|our\s+)?(?P<thing>.+?)\s+(?P<noun>{_ROLE_NOUN})(?:\s+(?:is|are)|:)\s+"
@@ -2430,7 +2430,8 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
         subjects = (subject(a, _naming(a, places_a, category)),
                     subject(b, _naming(b, places_b, category)))
         sure = subject_match(*subjects, values, lenient=True, manner=scale)
-        if (sure is None or sure < CONFIDENT) and not scale and _the_only_one(a, b, *subjects):
+        if (sure is None or sure < CONFIDENT) and not scale and _the_only_one(
+                a, b, *subjects, category):
             sure = CONFIDENT
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"another {category} for the same subject: "
@@ -2442,13 +2443,21 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
 _ZONE_CATEGORY = "time zone"
 
 
-def _the_only_one(a: Clause, b: Clause, subject_a: Subject, subject_b: Subject) -> bool:
+def _the_only_one(a: Clause, b: Clause, subject_a: Subject, subject_b: Subject,
+                  category: str) -> bool:
     """Whether one statement says its member is the only one ("provisioned exclusively
     with Terraform", "Rollbar, our only error tracker") and the two share a word of
     their subject: then any other member of the category, on that subject, clashes,
     however else each statement words it. Subjects as subject_match left them."""
     shared = subject_a.key & subject_b.key - _KINDS
-    return (a.exclusive or b.exclusive) and bool(shared) and not _ways_apart(a, b) \
+    # both saying the category's own words ("error tracking" / "exceptions are reported
+    # to ..."), or one saying nothing else ("Error tracking -> Sentry"), speak of the
+    # project's whole
+    kinds = value_categories.kind_nouns(category)
+    whole = all(kinds & set(clause.words) for clause in (a, b)) or not (
+        subject_a.key and subject_b.key)
+    return (a.exclusive or b.exclusive) and bool(shared or whole) \
+        and not _ways_apart(a, b) \
         and not _qualified_apart(subject_a, subject_b)
 
 

@@ -1322,12 +1322,37 @@ def _elsewhere(a: Subject, b: Subject) -> bool:
     repository's wiki")."""
     _settle(a, b)
     shared = a.key & b.key
-    unique_a, unique_b = a.key - shared, b.key - shared
+    # a known product only one side names, of a kind the other names none of, is what
+    # the thing is ("S3 versioning" on the bucket the other says has versioning)
+    unique_a, unique_b = (side.key - shared - _products_only_said_by(side, other)
+                          for side, other in ((a, b), (b, a)))
     roles_a, roles_b = _roles_of(a, unique_a), _roles_of(b, unique_b)
     # "encrypted at rest" / "not encrypted in transit": each narrows with a phrase of its
     # own, after a preposition of one role (where, when) or another
+    # each names a thing of its own, no known value ("media-prod" / "media-staging", not
+    # "Europe" / "eu-west-1"): two things
     return bool(roles_a & roles_b) or bool(_PLACE_OR_TIME & roles_a and _PLACE_OR_TIME & roles_b) \
-        or _modifies(a, unique_a, shared) or _modifies(b, unique_b, shared)
+        or _modifies(a, unique_a, shared) or _modifies(b, unique_b, shared) \
+        or all(_names(side, unique - _known_words(side))
+               for side, unique in ((a, unique_a), (b, unique_b)))
+
+
+def _known_words(side: Subject) -> set[str]:
+    """The subject words of `side` that name a member of a known category."""
+    places = {at for found in value_categories.members(side.clause.raws) for at in found.at}
+    # a compound's parts too, as the subject's key holds them ("eu", "west", "1")
+    return {part for at, word in side.words.items() if side.clause.tokens[at].at in places
+            for part in (word, *word.split("-"))}
+
+
+def _products_only_said_by(side: Subject, other: Subject) -> set[str]:
+    """The subject words of `side` that name a known product, when `other` names none
+    that `side` does not ("S3 versioning" / "versioning": what the thing is; "Redis
+    persistence" / "Postgres persistence": two things)."""
+    mine = {f.member for f in value_categories.members(side.clause.raws)}
+    if any(f.member not in mine for f in value_categories.members(other.clause.raws)):
+        return set()
+    return _known_words(side)
 
 
 # Prepositions that say where or when a statement holds.

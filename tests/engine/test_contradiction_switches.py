@@ -1,0 +1,35 @@
+"""A switch said in the ways configuration and notes say it (issue 12, 2026-11-28, night):
+a setting written as configuration ("strict: false", "`strict` set to true",
+"storage_encrypted = false") is that setting disabled or enabled; "is off on the bucket"
+is "disabled on" it. A known product only one side names ("S3 versioning", "GraphQL
+introspection") is what the thing is, not another thing the negation speaks of."""
+
+from tests.helpers import queued
+
+
+def test_a_setting_written_as_configuration_is_a_switch():
+    assert queued("Strict mode is on in tsconfig for the billing UI.",
+                  "The billing UI's tsconfig has `strict` set to false.")
+    assert queued("noImplicitAny is disabled in the billing UI.",
+                  "billing UI tsconfig: noImplicitAny: true")
+    # the same state in both is no clash
+    assert not queued("Strict mode is on in tsconfig for the billing UI.",
+                      "The billing UI's tsconfig has `strict` set to true.")
+
+
+def test_a_chat_line_that_says_true_is_no_setting():
+    assert not queued("Melanie: True.", "Melanie: False.")
+
+
+def test_a_switch_off_on_a_thing_is_disabled_on_it():
+    assert queued("Bucket media-prod has object lock enabled.", "Object lock is off on media-prod.")
+    assert not queued("Bucket media-prod has object lock enabled.",
+                      "Object lock is off on media-staging.")
+
+
+def test_a_product_only_one_side_names_is_what_the_thing_is():
+    assert queued("The partner gateway has introspection enabled in production.",
+                  "GraphQL introspection is disabled in production for the partner gateway.")
+    # a product of a kind the other names too is another thing
+    assert not queued("Redis persistence is enabled on the session store.",
+                      "Postgres persistence is disabled on the session store.")

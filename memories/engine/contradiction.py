@@ -1337,6 +1337,14 @@ def _elsewhere(a: Subject, b: Subject) -> bool:
                for side, unique in ((a, unique_a), (b, unique_b)))
 
 
+def _marked_apart(a: Subject, b: Subject) -> bool:
+    """Whether each statement names a thing of its own, or marks a shared word with one
+    ("the web repo" / "the ml-training repo"): two things."""
+    both = a.key & b.key
+    return all(_names(side, side.key - both - _known_words(side))
+               or _modifies(side, side.key - both, both) for side in (a, b))
+
+
 def _known_words(side: Subject) -> set[str]:
     """The subject words of `side` that name a member of a known category."""
     places = {at for found in value_categories.members(side.clause.raws) for at in found.at}
@@ -1787,6 +1795,50 @@ def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> Judg
 
 
 _REMOVING = frozenset(lexicon.REMOVING)
+# What says a holder's preference: "prefers", "likes", "wants", "would rather" (read as
+# "prefer to"), "insists on".
+_PREFERRING = re.compile(r"\b(?:prefer|prefers|preferred|preferring|like|likes|love|loves|"
+                         r"want|wants|insists?)\b", _I)
+
+
+def _preference_holder(clause: Clause) -> str | None:
+    """Who a preference is said of: the last word before its verb ("dana", "user"),
+    the team for "we" and "our"; None when the clause says no preference."""
+    said = _PREFERRING.search(clause.text)
+    if not said:
+        return None
+    before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1])
+    if not before:
+        return "i"
+    named = _same(before[-1].casefold())
+    return "we" if named in _OURS or named == "our" else _who(named)
+
+
+def _preferred_apart(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """One holder preferring two members of one category or scale, each statement one
+    the other does not name ("Dana prefers rebase-and-merge for PRs she reviews" / "Dana
+    wants every PR she reviews squash-merged", "Olga prefers small PRs" / "Olga would
+    rather review one big PR"). Not of two things each statement names apart."""
+    holder = _preference_holder(a)
+    if holder is None or holder != _preference_holder(b) or _adds(a) or _adds(b):
+        return None
+    found = [[f for f in value_categories.members(clause.raws)
+              if f not in _passed_over_members(clause)] for clause in (a, b)]
+    for category in sorted({f.category for f in found[0]} & {f.category for f in found[1]}):
+        named = [{f.member for f in side if f.category == category} for side in found]
+        if named[0] & named[1]:
+            continue
+        subjects = [subject(clause, _naming(clause, {at for f in side for at in f.at
+                                                      if f.category == category}, category))
+                    for clause, side in zip((a, b), found)]
+        # the holder pins who, not what of: the rest must be one subject, if not surely
+        sure = subject_match(*subjects, lenient=True)
+        shared = subjects[0].key & subjects[1].key - {_norm(holder)} - _KINDS
+        if sure is None or not shared or _marked_apart(*subjects):
+            continue
+        return _verdict(True, f"{holder!r} prefers {', '.join(sorted(named[0]))!r} in one "
+                              f"and {', '.join(sorted(named[1]))!r} in the other", 0.75)
+    return None
 
 
 def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
@@ -2482,6 +2534,7 @@ def _the_only_one(a: Clause, b: Clause, subject_a: Subject, subject_b: Subject,
     whole = all(kinds & set(clause.words) for clause in (a, b)) or not (
         subject_a.key and subject_b.key)
     return (a.exclusive or b.exclusive) and bool(shared or whole) \
+        and not _marked_apart(subject_a, subject_b) \
         and not _ways_apart(a, b) \
         and not _qualified_apart(subject_a, subject_b)
 
@@ -2633,7 +2686,7 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
                  _changed_measure, _changed_value, _changed_member, _chosen_instead,
-                 _changed_agent)
+                 _changed_agent, _preferred_apart)
     for rule in rules:
         if found := rule(a, b):
             return found

@@ -153,7 +153,8 @@ CATEGORIES = {
                   "pagination/offset-based pagination/offset-based/limit-offset, keyset "
                   "pagination",
     "merge strategy": "squash/squash-merge/squash merge/squash-merged/squash merging, "
-                      "rebase-merge/rebase merge/rebase merging, merge commit/merge commits",
+                      "rebase-merge/rebase merge/rebase merging/rebase-and-merge/rebase and "
+                      "merge, merge commit/merge commits",
     "branching model": "trunk-based/trunk-based development/trunk based development, gitflow/"
                        "git flow, github flow",
     "release strategy": "blue-green, canary/canaries, rolling update/rolling deploy/"

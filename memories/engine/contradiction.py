@@ -1523,7 +1523,8 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     # each measures something and nothing the other measures ("uses 8 GPUs per node" /
     # "spans 4 nodes"): two quantities, not one set to two values
     measured = [{key for key in _measures_of(clause.raws) if key not in _TIME
-                 and not key.startswith("version of ")} for clause in (a, b)]
+                 and _counts_things(key, a, b) and key not in _SCHEDULE_KEYS}
+                for clause in (a, b)]
     if all(measured) and not measured[0] & measured[1]:
         return None
     # two places changed at once ("Node 20 in CI" / "Node 18 on developer laptops",
@@ -1685,8 +1686,9 @@ def _same_thing(a: Clause, b: Clause) -> bool:
     if a.norms == b.norms:
         return bool(a.norms)
     # one thing numbered two ways is two things: "CLI 3.0" / "CLI 3.1", "sprint 4" / "sprint 5"
+    # and one release of a thing is not the thing: "iOS 4.2" / "the iOS app"
     numbers = [{t.norm for t in clause.tokens if _VERSION_LIKE.match(t.norm)} for clause in (a, b)]
-    if numbers[0] - numbers[1] and numbers[1] - numbers[0]:
+    if numbers[0] != numbers[1]:
         return False
     sure = subject_match(subject(a, _nothing), subject(b, _nothing))
     return sure is not None and sure >= CONFIDENT
@@ -2312,8 +2314,10 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
               and not schedules.is_clock(t.raw)
               and t.raw.casefold().removesuffix("s") not in _CALENDAR}
              - plain - _amounts(a) - _amounts(b) - set(_BYTES) - set(_SECONDS))
-    values_a = {t.norm for t in a.tokens if t.norm in named}
-    values_b = {t.norm for t in b.tokens if t.norm in named}
+    # a member a statement passes over or moves off ("switched from Bugsnag to Sentry",
+    # "tried Rollbar before settling on Sentry") is none of its values
+    values_a, values_b = ({t.norm for t in clause.tokens if t.norm in named
+                           and t.at not in _left_behind(clause)} for clause in (a, b))
     only_a, only_b = values_a - values_b, values_b - values_a
     if not only_a or not only_b or max(len(only_a), len(only_b)) > SHORT_SLOT:
         return None
@@ -2507,6 +2511,15 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
         subjects = (subject(a, _naming(a, places_a, category)),
                     subject(b, _naming(b, places_b, category)))
         sure = subject_match(*subjects, values, lenient=True, manner=scale)
+        # a statement that says nothing but the category's words and its member
+        # ("Experiment tracking: Weights & Biases") speaks of the project's whole, as one
+        # of a word more that says them too does ("ML experiments are tracked in MLflow")
+        if ((sure is None or sure < CONFIDENT) and not scale
+                and min(len(side.key) for side in subjects) == 0
+                and max(len(side.key) for side in subjects) <= 1
+                and all(value_categories.kind_nouns(category) & set(clause.words)
+                        for clause in (a, b))):
+            sure = CONFIDENT
         if (sure is None or sure < CONFIDENT) and not scale and _the_only_one(
                 a, b, *subjects, category):
             sure = CONFIDENT
@@ -2595,6 +2608,7 @@ def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
 # instead of Redux", "rather than Jenkins", "in place of MySQL", "replaced Webpack with
 # Vite", "moved off Heroku", "migrated away from Travis".
 _PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|\breplac(?:e|es|ed|ing)"
+                          r"|\b(?:tried|trialled|trialed|evaluated)"
                           r"|\b(?:moved|moving|migrated|migrating|switched|switching)\s+"
                           r"(?:off|away\s+from|from)|\bover|\bnot|\bno\s+longer\s+\w+)"
                           r"(?:\s+(?:the|a|an|our|any))?\s*$", _I)
@@ -2609,6 +2623,14 @@ def _moved_from(clause: Clause) -> set[str]:
     moved = flows.flow(clause.text) if _MOVING.search(clause.text) else None
     return ({found.member for found in value_categories.members(tuple(moved.source.split()))}
             if moved else set())
+
+
+def _left_behind(clause: Clause) -> set[int]:
+    """Where `clause` names members it passes over or moves off."""
+    moved = _moved_from(clause)
+    return {at for found in value_categories.members(clause.raws)
+            if found in _passed_over_members(clause) or found.member in moved
+            for at in found.at}
 
 
 def _passed_over_members(clause: Clause) -> list:

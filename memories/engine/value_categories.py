@@ -277,7 +277,7 @@ KIND_NOUNS = {
     "meta framework": "framework frameworks",
     "mobile framework": "framework frameworks",
     "ml framework": "framework frameworks",
-    "experiment tracker": "tracker tracking experiment experiments",
+    "experiment tracker": "tracker tracking tracked experiment experiments",
     "database": "database databases db",
     "data warehouse": "warehouse",
     "message broker": "broker bus queue",
@@ -302,7 +302,8 @@ KIND_NOUNS = {
     "time zone": "zone timezone",
     "log level": "level levels verbosity log logs logging log_level",
     "ci service": "server ci pipeline pipelines",
-    "error tracker": "tracker tracking error errors exception exceptions crash crashes",
+    "error tracker": "tracker tracking tracked error errors exception exceptions crash "
+                     "crashes",
     "identity provider": "provider",
     "payment provider": "provider processor",
     "sms provider": "provider",

@@ -1,0 +1,35 @@
+"""What a statement leaves behind is none of its values, and what a role is held for must
+be one thing (issue 12, 2026-11-28, night): "we switched error tracking from Honeybadger
+to Sentry" and "we tried Airbrake before settling on Sentry" agree on Sentry; a release
+manager for one release is no rival of the app's; two quantities are counts of two
+things, and a schedule is no count; a statement that says only a category's words and
+its member speaks of the project's whole."""
+
+from tests.helpers import queued
+
+
+def test_a_member_moved_off_or_tried_is_none_of_a_statements_values():
+    assert not queued("We switched error tracking from Honeybadger to Sentry.",
+                      "We tried Airbrake in 2021 before settling on Sentry.")
+    # the one kept still clashes with another
+    assert queued("We switched error tracking from Honeybadger to Sentry.",
+                  "Error tracking goes to Airbrake.")
+
+
+def test_a_release_of_a_thing_is_not_the_thing():
+    assert not queued("Release manager for Android 7.1: Bea.",
+                      "Release manager for the Android app: Lior")
+    assert queued("Release manager for the Android app: Bea",
+                  "Lior is the release manager for the Android app.")
+
+
+def test_a_window_given_by_day_and_hours_is_no_count_of_its_own():
+    assert queued("The backup window starts at 23:00 UTC.",
+                  "Backup window: Saturdays 03:00-05:00 UTC.")
+
+
+def test_a_statement_of_only_the_categorys_words_speaks_of_the_whole():
+    assert queued("Data experiments are tracked in Neptune.", "Experiment tracking: MLflow")
+    # a team's own tracker says nothing of another's
+    assert not queued("Data experiments are tracked in Neptune.",
+                      "The ranking team tracks its experiments in MLflow.")

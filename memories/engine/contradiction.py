@@ -685,6 +685,11 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         if word in ("a", "an") and following in _WHOLE and i + 2 < len(words):
             following = words[i + 2]
         unit = _norm(following)
+        # "after the fifth retry", "on the 3rd attempt": how many tries
+        if word in _ORDINALS and (tries := _attempts(words, i, unit, _ORDINALS[word])) and (
+                unit != "tim"):
+            found["attempts"] = tries
+            continue
         amount = 1.0 if word in ("a", "an") else _number(word)
         # "every 6 hours", "once a day" are how often, which the schedule says
         if amount is None or _number(following) is not None or (
@@ -853,6 +858,9 @@ _MEASURE_KINDS = frozenset({"duration", "size", "percent", "attempts", "period",
                             "day of year"})
 _SCHEDULE_KEYS = frozenset({"period", "weekday", "day of year"})
 _RETRIES = frozenset({"retri", "retry"})  # as _norm writes "retries", "retried", "retry"
+_ORDINALS = {word: float(at) for at, words in enumerate(
+    ("", "first 1st", "second 2nd", "third 3rd", "fourth 4th", "fifth 5th", "sixth 6th",
+     "seventh 7th", "eighth 8th", "ninth 9th", "tenth 10th")) for word in words.split()}
 _WHOLE = frozenset({"full", "whole", "single", "entire"})
 _COUNTING = frozenset({"tim", "attempt", "tri", *_RETRIES})
 _NAMING = frozenset({"of", "is", "are", "="})
@@ -1959,7 +1967,7 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
                       if _known_as(f"version of {token.raw.casefold()}") == key
                       and token.norm not in other.norms}
         if key == "attempts":
-            units |= _TRYING
+            units |= _TRYING | set(_ORDINALS)
         if key == "page size":
             units |= _PAGE_WORDS
         subjects = [subject(a, _measuring(a, units, schedule=schedule)),

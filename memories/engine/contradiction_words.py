@@ -125,8 +125,10 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            # asides: the event after which a statement holds ("six pods after the load
            # test"; "after a week" or "after the first month" is a duration, kept) and a
            # closing remark in brackets ("works offline (cached data, queued writes)")
+           # ("after the fifth retry" is a count of tries, kept too)
            ((r",?\s+(?:after|following)\s+(?:the|our)\s+(?![^,;.()]*\b(?:seconds?|minutes?|"
-             r"hours?|days?|weeks?|months?|years?)\b)[^,;.()]+"), ""),
+             r"hours?|days?|weeks?|months?|years?|retry|retries|attempts?|tries|try)\b)"
+             r"[^,;.()]+"), ""),
            (r"\s*\([^()]{1,80}\)(?=\s*[.!?]?\s*$)", ""),
            # a scope that narrows nothing: "on every plan, with no exceptions", "in all
            # environments", "across the board"; "since the last upgrade" dates what

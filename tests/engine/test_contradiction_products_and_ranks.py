@@ -3,7 +3,8 @@ ranked (issue 12, 2026-11-28, night): a product of several words ("React Native"
 short name ("RN"); a package pinned in lower case ("torch==2.3.0"); what runs the product
 (its brokers, its cluster, its nodes) is the product, not a subject of its own. The
 primary on-call and the secondary hold two roles; "is on call for" names the role as
-"is the on-call for" does, and the words before the role noun say of what."""
+"is the on-call for" does, and the words before the role noun say of what. "After the
+fifth retry" counts tries."""
 
 from tests.helpers import queued
 
@@ -72,3 +73,13 @@ def test_two_quantities_are_no_slot_set_to_two_numbers():
                       "nightly training job spans 8 nodes.")
     assert queued("Nightly training uses 4 H100 GPUs per node.",
                   "Nightly training uses 8 H100 GPUs per node.")
+
+
+def test_an_ordinal_try_is_a_count_of_tries():
+    # "after the fifth retry" is six tries, no event the statement holds after
+    assert queued("The mailer retries a failed send 3 times before dropping it.",
+                  "The mailer drops a failed send after the fifth retry.")
+    assert queued("The export worker makes 3 attempts.",
+                  "The export worker gives up after the fifth attempt.")
+    assert not queued("The export worker makes 5 attempts.",
+                      "The export worker gives up after the fifth attempt.")

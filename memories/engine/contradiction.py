@@ -654,8 +654,24 @@ def clauses(text: str) -> list[Clause]:
     MAX_CLAUSES of the first RULES_READ_CHARS characters)."""
     text = text[:RULES_READ_CHARS]
     parts = [part for part in _CLAUSE_BREAK.split(text.strip()) if part.strip()][:MAX_CLAUSES]
-    return [read_clause(text)] + ([read_clause(part) for part in parts] if len(parts) > 1
-                                  else [])
+    return [read_clause(text)] + ([read_clause(_named_again(part, before))
+                                   for part, before in zip(parts, ["", *parts])]
+                                  if len(parts) > 1 else [])
+
+
+# A clause that opens on a pronoun and its verb: "it is not idempotent".
+_PRONOUN_OPENING = re.compile(r"^\s*(?:it|they)\s+(?=(?:is|are|isn't|aren't|does|do|doesn't|"
+                              r"don't|has|have|can|cannot|can't|will|won't|never|only)\b)", _I)
+
+
+def _named_again(part: str, before: str) -> str:
+    """A clause that opens on "it" or "they" with the name of the clause before it in
+    their place ("replaying into notification-worker sends duplicates - it is not
+    idempotent": notification-worker is not); else the clause as written."""
+    opening = _PRONOUN_OPENING.match(part)
+    names = [token.raw for token in read_clause(before).tokens
+             if token.value or _thing_name(token.raw, token.at)] if before else []
+    return f"{names[0]} {part[opening.end():]}" if opening and names else part
 
 
 # --- Measures: "5 minutes", "10 MB", "3 replicas", "Python 3.11" ------------------------------

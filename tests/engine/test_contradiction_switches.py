@@ -2,7 +2,8 @@
 a setting written as configuration ("strict: false", "`strict` set to true",
 "storage_encrypted = false") is that setting disabled or enabled; "is off on the bucket"
 is "disabled on" it. A known product only one side names ("S3 versioning", "GraphQL
-introspection") is what the thing is, not another thing the negation speaks of."""
+introspection") is what the thing is, not another thing the negation speaks of. A clause that opens on
+"it" speaks of the name in the clause before it."""
 
 from tests.helpers import queued
 
@@ -33,3 +34,12 @@ def test_a_product_only_one_side_names_is_what_the_thing_is():
     # a product of a kind the other names too is another thing
     assert not queued("Redis persistence is enabled on the session store.",
                       "Postgres persistence is disabled on the session store.")
+
+
+def test_a_clause_that_opens_on_it_speaks_of_the_name_before():
+    assert queued("billing-consumer is idempotent, so replays are safe.",
+                  "Replaying events into billing-consumer double-charges - it is not "
+                  "idempotent.")
+    # with no name before it, "it" names nothing
+    assert not queued("billing-consumer is idempotent, so replays are safe.",
+                      "Replays double-charge people - it is not idempotent.")

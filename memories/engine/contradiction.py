@@ -1724,7 +1724,7 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     migrations": one role over one thing, held by two people."""
     if _adds(a) or _adds(b):
         return None
-    if _ranks(a) != _ranks(b):
+    if _ranks(a) != _ranks(b) or _periods(a) != _periods(b):
         return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
         if (not _same_holder(first.agent, second.agent)
@@ -1733,6 +1733,17 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
             return _verdict(True, f"{first.agent!r} and {second.agent!r} do the same: "
                                   f"another holder of one role", 0.75)
     return None
+
+
+_PERIOD = re.compile(r"\b(this|next|last|previous|following|coming)\s+(week|sprint|month|"
+                     r"quarter|rotation|shift|year|weekend)\b", _I)
+
+
+def _periods(clause: Clause) -> set[str]:
+    """The periods a role is said to be held in ("this week", "next sprint"): two
+    periods, two turns of the role."""
+    return {f"{which.casefold()} {period.casefold()}"
+            for which, period in _PERIOD.findall(clause.text)}
 
 
 def _ranks(clause: Clause) -> set[str]:
@@ -2514,14 +2525,17 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
     names the other's member, nor when either adds ("also")."""
     if _adds(a) or _adds(b):
         return None
-    found_a = value_categories.members(a.raws)
-    found_b = value_categories.members(b.raws)
+    # what a statement passes over or moves off is none of its members ("we tried Kafka"),
+    # though it still names it ("use pnpm, not npm" names npm)
+    said_a, said_b = (value_categories.members(clause.raws) for clause in (a, b))
+    found_a, found_b = ([f for f in said if not set(f.at) & _left_behind(clause)]
+                        for said, clause in ((said_a, a), (said_b, b)))
     for category in sorted({f.category for f in found_a} & {f.category for f in found_b}):
         if category == _ZONE_CATEGORY and _both_clocks(a, b):
             continue
         named_a = {f.member for f in found_a if f.category == category}
         named_b = {f.member for f in found_b if f.category == category}
-        if named_a & named_b:
+        if named_a & {f.member for f in said_b} or named_b & {f.member for f in said_a}:
             continue
         places_a = {at for f in found_a if f.category == category for at in f.at}
         places_b = {at for f in found_b if f.category == category for at in f.at}
@@ -2632,7 +2646,7 @@ def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
 # instead of Redux", "rather than Jenkins", "in place of MySQL", "replaced Webpack with
 # Vite", "moved off Heroku", "migrated away from Travis".
 _PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|\breplac(?:e|es|ed|ing)"
-                          r"|\b(?:tried|trialled|trialed|evaluated)"
+                          r"|\b(?:tried|trialled|trialed)"
                           r"|\b(?:moved|moving|migrated|migrating|switched|switching)\s+"
                           r"(?:off|away\s+from|from)|\bover|\bnot|\bno\s+longer\s+\w+)"
                           r"(?:\s+(?:the|a|an|our|any))?\s*$", _I)

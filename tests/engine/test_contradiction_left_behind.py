@@ -33,3 +33,20 @@ def test_a_statement_of_only_the_categorys_words_speaks_of_the_whole():
     # a team's own tracker says nothing of another's
     assert not queued("Data experiments are tracked in Neptune.",
                       "The ranking team tracks its experiments in MLflow.")
+
+
+def test_a_member_only_tried_is_no_choice_and_a_member_denied_beside_is_still_named():
+    assert not queued("We tried NATS for the job queue.", "The job queue runs on RabbitMQ.")
+    assert queued("We use NATS for the job queue.", "The job queue runs on RabbitMQ.")
+    assert not queued("Don't use yarn in the docs repo; pnpm only.",
+                      "Docs repo: use pnpm, not yarn.")
+    # "evaluated" is no trial: flags evaluated on one side and another are two sides
+    assert queued("Feature flags are evaluated client-side.",
+                  "Feature flags are evaluated server-side with the Unleash SDK.")
+
+
+def test_two_periods_are_two_turns_of_a_role():
+    assert not queued("Noor is on call for payments this week.",
+                      "Emre is on call for payments next week.")
+    assert queued("Noor is on call for payments this week.",
+                  "Emre is on call for payments this week.")

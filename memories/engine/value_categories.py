@@ -155,6 +155,8 @@ CATEGORIES = {
     "merge strategy": "squash/squash-merge/squash merge/squash-merged/squash merging, "
                       "rebase-merge/rebase merge/rebase merging/rebase-and-merge/rebase and "
                       "merge, merge commit/merge commits",
+    # a branch's name counts only with a capital or beside "branch": "main" is a word too
+    "git branch": "~main, ~master, ~develop, ~trunk, ~dev",
     "branching model": "trunk-based/trunk-based development/trunk based development, gitflow/"
                        "git flow, github flow",
     "release strategy": "blue-green, canary/canaries, rolling update/rolling deploy/"
@@ -302,6 +304,7 @@ KIND_NOUNS = {
     "time zone": "zone timezone",
     "log level": "level levels verbosity log logs logging log_level",
     "ci service": "server ci pipeline pipelines",
+    "git branch": "branch branches",
     "error tracker": "tracker tracking tracked error errors exception exceptions crash "
                      "crashes",
     "identity provider": "provider",

@@ -766,9 +766,14 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     # that comes last before it, when nothing else is
     if raws and not any(key.startswith("version of ") for key in found):
         for i, word in enumerate(words):
+            # "5.3.x" is the 5.3 series
             if _DOTTED.match(word) and (name := _last_name(raws, i)):
-                found[f"version of {name}"] = word
+                found[f"version of {name}"] = word.removesuffix(".x")
                 break
+    # a known product glued to its version as cloud consoles write it: "POSTGRES_13"
+    for word in words:
+        if (glued := _GLUED_RELEASE.match(word)) and value_categories.members((glued.group(1),)):
+            found.setdefault(f"version of {glued.group(1)}", glued.group(2))
     # "20 items per page" and "a page size of 20" say one thing: how many a page holds
     per_page = [amount for key, amount in found.items() if key.endswith(("/pag", "pag"))]
     amounts = [_number(word) for word in words if _number(word) is not None]
@@ -786,7 +791,8 @@ def _known_as(key: str) -> str:
     return f"version of {known[0].member}" if len(known) == 1 else key
 
 
-_DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+_DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+|\.x)?$")
+_GLUED_RELEASE = re.compile(r"^([a-z]+)_(\d+(?:\.\d+)*)$")
 _NINES = _norm("nines")
 NAME_REACH = 5  # words back a dotted version looks for the name it belongs to
 
@@ -921,6 +927,7 @@ class Subject:
         return {part for word in self.words.values() for part in word.split("-")}
 
 
+_CONFIG_FILE = re.compile(r"^\.?([a-z][\w-]*)\.(?:ini|conf|cfg|toml|ya?ml|json|properties)$")
 # Nouns that name a running piece of software by what it is: "the search API", "the
 # search service", "search-svc" and "the search server" are one thing.
 _RUNNING_THINGS = {_norm(word): "servic" for word in lexicon.RUNNING_THINGS}
@@ -944,6 +951,10 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
         # "per-file" is "file": a compound's parts that are not function words
         # each part stemmed as a word of its own ("billing-service" is "billing service")
         # (split before stemming: "tidepool-ios" is "tidepool" "ios", not "tidepool" "io")
+        # a tool's configuration file is the tool's: "pgbouncer.ini" says "pgbouncer"
+        if config := _CONFIG_FILE.match(raw):
+            raw = config.group(1)
+            token = replace(token, norm=_norm(raw))
         whole = _same(raw)
         parts = ([_norm(part) for part in whole.split("-")] if "-" in token.norm and "-" in whole
                  else token.norm.split("-"))
@@ -1987,7 +1998,9 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
             # with its tag ("python:3.11")
             versions = {str(measured_a[key]), str(measured_b[key])}
             units |= _VERSION_NOUNS | _VERSION_RUNNERS | versions | {
-                f"{key.removeprefix('version of ')}:{version}" for version in versions}
+                f"{key.removeprefix('version of ')}:{version}" for version in versions} | {
+                token.norm for clause in (a, b) for token in clause.tokens
+                if _GLUED_RELEASE.match(token.raw.casefold())}
             # the product written one way by one side only ("Node" beside "Node 18" /
             # "the Node 20 runtime"); written by both, it still ties their subjects
             units |= {token.norm for clause, other in ((a, b), (b, a)) for token in clause.tokens

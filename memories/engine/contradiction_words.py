@@ -63,6 +63,9 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
             " disabled"),
            (r"\s*(?:\bis\s+)?(?:\bset\s+to|=|:)\s*[`'\"]?\b(?-i:true)\b[`'\"]?(?=\s*[.;)]|\s*$)",
             " enabled"),
+           # any other setting written so is set to its value: "default_pool_size = 50",
+           # "LOG_LEVEL=warn"
+           (r"(?<=\w)\s*=\s*(?=[\w\"'`])", " is "),
            (r"\b(kept|keep|keeps|stays?|stayed)\s+out\s+of\b", r"\1 not in"),
            # a flag is a feature flag: "feature" narrows it to nothing else
            (r"\bfeature[\s-]+(flags?)\b", r"\1"),

@@ -1,0 +1,26 @@
+"""Settings and versions as configuration writes them (issue 12, 2026-11-28, night): "key =
+value" sets the key as "is" does; a tool's configuration file ("pgbouncer.ini") is the
+tool; a product glued to its version as a cloud console writes it ("POSTGRES_13") and a
+release series ("5.3.x") are versions."""
+
+from tests.helpers import queued
+
+
+def test_a_setting_in_a_tools_configuration_file_is_the_tools():
+    assert queued("PgBouncer max_client_conn is 500.", "pgbouncer.ini: max_client_conn = 1000")
+    assert not queued("PgBouncer max_client_conn is 500.",
+                      "pgbouncer.ini: default_pool_size = 1000")
+
+
+def test_a_version_glued_to_its_product_is_a_version():
+    assert queued("The orders-db instance runs PostgreSQL 15.",
+                  "orders-db instance version: POSTGRES_13")
+    assert not queued("The orders-db instance runs PostgreSQL 15.",
+                      "orders-db instance version: POSTGRES_15")
+
+
+def test_a_release_series_is_a_version_its_releases_agree_with():
+    assert queued("Celery workers run the 5.3.x series.",
+                  "The worker image installs celery==4.4.7.")
+    assert not queued("Celery workers run the 5.3.x series.",
+                      "The worker image installs celery==5.3.6.")

@@ -53,10 +53,10 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(?:turned|switched|toggled)\s+on\b", "enabled"),
            (r"\b(?:turned|switched|toggled)\s+off\b", "disabled"),
            # a switch's state, then where or for whom it holds: "is on in production"
-           (r"\b(is|are)\s+on\b(?=\s+(?:by default|in|for|across|everywhere|on|at)\b"
-            r"|\s*[.;,]|\s*$)", r"\1 enabled"),
-           (r"\b(is|are)\s+off\b(?=\s+(?:by default|in|for|across|everywhere|on|at)\b"
-            r"|\s*[.;,]|\s*$)", r"\1 disabled"),
+           ((r"\b(is|are)\s+on\b(?=\s+(?:by default|in|for|across|everywhere|on|at)\b"
+             r"|\s*[.;,]|\s*$)"), r"\1 enabled"),
+           ((r"\b(is|are)\s+off\b(?=\s+(?:by default|in|for|across|everywhere|on|at)\b"
+             r"|\s*[.;,]|\s*$)"), r"\1 disabled"),
            # a setting written as configuration, in small letters and last: "strict: false",
            # "`strict` set to true", "storage_encrypted = false" (not "Mel: True, ...")
            (r"\s*(?:\bis\s+)?(?:\bset\s+to|=|:)\s*[`'\"]?\b(?-i:false)\b[`'\"]?(?=\s*[.;)]|\s*$)",

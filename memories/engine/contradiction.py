@@ -955,6 +955,10 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
         if config := _CONFIG_FILE.match(raw):
             raw = config.group(1)
             token = replace(token, norm=_norm(raw))
+        # a setting's snake_case name says its words, as a compound does ("refresh_token")
+        if "_" in raw.strip("_"):
+            raw = raw.strip("_").replace("_", "-")
+            token = replace(token, norm=_norm(raw))
         whole = _same(raw)
         parts = ([_norm(part) for part in whole.split("-")] if "-" in token.norm and "-" in whole
                  else token.norm.split("-"))
@@ -968,6 +972,11 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
     return Subject(clause, found)
 
 
+_DERIVED_ENDINGS = frozenset({"", "e", "i", "y", "s", "c", "n", "in", "al", "er", "or", "ur",
+                              "ic", "iti", "ion", "ment", "ement", "ator", "ation", "ive",
+                              "ing", "ed", "ist", "ism", "ness"})
+
+
 def _kin(a: Subject, b: Subject) -> None:
     """Read two words as one when they share a stem and differ only in their endings
     ("inactive" and "inactivity", "deploy" and "deployment", "manager" and
@@ -975,7 +984,10 @@ def _kin(a: Subject, b: Subject) -> None:
     only_a, only_b = a.key - b.key, b.key - a.key
     for x, y in itertools.product(only_a, only_b):
         stem = os.path.commonprefix([x, y])
-        if len(stem) >= DERIVED_STEM and len(stem) >= min(len(x), len(y)) - KIN_ENDING:
+        # endings a word takes as it is derived, not a name's own letters ("quarryd" is
+        # no form of "quarry", "sync_token" none of "sync")
+        if (len(stem) >= DERIVED_STEM and len(stem) >= min(len(x), len(y)) - KIN_ENDING
+                and {x[len(stem):], y[len(stem):]} <= _DERIVED_ENDINGS):
             for side in (a, b):
                 side.words.update({at: stem for at, word in side.words.items()
                                    if word in (x, y)})
@@ -1094,6 +1106,11 @@ def subject_match(a: Subject, b: Subject,
     # each names a thing the other does not ("quartz-cli" / "quartz-agent"): two subjects
     if _names(a, unique_a) and _names(b, unique_b):
         return None
+    # a compound that puts a word of its own before a shared one names a kind of the
+    # thing, another thing ("the homebrew-quarry tap" / "quarry", "legacy-billing")
+    if any(_compound_before(side, unique, shared) for side, unique in ((a, unique_a),
+                                                                      (b, unique_b))):
+        return None
     anchored = _anchored(a, unique_a, b, unique_b, shared)
     if not shared or (len(shared) < KEY_WORDS and unique_a and unique_b and not single
                       and not anchored):
@@ -1119,6 +1136,13 @@ def subject_match(a: Subject, b: Subject,
     if len(shared) < SAME_SUBJECT * len(key_a | key_b) and not single and not anchored:
         return None
     return 0.75
+
+
+def _compound_before(side: Subject, unique: set[str], shared: set[str]) -> bool:
+    """Whether a compound of `side` ends on a shared word after a word only it says."""
+    return any(len(parts := word.split("-")) > 1 and parts[-1] in shared
+               and any(part in unique for part in parts[:-1])
+               for word in side.words.values())
 
 
 def _names(side: Subject, among: set[str]) -> set[str]:
@@ -2095,7 +2119,7 @@ def _names_of_its_own(side: Subject, other: Subject) -> bool:
     """Whether a statement's subject says a name (not a number) the other's does not."""
     tokens = side.clause.tokens
     return any(tokens[at].value and _number(tokens[at].norm) is None
-               and word not in other.key for at, word in side.words.items())
+               and not set(word.split("-")) <= other.key for at, word in side.words.items())
 
 
 def _release_of(a, b) -> bool:

@@ -259,6 +259,14 @@ SCALES = {
     "architecture": "monolith/monolithic, microservices",
     "rendering": "server-side rendering/ssr/server-rendered, client-side rendering/csr/"
                  "client-rendered, static site generation/ssg",
+    # how a function leaves: early, at each guard, or once at its end
+    "function exits": "early returns/early return/return early/guard clauses/guard clause, "
+                      "single return/single exit/single exit point/one return/single return "
+                      "statement",
+    "export style": "named exports/named export/named-exported, default exports/default "
+                    "export/default-exported/exported as default",
+    "commit message style": "conventional commits/conventional commit/conventional-commit, "
+                            "free-form/freeform/plain imperative/plain subject/plain subjects",
     "execution": "in parallel/parallel/concurrently/parallelized, serially/serial/sequentially/"
                  "sequential/one at a time",
 }

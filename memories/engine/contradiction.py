@@ -1883,6 +1883,8 @@ def _preference_holder(clause: Clause) -> str | None:
     if not before:
         return "i"
     named = _same(before[-1].casefold())
+    if named in ("my", "me", "mine"):  # "my preferred merge method" is what I prefer
+        return "i"
     return "we" if named in _OURS or named == "our" else _who(named)
 
 

@@ -28,3 +28,10 @@ def test_an_only_member_of_one_named_thing_says_nothing_of_another():
     assert not queued("docs repo: squash merges only.",
                       "data-tools repo uses rebase-and-merge for PRs.")
     assert queued("docs repo: squash merges only.", "The docs repo uses rebase-and-merge for PRs.")
+
+
+def test_my_preference_is_what_i_prefer():
+    assert queued("I prefer squash-merging bugfix PRs into main.",
+                  "My preferred merge method for bugfix branches is rebase-and-merge.")
+    assert not queued("I prefer squash-merging bugfix PRs into main.",
+                      "Kofi's preferred merge method for bugfix branches is rebase-and-merge.")

@@ -745,13 +745,13 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         elif (i and words[i - 1].isalpha() and words[i - 1] not in _FUNCTION_WORDS
               and words[i - 1] not in PREPOSITIONS and words[i - 1] not in lexicon.BOUND_WORDS):
             # "port 9090", "level 3"; a version as written ("1.30" is not "1.3")
-            found.setdefault(_norm(words[i - 1]), word if words[i - 1] == "version" else amount)
+            found.setdefault(_norm(words[i - 1]), word if _names_a_version(words[i - 1]) else amount)
         # "a line length of 88", "the minimum password length is 8": what the number is,
         # unless a unit says it ("the TTL is 5 minutes" is a duration, 300 seconds too)
         if (i >= 2 and words[i - 1] in _NAMING and words[i - 2] not in _FUNCTION_WORDS
                 and _number(words[i - 2]) is None and word not in ("a", "an")
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
-            found.setdefault(_norm(words[i - 2]), word if words[i - 2] == "version" else amount)
+            found.setdefault(_norm(words[i - 2]), word if _names_a_version(words[i - 2]) else amount)
             # "the minimum SDK is 26" names the version of the SDK, as "SDK 23" does
             if raws and _capitalised(raws[i - 2]) and _NUMBER.match(word):
                 found.setdefault(f"version of {words[i - 2]}", word)
@@ -770,6 +770,9 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             if _DOTTED.match(word) and (name := _last_name(raws, i)):
                 found[f"version of {name}"] = word.removesuffix(".x")
                 break
+    # a setting named for a product's version: "rust-version = 1.74", "node_version: 20"
+    for key in [key for key in found if _VERSION_KEY.match(key)]:
+        found.setdefault(f"version of {_VERSION_KEY.match(key).group(1)}", found.pop(key))
     # a known product glued to its version as cloud consoles write it: "POSTGRES_13"
     for word in words:
         if (glued := _GLUED_RELEASE.match(word)) and value_categories.members((glued.group(1),)):
@@ -783,6 +786,12 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
     return {_known_as(key): value for key, value in found.items()}
 
 
+def _names_a_version(word: str) -> bool:
+    """Whether the word before a number names a version, kept as written ("1.30" is not
+    "1.3"): "version", "rust-version"."""
+    return word == "version" or bool(_VERSION_KEY.match(word))
+
+
 def _known_as(key: str) -> str:
     name = key.removeprefix("version of ")
     if name == key:
@@ -793,6 +802,7 @@ def _known_as(key: str) -> str:
 
 _DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+|\.x)?$")
 _GLUED_RELEASE = re.compile(r"^([a-z]+)_(\d+(?:\.\d+)*)$")
+_VERSION_KEY = re.compile(r"^([a-z]+)[-_]version$")
 _NINES = _norm("nines")
 NAME_REACH = 5  # words back a dotted version looks for the name it belongs to
 

@@ -31,11 +31,14 @@ SHORT_FORMS = {
     # roles as teams write them: "TL" is the tech lead, "the DRI" the one owner of a thing
     "tl": "tech lead", "em": "engineering manager", "dri": "the owner", "fe": "frontend",
     "be": "backend", "chars": "characters",
+    # the oldest Rust toolchain a crate builds with
+    "msrv": "minimum supported Rust version",
 }
 # Short forms that are something else in lower case or as a title ("ts" a timestamp
 # column, "pr" a variable, "Mr" and "Mrs" before a name, "be" and "em" words): written out
 # only in capitals ("TS", "PRs", "MR", "BE").
-CAPITALS_ONLY = frozenset({"ts", "pr", "prs", "mr", "mrs", "tl", "em", "dri", "fe", "be"})
+CAPITALS_ONLY = frozenset({"ts", "pr", "prs", "mr", "mrs", "tl", "em", "dri", "fe", "be",
+                           "msrv"})
 # A word as the rules read it; one with a dot, colon, slash or "@" in it is an address or
 # a name of its own ("pg-stage-2.internal"), unless it is a short form whole ("node.js").
 _WORD = re.compile(r"[\w][\w.\-/:@]*[\w]|[\w]")

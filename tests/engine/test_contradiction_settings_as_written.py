@@ -24,3 +24,11 @@ def test_a_release_series_is_a_version_its_releases_agree_with():
                   "The worker image installs celery==4.4.7.")
     assert not queued("Celery workers run the 5.3.x series.",
                       "The worker image installs celery==5.3.6.")
+
+
+def test_a_setting_named_for_a_version_is_the_products_version_as_written():
+    assert queued("ripgrep-lite MSRV: Rust 1.70.", 'ripgrep-lite Cargo.toml: rust-version = "1.74"')
+    # "1.70" stays "1.70": the same version in both is no clash
+    assert not queued("ripgrep-lite MSRV: Rust 1.70.",
+                      'ripgrep-lite Cargo.toml: rust-version = "1.70"')
+    assert queued("The CLI's minimum supported Rust version is 1.78.", "CLI MSRV is 1.70.")

@@ -164,17 +164,20 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     (1.000 / 0.340 and 0.840 / 0.420 before any rule read them): products of several words
     and what runs them, ranked holders of a role, a primary where it is said to be, history
     until an event and two quantities apart, 0.991 / 0.665 on all 2,572 (1.000 / 0.480 on
-    the six).
+    the six). Two more in the issue's style (1.000 / 0.180 and 0.571 / 0.080 before any
+    rule read them), with more readings from all eight (category jobs, switches, branches,
+    style scales, settings as configuration): 0.990 / 0.644 on all 2,772 (0.994 / 0.435 on
+    the eight).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 2572 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.988 and report["recall"] >= 0.66
+    assert report["pairs"] == 2772 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.988 and report["recall"] >= 0.64
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.66
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.64
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
-    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.63
+    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.64
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
@@ -184,14 +187,14 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     sixth = contradictions.evaluate((contradictions.DEV_HELDOUT6_PATH,), rules_verdict)
     assert sixth["precision"] >= 0.92 and sixth["recall"] >= 0.52
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
-    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.62
+    assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.65
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.47
+    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.43
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
-    assert always["precision"] >= 0.99 and always["recall"] >= 0.13
+    assert always["precision"] >= 0.99 and always["recall"] >= 0.23
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),
                                      rules_verdict)
-    assert owners["precision"] >= 0.99 and owners["recall"] >= 0.54
+    assert owners["precision"] >= 0.99 and owners["recall"] >= 0.57
 
 
 @pytest.mark.parametrize("path", contradictions.HELDOUT_PATHS, ids=lambda p: p.stem)

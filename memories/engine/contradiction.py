@@ -347,6 +347,7 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at firs
                    r"back in \d{4}|back then|in the old days|"
                    r"until recently|"
                    r"until last \w+|until \w+ \w+ ago|until then|before that|up to then"
+                   r"|until (?:q[1-4]|h[12])\b"
                    # a change under way or planned says what will be, not what is
                    r"|(?:is|are)\s+being\s+(?:re\w+|migrated|moved|ported|converted|switched)"
                    r"|(?:will|plans?\s+to|planning\s+to|going\s+to)\s+(?:be\s+)?"

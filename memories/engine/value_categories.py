@@ -100,7 +100,7 @@ CATEGORIES = {
     "error tracker": "~sentry, rollbar, bugsnag, honeybadger, airbrake, raygun, glitchtip, "
                      "crashlytics/firebase crashlytics, instabug",
     "feature flag service": "launchdarkly, ~unleash, flagsmith, growthbook, configcat, "
-                            "statsig, flipt",
+                            "statsig, flipt, django-waffle/waffle, ~flipper, split.io",
     "identity provider": "auth0, okta, cognito, keycloak, ~clerk, firebase auth, azure ad/"
                          "entra id, onelogin, supertokens, fusionauth, workos, stytch",
     "payment provider": "~stripe, adyen, braintree, paypal, ~square, mollie, ~paddle, razorpay",
@@ -128,6 +128,8 @@ CATEGORIES = {
     "visual testing": "percy, chromatic, applitools, backstopjs",
     "charting library": "d3/d3.js, chart.js/chartjs, highcharts, recharts, echarts, plotly, "
                         "vega, vega-lite, nivo, ~victory",
+    # what fetches and caches a frontend's server state
+    "data fetching": "tanstack query/react query/react-query, rtk query, ~swr",
     "state store": "~redux, zustand, mobx, ~recoil, jotai, pinia, vuex, xstate, ngrx, react "
                    "context, valtio",
     "styling": "tailwind/tailwindcss, ~bootstrap, css modules, styled-components, ~emotion, "
@@ -294,7 +296,7 @@ KIND_NOUNS = {
     "task queue": "queue",
     "workflow engine": "engine orchestrator scheduler",
     "search engine": "engine",
-    "email service": "provider",
+    "email service": "provider email emails mail",
     "js package manager": "manager",
     "python package manager": "manager",
     "test framework": "framework runner",

@@ -28,3 +28,13 @@ def test_an_only_member_clashes_where_both_say_the_categorys_words():
     # without "only", two trackers may both be in use
     assert not queued("Application error tracking goes to our Raygun account.",
                       "Mobile crash reports go to Airbrake.")
+
+
+def test_more_members_and_the_words_of_sending_mail():
+    assert queued("Feature flags are handled with django-waffle.",
+                  "We use Flagsmith for feature flags.")
+    assert queued("Password-reset email is sent via Postmark.",
+                  "Password-reset mail goes out through Amazon SES.")
+    # a provider paid for until a quarter is history
+    assert not queued("Until Q2 last year we paid for Flagsmith for feature flags.",
+                      "Feature flags live in django-waffle.")

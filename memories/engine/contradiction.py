@@ -655,11 +655,22 @@ def clauses(text: str) -> list[Clause]:
     MAX_CLAUSES of the first RULES_READ_CHARS characters)."""
     text = text[:RULES_READ_CHARS]
     parts = [part for part in _CLAUSE_BREAK.split(text.strip()) if part.strip()][:MAX_CLAUSES]
-    return [read_clause(text)] + ([read_clause(_named_again(part, before))
-                                   for part, before in zip(parts, ["", *parts])]
-                                  if len(parts) > 1 else [])
+    # a clause without the reason it gives ("WARNING to keep logging costs down" says
+    # WARNING): the reason is no clause of its own
+    stated = [_PURPOSE.sub("", part) for part in parts]
+    if len(parts) == 1 and stated[0] == parts[0]:
+        return [read_clause(text)]
+    return [read_clause(text)] + [read_clause(_named_again(part, before))
+                                  for part, before in zip(stated, ["", *stated])]
 
 
+# A reason given after what is said: "... to keep costs down", "... in order to save
+# time"; not a verb's object ("wants to keep PRs small").
+_PURPOSE = re.compile(r"(?<!\bwant)(?<!\bwants)(?<!\bneed)(?<!\bneeds)(?<!\blike)(?<!\blikes)"
+                      r"(?<!\bprefer)(?<!\bprefers)(?<!\btry)(?<!\btries)(?<!\bhave)"
+                      r"(?<!\bhas)(?<!\bused)(?<!\bgoing)(?<!\bplan)(?<!\bplans)"
+                      r"\s+(?:in\s+order\s+)?to\s+(?:keep|save|avoid|reduce|cut|lower|speed|prevent|"
+                      r"stay|match|ensure|limit|protect|preserve|free|spare)\b[^.;,]*", _I)
 # A clause that opens on a pronoun and its verb: "it is not idempotent".
 _PRONOUN_OPENING = re.compile(r"^\s*(?:it|they)\s+(?=(?:is|are|isn't|aren't|does|do|doesn't|"
                               r"don't|has|have|can|cannot|can't|will|won't|never|only)\b)", _I)
@@ -1456,6 +1467,19 @@ def _slot_words(segment: Sequence[Token]) -> list[Token]:
             and not (i and _number(segment[i - 1].norm) is not None)]
 
 
+_NOT_A_THING = frozenset({"first", "last", "next", "every", "each", "out", "up", "off"})
+_VERBS = frozenset({*_VERB_KINDS, *(_norm(verb) for verb in (*lexicon.PLURAL_VERBS,
+                                                             *lexicon.LINKING_VERBS))})
+
+
+def _things_in(segment: Sequence[Token]) -> list[Token]:
+    """The words of a swapped segment that may name a thing: no value, verb or word of
+    order ("emailed", "goes out", "last")."""
+    return [token for token in _slot_words(segment)
+            if token.raw.casefold() not in _NOT_A_THING and token.norm not in _VERBS
+            and not token.raw.casefold().endswith(("ed", "ing"))]
+
+
 def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     _, a_start, a_end, b_start, b_end = op
     seg_a, seg_b = a.tokens[a_start:a_end], b.tokens[b_start:b_end]
@@ -1480,6 +1504,10 @@ def _swap_is_a_value_change(a: Clause, b: Clause, op) -> bool:
     # Gustavo") change two slots: which one, and who
     if all(_with_digits(values) and not all(_with_digits([value]) for value in values)
            for values in (values_a, values_b)):
+        return False
+    # what is measured changed with the amount ("search results for 5 minutes" /
+    # "product pages for 1 hour"): two things, each with its own
+    if common and min(len(_things_in(seg_a)), len(_things_in(seg_b))) >= KEY_WORDS:
         return False
     if common:
         return any(not _same_amount(key, measured_a[key], measured_b[key]) for key in common)

@@ -3,7 +3,8 @@ a setting written as configuration ("strict: false", "`strict` set to true",
 "storage_encrypted = false") is that setting disabled or enabled; "is off on the bucket"
 is "disabled on" it. A known product only one side names ("S3 versioning", "GraphQL
 introspection") is what the thing is, not another thing the negation speaks of. A clause that opens on
-"it" speaks of the name in the clause before it."""
+"it" speaks of the name in the clause before it; a reason given after a value ("to keep
+costs down") is no part of it; what is measured changing with the amount is two things."""
 
 from tests.helpers import queued
 
@@ -43,3 +44,16 @@ def test_a_clause_that_opens_on_it_speaks_of_the_name_before():
     # with no name before it, "it" names nothing
     assert not queued("billing-consumer is idempotent, so replays are safe.",
                       "Replays double-charge people - it is not idempotent.")
+
+
+def test_a_reason_given_after_a_value_is_no_part_of_it():
+    assert queued("LOG_LEVEL=INFO in production.",
+                  "Production log level is WARNING to keep logging costs down.")
+    # a verb's object is no reason: "wants to keep PRs small" is what Alice wants
+    assert not queued("Alice wants to keep PRs small.", "Bob wants to keep PRs large.")
+
+
+def test_what_is_measured_changing_with_the_amount_is_two_things():
+    assert not queued("We cache search results for 5 minutes to reduce load.",
+                      "We cache product pages for 1 hour to reduce load.")
+    assert queued("We cache search results for 5 minutes.", "We cache search results for 1 hour.")

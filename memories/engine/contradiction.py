@@ -344,7 +344,8 @@ _CLAUSE_BREAK = re.compile(r"(?<!\s)\s*;\s*|(?<!\s)\s+[\u2013\u2014-]\s+|,\s+(?=
 # Words within one clause, a dot inside a number too ("was on Python 3.9 until ...").
 _IN_CLAUSE = r"(?:[^.;]|\.(?=\d))"
 _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at first|in the past|"
-                   r"back in \d{4}|back then|in the old days|"
+                   r"back in \d{4}|back then|in the old days|in the early days|early on|"
+                   r"in the beginning|"
                    r"until recently|"
                    r"until last \w+|until \w+ \w+ ago|until then|before that|up to then"
                    r"|until (?:q[1-4]|h[12])\b"
@@ -2727,7 +2728,7 @@ _PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|
                           r"|\b(?:tried|trialled|trialed)"
                           r"|\b(?:moved|moving|migrated|migrating|switched|switching)\s+"
                           r"(?:off|away\s+from|from)|\bover|\bnot|\bno\s+longer\s+\w+)"
-                          r"(?:\s+(?:the|a|an|our|any))?\s*$", _I)
+                          r"(?:\s+(?:the|a|an|our|any|in|with|on|via))?\s*$", _I)
 
 
 _MOVING = re.compile(r"\b(?:mov|migrat|switch|port)(?:e|es|ed|ing)\b", _I)

@@ -50,3 +50,11 @@ def test_two_periods_are_two_turns_of_a_role():
                       "Emre is on call for payments next week.")
     assert queued("Noor is on call for payments this week.",
                   "Emre is on call for payments this week.")
+
+
+def test_a_member_passed_over_in_a_phrase_and_a_state_of_the_early_days():
+    assert not queued("Omar prefers Jetpack Compose for new screens.",
+                      "New Android screens: Omar wants them declarative rather than in XML layouts.")
+    assert not queued("The gateway upstream timeout was 15s in the early days.",
+                      "The gateway upstream timeout is 5s.")
+    assert queued("The gateway upstream timeout is 15s.", "The gateway upstream timeout is 5s.")

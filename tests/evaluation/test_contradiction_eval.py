@@ -167,15 +167,18 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     the six). Two more in the issue's style (1.000 / 0.180 and 0.571 / 0.080 before any
     rule read them), with more readings from all eight (category jobs, switches, branches,
     style scales, settings as configuration): 0.990 / 0.644 on all 2,772 (0.994 / 0.435 on
-    the eight).
+    the eight). Two more in the issue's style (0.800 / 0.160 and 1.000 / 0.240 before any
+    rule read them; 0.889 / 0.160 and 1.000 / 0.200 on the rules this round began with),
+    their two false flags taken out: 0.991 / 0.615 on all 2,972 (0.995 / 0.398 on the
+    ten).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 2772 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.988 and report["recall"] >= 0.64
+    assert report["pairs"] == 2972 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.988 and report["recall"] >= 0.61
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.64
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.61
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.64
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -189,7 +192,7 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
     assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.65
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.43
+    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.39
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
     assert always["precision"] >= 0.99 and always["recall"] >= 0.23
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),

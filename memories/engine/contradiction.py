@@ -783,6 +783,15 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             if _DOTTED.match(word) and (name := _last_name(raws, i)):
                 found[f"version of {name}"] = word.removesuffix(".x")
                 break
+    # a setting whose name ends on its unit: "retention.ms = 259200000", "timeout_s: 30"
+    for i, word in enumerate(words):
+        if (unit := _UNIT_KEY.match(word)) and (amount := next(
+                (_number(after) for after in words[i + 1:i + 5] if _number(after) is not None),
+                None)) is not None:
+            if (seconds := _SECONDS.get(_norm(unit.group(1)))) is not None:
+                found["duration"] = amount * seconds
+            elif (size := _BYTES.get(_norm(unit.group(1)))) is not None:
+                found["size"] = amount * size
     # a setting named for a product's version: "rust-version = 1.74", "node_version: 20"
     for key in [key for key in found if _VERSION_KEY.match(key)]:
         found.setdefault(f"version of {_VERSION_KEY.match(key).group(1)}", found.pop(key))
@@ -816,6 +825,8 @@ def _known_as(key: str) -> str:
 _DOTTED = re.compile(r"^\d+\.\d+(?:\.\d+|\.x)?$")
 _GLUED_RELEASE = re.compile(r"^([a-z]+)_(\d+(?:\.\d+)*)$")
 _VERSION_KEY = re.compile(r"^([a-z]+)[-_]version$")
+_UNIT_KEY = re.compile(r"^[a-z][\w.-]*?[._-](ms|millis|s|sec|secs|seconds|m|min|mins|minutes|h|"
+                       r"hours|d|days|bytes|kb|mb|gb|kib|mib|gib)$")
 _NINES = _norm("nines")
 NAME_REACH = 5  # words back a dotted version looks for the name it belongs to
 
@@ -971,17 +982,21 @@ def subject(clause: Clause, leave_out, *, opposites: bool = True) -> Subject:
                 or raw in lexicon.QUANTIFIERS or raw in lexicon.CONJUNCTIONS
                 or _linking(raw) or raw in lexicon.BOUND_WORDS or token.norm in _TIME):
             continue
-        # "per-file" is "file": a compound's parts that are not function words
-        # each part stemmed as a word of its own ("billing-service" is "billing service")
-        # (split before stemming: "tidepool-ios" is "tidepool" "ios", not "tidepool" "io")
         # a tool's configuration file is the tool's: "pgbouncer.ini" says "pgbouncer"
         if config := _CONFIG_FILE.match(raw):
             raw = config.group(1)
+            token = replace(token, norm=_norm(raw))
+        # a setting named with its unit is named without it ("retention.ms" is retention)
+        if unit := _UNIT_KEY.match(raw):
+            raw = raw[:unit.start(1) - 1]
             token = replace(token, norm=_norm(raw))
         # a setting's snake_case name says its words, as a compound does ("refresh_token")
         if "_" in raw.strip("_"):
             raw = raw.strip("_").replace("_", "-")
             token = replace(token, norm=_norm(raw))
+        # "per-file" is "file": a compound's parts that are not function words
+        # each part stemmed as a word of its own ("billing-service" is "billing service")
+        # (split before stemming: "tidepool-ios" is "tidepool" "ios", not "tidepool" "io")
         whole = _same(raw)
         parts = ([_norm(part) for part in whole.split("-")] if "-" in token.norm and "-" in whole
                  else token.norm.split("-"))

@@ -32,3 +32,11 @@ def test_a_setting_named_for_a_version_is_the_products_version_as_written():
     assert not queued("ripgrep-lite MSRV: Rust 1.70.",
                       'ripgrep-lite Cargo.toml: rust-version = "1.70"')
     assert queued("The CLI's minimum supported Rust version is 1.78.", "CLI MSRV is 1.70.")
+
+
+def test_a_setting_named_with_its_unit_is_an_amount_of_that_unit():
+    assert queued("The orders.events topic keeps data for 7 days.",
+                  "retention.ms on orders.events = 259200000")
+    assert not queued("The orders.events topic keeps data for 7 days.",
+                      "retention.ms on orders.events = 604800000")
+    assert not queued("Plugin calls are killed after 30 seconds.", "plugin_timeout_ms = 30000")

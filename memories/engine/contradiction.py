@@ -670,8 +670,8 @@ def clauses(text: str) -> list[Clause]:
 _PURPOSE = re.compile(r"(?<!\bwant)(?<!\bwants)(?<!\bneed)(?<!\bneeds)(?<!\blike)(?<!\blikes)"
                       r"(?<!\bprefer)(?<!\bprefers)(?<!\btry)(?<!\btries)(?<!\bhave)"
                       r"(?<!\bhas)(?<!\bused)(?<!\bgoing)(?<!\bplan)(?<!\bplans)"
-                      r"\s+(?:in\s+order\s+)?to\s+(?:keep|save|avoid|reduce|cut|lower|speed|prevent|"
-                      r"stay|match|ensure|limit|protect|preserve|free|spare)\b[^.;,]*", _I)
+                      r"\s+(?:in\s+order\s+)?to\s+(?:keep|save|avoid|reduce|cut|lower|speed|"
+                      r"prevent|stay|match|ensure|limit|protect|preserve|free|spare)\b[^.;,]*", _I)
 # A clause that opens on a pronoun and its verb: "it is not idempotent".
 _PRONOUN_OPENING = re.compile(r"^\s*(?:it|they)\s+(?=(?:is|are|isn't|aren't|does|do|doesn't|"
                               r"don't|has|have|can|cannot|can't|will|won't|never|only)\b)", _I)
@@ -758,13 +758,15 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
         elif (i and words[i - 1].isalpha() and words[i - 1] not in _FUNCTION_WORDS
               and words[i - 1] not in PREPOSITIONS and words[i - 1] not in lexicon.BOUND_WORDS):
             # "port 9090", "level 3"; a version as written ("1.30" is not "1.3")
-            found.setdefault(_norm(words[i - 1]), word if _names_a_version(words[i - 1]) else amount)
+            found.setdefault(_norm(words[i - 1]),
+                             word if _names_a_version(words[i - 1]) else amount)
         # "a line length of 88", "the minimum password length is 8": what the number is,
         # unless a unit says it ("the TTL is 5 minutes" is a duration, 300 seconds too)
         if (i >= 2 and words[i - 1] in _NAMING and words[i - 2] not in _FUNCTION_WORDS
                 and _number(words[i - 2]) is None and word not in ("a", "an")
                 and not (unit in _SECONDS or unit in _BYTES or unit in _PERCENT)):
-            found.setdefault(_norm(words[i - 2]), word if _names_a_version(words[i - 2]) else amount)
+            found.setdefault(_norm(words[i - 2]),
+                             word if _names_a_version(words[i - 2]) else amount)
             # "the minimum SDK is 26" names the version of the SDK, as "SDK 23" does
             if raws and _capitalised(raws[i - 2]) and _NUMBER.match(word):
                 found.setdefault(f"version of {words[i - 2]}", word)

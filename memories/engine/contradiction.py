@@ -2888,6 +2888,17 @@ def _swapped_source(a: str, b: str) -> JudgeVerdict | None:
     return None
 
 
+def _compared_clauses(read: list[Clause], other: list[Clause]) -> list[Clause]:
+    """A statement's clauses to compare; not the whole of one whose own clause restates
+    the other whole ("Nightly artifacts expire after 14 days; those of tagged releases
+    never expire" says the first as the other does, and its whole negates nothing of
+    it): its clauses are compared one by one."""
+    if len(read) > 1 and any(part.norms == other[0].norms and part.negative == other[0].negative
+                             for part in read[1:]):
+        return read[1:]
+    return read
+
+
 def rules_verdict(a: str, b: str) -> JudgeVerdict:
     """Whether statements `a` and `b` contradict, by the rules in this module's docstring."""
     if _speaking_of_themselves(a, b):
@@ -2898,8 +2909,9 @@ def rules_verdict(a: str, b: str) -> JudgeVerdict:
                                "reaction", ASSERTS_NOTHING_CONFIDENCE)
     if found := _swapped_source(a, b):
         return found
-    for clause_a in clauses(a):
-        for clause_b in clauses(b):
+    read_a, read_b = clauses(a), clauses(b)
+    for clause_a in _compared_clauses(read_a, read_b):
+        for clause_b in _compared_clauses(read_b, read_a):
             found = _clause_verdict(clause_a, clause_b)
             if found:
                 penalty = TALK_PENALTY * (talk_marks(a) + talk_marks(b))

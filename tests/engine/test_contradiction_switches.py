@@ -4,7 +4,8 @@ a setting written as configuration ("strict: false", "`strict` set to true",
 is "disabled on" it. A known product only one side names ("S3 versioning", "GraphQL
 introspection") is what the thing is, not another thing the negation speaks of. A clause that opens on
 "it" speaks of the name in the clause before it; a reason given after a value ("to keep
-costs down") is no part of it; what is measured changing with the amount is two things."""
+costs down") is no part of it; what is measured changing with the amount is two things;
+a statement that restates the other and adds an exception negates nothing of it."""
 
 from tests.helpers import queued
 
@@ -57,3 +58,11 @@ def test_what_is_measured_changing_with_the_amount_is_two_things():
     assert not queued("We cache search results for 5 minutes to reduce load.",
                       "We cache product pages for 1 hour to reduce load.")
     assert queued("We cache search results for 5 minutes.", "We cache search results for 1 hour.")
+
+
+def test_a_statement_that_restates_the_other_and_adds_an_exception_negates_nothing_of_it():
+    assert not queued("Preview builds expire after 7 days.",
+                      "Preview builds expire after 7 days; builds of tagged releases never expire.")
+    # an exception of its own against the rule is still read
+    assert queued("Builds of tagged releases expire after 7 days.",
+                  "Preview builds expire after 7 days; builds of tagged releases never expire.")

@@ -1421,8 +1421,8 @@ def _elsewhere(a: Subject, b: Subject) -> bool:
     repository's wiki")."""
     _settle(a, b)
     shared = a.key & b.key
-    # a known product only one side names, of a kind the other names none of, is what
-    # the thing is ("S3 versioning" on the bucket the other says has versioning)
+    # a known product only one side names, where the other names no other, is what the
+    # thing is ("S3 versioning" on the bucket the other says has versioning)
     unique_a, unique_b = (side.key - shared - _products_only_said_by(side, other)
                           for side, other in ((a, b), (b, a)))
     roles_a, roles_b = _roles_of(a, unique_a), _roles_of(b, unique_b)

@@ -682,9 +682,11 @@ def _named_again(part: str, before: str) -> str:
     their place ("replaying into notification-worker sends duplicates - it is not
     idempotent": notification-worker is not); else the clause as written."""
     opening = _PRONOUN_OPENING.match(part)
+    if not opening or not before:
+        return part
     names = [token.raw for token in read_clause(before).tokens
-             if token.value or _thing_name(token.raw, token.at)] if before else []
-    return f"{names[0]} {part[opening.end():]}" if opening and names else part
+             if token.value or _thing_name(token.raw, token.at)]
+    return f"{names[0]} {part[opening.end():]}" if names else part
 
 
 # --- Measures: "5 minutes", "10 MB", "3 replicas", "Python 3.11" ------------------------------
@@ -1934,15 +1936,7 @@ def _preference_holder(clause: Clause) -> str | None:
     """Who a preference is said of: the last word before its verb ("dana", "user"),
     the team for "we" and "our"; None when the clause says no preference."""
     said = _PREFERRING.search(clause.text)
-    if not said:
-        return None
-    before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1])
-    if not before:
-        return "i"
-    named = _same(before[-1].casefold())
-    if named in ("my", "me", "mine"):  # "my preferred merge method" is what I prefer
-        return "i"
-    return "we" if named in _OURS or named == "our" else _who(named)
+    return _holder_before(clause, said) if said else None
 
 
 def _preferred_apart(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -1953,8 +1947,8 @@ def _preferred_apart(a: Clause, b: Clause) -> JudgeVerdict | None:
     holder = _preference_holder(a)
     if holder is None or holder != _preference_holder(b) or _adds(a) or _adds(b):
         return None
-    found = [[f for f in value_categories.members(clause.raws)
-              if f not in _passed_over_members(clause)] for clause in (a, b)]
+    found = [[f for f in value_categories.members(clause.raws) if not set(f.at) & behind]
+             for clause, behind in ((a, _left_behind(a)), (b, _left_behind(b)))]
     for category in sorted({f.category for f in found[0]} & {f.category for f in found[1]}):
         named = [{f.member for f in side if f.category == category} for side in found]
         if named[0] & named[1]:
@@ -1987,7 +1981,11 @@ def _before_preference(clause: Clause) -> str:
     """Who prefers: the last word before "prefer" ("he", "user" in "the user"), after a
     phrase put first ("in Go files the user prefers"); the speaker, "i", in an
     instruction ("in the domain layer, prefer ...")."""
-    said = re.search(r"\bprefer", clause.text, _I)
+    return _holder_before(clause, re.search(r"\bprefer", clause.text, _I))
+
+
+def _holder_before(clause: Clause, said: re.Match | None) -> str:
+    """The holder named last before the preference word `said`."""
     before = _RAW_TOKEN.findall(clause.text[:said.start()].rsplit(",", 1)[-1]) if said else []
     # an instruction ("prefer X over Y") is what the speaker prefers: "I prefer X"
     if not before:
@@ -1996,12 +1994,15 @@ def _before_preference(clause: Clause) -> str:
     # with the field it is named for ("the backend team" is not "the mobile team")
     who = [_same(word.casefold()) for word in before[-2:]]
     named = " ".join(who) if who[-1] in _TEAMS else who[-1]
+    if named in _MINE:  # "my preferred merge method" is what I prefer
+        return "i"
     # "the payments team" and "payments" are one holder
     return "we" if named in _OURS else _who(named)
 
 
-# The speaker's team, however it is named: "we", "the team", "our convention".
-_OURS = frozenset({"we", "the team", "our team", "convention", "conventions"})
+# The speaker's team, however it is named: "we", "our", "the team", "our convention".
+_OURS = frozenset({"we", "our", "the team", "our team", "convention", "conventions"})
+_MINE = frozenset({"my", "me", "mine"})
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:
@@ -2448,7 +2449,8 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     # a member a statement passes over or moves off ("switched from Bugsnag to Sentry",
     # "tried Rollbar before settling on Sentry") is none of its values
     values_a, values_b = ({t.norm for t in clause.tokens if t.norm in named
-                           and t.at not in _left_behind(clause)} for clause in (a, b))
+                           and t.at not in behind}
+                          for clause, behind in ((a, _left_behind(a)), (b, _left_behind(b))))
     only_a, only_b = values_a - values_b, values_b - values_a
     if not only_a or not only_b or max(len(only_a), len(only_b)) > SHORT_SLOT:
         return None
@@ -2624,8 +2626,8 @@ def _changed_member(a: Clause, b: Clause) -> JudgeVerdict | None:
     # what a statement passes over or moves off is none of its members ("we tried Kafka"),
     # though it still names it ("use pnpm, not npm" names npm)
     said_a, said_b = (value_categories.members(clause.raws) for clause in (a, b))
-    found_a, found_b = ([f for f in said if not set(f.at) & _left_behind(clause)]
-                        for said, clause in ((said_a, a), (said_b, b)))
+    found_a, found_b = ([f for f in said if not set(f.at) & behind]
+                        for said, behind in ((said_a, _left_behind(a)), (said_b, _left_behind(b))))
     for category in sorted({f.category for f in found_a} & {f.category for f in found_b}):
         if category == _ZONE_CATEGORY and _both_clocks(a, b):
             continue
@@ -2761,10 +2763,9 @@ def _moved_from(clause: Clause) -> set[str]:
 
 def _left_behind(clause: Clause) -> set[int]:
     """Where `clause` names members it passes over or moves off."""
-    moved = _moved_from(clause)
+    moved, passed = _moved_from(clause), _passed_over_members(clause)
     return {at for found in value_categories.members(clause.raws)
-            if found in _passed_over_members(clause) or found.member in moved
-            for at in found.at}
+            if found in passed or found.member in moved for at in found.at}
 
 
 def _passed_over_members(clause: Clause) -> list:

@@ -508,6 +508,23 @@ _PHRASES = [(re.compile(pattern, _I), replacement)
             for pattern, replacement in lexicon.PHRASES]
 
 
+_STATE_VERBS = frozenset({"is", "are", "was", "were", "be", "been", "stays", "stay",
+                          "remains", "remain", "left"})
+
+
+def _undone(word: str, before: str, after: str) -> str:
+    """The participle a state undoes ("is unpartitioned" is "is not partitioned", "are
+    unversioned", "stays unlimited"), or "". Only a state said of the subject: "unfinished
+    work" names a thing, "is unloaded out of Snowflake" is an action; nor a word of its
+    own ("united", "understood")."""
+    if (word.startswith("un") and not word.startswith(("under", "unit", "unif", "union"))
+            and len(word) > 6 and word.endswith(("ed", "able")) and before in _STATE_VERBS
+            and after not in PREPOSITIONS and after not in lexicon.MORE_PREPOSITIONS
+            and after not in ("out", "off", "up", "down")):
+        return word[2:]
+    return ""
+
+
 def read_clause(text: str) -> Clause:
     text = _WHOLE_POSSESSIVE.sub("", short_forms.spell_out(text.translate(_APOSTROPHE)))
     for pattern, replacement in (*_CONTRACTIONS, *_PHRASES):
@@ -522,11 +539,14 @@ def read_clause(text: str) -> Clause:
     tokens, negations, negated, exclusive = [], 0, "", False
     for at, raw in enumerate(raws):
         word = _same(raw.casefold())
-        opposite = word in _DISLIKE or word in lexicon.OPPOSITES
+        undone = _undone(word, raws[at - 1].casefold() if at else "",
+                         raws[at + 1].casefold() if at + 1 < len(raws) else "")
+        opposite = word in _DISLIKE or word in lexicon.OPPOSITES or bool(undone)
         if opposite:
-            # "dislikes X" is "not likes X", "disabled" is "not enabled"
+            # "dislikes X" is "not likes X", "disabled" is "not enabled", "unsigned" "not
+            # signed"
             negations += 1
-            word = _DISLIKE.get(word) or lexicon.OPPOSITES[word]
+            word = _DISLIKE.get(word) or lexicon.OPPOSITES.get(word) or undone
         if word in NEGATORS:
             negations += 1
             continue
@@ -658,7 +678,7 @@ def clauses(text: str) -> list[Clause]:
     parts = [part for part in _CLAUSE_BREAK.split(text.strip()) if part.strip()][:MAX_CLAUSES]
     # a clause without the reason it gives ("WARNING to keep logging costs down" says
     # WARNING): the reason is no clause of its own
-    stated = [_PURPOSE.sub("", part) for part in parts]
+    stated = [_REASON.sub("", _PURPOSE.sub("", part)) for part in parts]
     if len(parts) == 1 and stated[0] == parts[0]:
         return [read_clause(text)]
     return [read_clause(text)] + [read_clause(_named_again(part, before))
@@ -672,6 +692,9 @@ _PURPOSE = re.compile(r"(?<!\bwant)(?<!\bwants)(?<!\bneed)(?<!\bneeds)(?<!\blike
                       r"(?<!\bhas)(?<!\bused)(?<!\bgoing)(?<!\bplan)(?<!\bplans)"
                       r"\s+(?:in\s+order\s+)?to\s+(?:keep|save|avoid|reduce|cut|lower|speed|"
                       r"prevent|stay|match|ensure|limit|protect|preserve|free|spare)\b[^.;,]*", _I)
+# ... or said as one: "for GDPR reasons", "mostly because of cost", "due to a vendor bug".
+_REASON = re.compile(r"\s+(?:for\s+(?:[\w-]+\s+){1,2}reasons?\b|(?:(?:mostly|mainly|partly)\s+)?"
+                     r"(?:because|due\s+to)\b)[^.;,]*", _I)
 # A clause that opens on a pronoun and its verb: "it is not idempotent".
 _PRONOUN_OPENING = re.compile(r"^\s*(?:it|they)\s+(?=(?:is|are|isn't|aren't|does|do|doesn't|"
                               r"don't|has|have|can|cannot|can't|will|won't|never|only)\b)", _I)
@@ -1363,6 +1386,59 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     exact = said == also
     return _verdict(True, f"one statement negates the other: {negated.text!r} against "
                           f"{other.text!r}", 0.9 if exact else 0.8)
+
+
+# A rule for every case ("always", "every PR", "must") and the words that count its
+# cases rather than say what it is about ("every single time").
+_EVERY_CASE = frozenset({"always", "every", "each", "must"})
+_COUNTING_CASES = frozenset({"every", "each", "ever", "time", "singl"})
+EVERY_CASE_WORDS = 3  # shared words: a rule says more of its subject than a changed value
+EVERY_CASE_OVERLAP = 0.5  # share of the shorter clause's words the other must say
+
+
+def _every_case(clause: Clause) -> bool:
+    """Whether a clause states a rule for every case: "always", "must", "every PR"; not
+    how often ("every ten seconds", "every week")."""
+    words = clause.words
+    return any(word in _EVERY_CASE and not (
+        word in ("every", "each") and at + 1 < len(words)
+        and (words[at + 1] in NUMBER_WORDS or words[at + 1][:1].isdigit()
+             or _norm(words[at + 1]) in _SECONDS or words[at + 1] in lexicon.TIME_WORDS))
+        for at, word in enumerate(words))
+
+
+def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """A rule for every case against its denial, said with other words: "Always write
+    tests for bug fixes" / "Bug fixes never need tests", "Every public function must
+    have a docstring" / "We never write docstrings on public functions". Most words of
+    the shorter clause are in the other, neither narrows to a thing of its own, and the
+    denial is not of a word that undoes itself ("no function ships undocumented")."""
+    negated, other = (a, b) if a.negative else (b, a)
+    if not _every_case(other) or _named_apart(a, b):
+        return None
+    # a denial of the rule itself: "never", or a denied word the rule says ("does not
+    # need an approval" / "needs one approval"); not a choice set apart ("detailed
+    # explanations, not bullet lists")
+    if "never" not in negated.words and negated.negated not in other.norms:
+        return None
+    # ... of what the rule speaks of: "never use print()" says nothing of "always log
+    # through the logging module"
+    if not _object_said(negated, other):
+        return None
+    if any(_undone(word, "is", "") for word in negated.words):
+        return None
+    said, also = set(negated.norms) - _COUNTING_CASES, set(other.norms) - _COUNTING_CASES
+    shared = said & also
+    # a statement of several parts is read part by part: its whole says more than either
+    if any(";" in clause.text for clause in (a, b)):
+        return None
+    if len(shared) < EVERY_CASE_WORDS or len(shared) < EVERY_CASE_OVERLAP * min(len(said),
+                                                                              len(also)):
+        return None
+    if _elsewhere(*(subject(clause, _nothing, opposites=False) for clause in (negated, other))):
+        return None
+    return _verdict(True, f"a rule for every case against its denial: {negated.text!r} "
+                          f"against {other.text!r}", 0.8)
 
 
 def _names_in_order(clause: Clause) -> list[str]:
@@ -2263,12 +2339,15 @@ def _reversed_direction(a: Clause, b: Clause) -> JudgeVerdict | None:
 def _ends(text: str) -> set[str]:
     """The words that say an end of a flow, or what moves: not the flow's verbs and nouns,
     nor a preposition left where an end was taken out ("we replicate from ... into ...")."""
-    return {norm for norm in read_clause(text).norms
-            if norm not in _FLOW_WORDS and norm not in PREPOSITIONS}
+    # a compound by its parts too: "orders-svc" is "the orders service"
+    return {word for norm in read_clause(text).norms
+            if norm not in _FLOW_WORDS and norm not in PREPOSITIONS
+            for word in {norm, *(_norm(part) for part in norm.split("-") if "-" in norm)} if word}
 
 
 _FLOW_WORDS = frozenset(_norm(word) for word in (*flows.SENDING.split("|"),
                                                  *flows.RECEIVING.split("|"), "flow", "flows",
+                                                 *" ".join(flows.NEEDING.split("|")).split(),
                                                  "move", "moves", *lexicon.LINKING_VERBS,
                                                  # the nouns of a flow ("replication runs
                                                  # from A to B")
@@ -2281,16 +2360,24 @@ def _reversed_flow(a: Clause, b: Clause) -> JudgeVerdict | None:
     words: "events flow from the orders service to the analytics service" / "the
     analytics service sends events to the orders service". Not when what moves differs
     ("orders are synced from A to B" / "stock levels are synced from B to A")."""
-    flow_a, flow_b = flows.flow(a.text), flows.flow(b.text)
-    if not flow_a or not flow_b:
-        return None
+    for read in (flows.flow, flows.dependency):
+        flow_a, flow_b = read(a.text), read(b.text)
+        if flow_a and flow_b and (found := _flow_reversed(flow_a, flow_b,
+                                                          moved=read is flows.flow)):
+            return found
+    return None
+
+
+def _flow_reversed(flow_a: flows.Flow, flow_b: flows.Flow, *,
+                   moved: bool) -> JudgeVerdict | None:
     source_a, target_a = _ends(flow_a.source), _ends(flow_a.target)
     source_b, target_b = _ends(flow_b.source), _ends(flow_b.target)
     if not (source_a and target_a) or source_a == target_a:
         return None
     if not (_same_end(source_a, target_b) and _same_end(target_a, source_b)):
         return None
-    moved_a, moved_b = _ends(flow_a.rest), _ends(flow_b.rest)
+    # what moves must be one thing; a need is the need whatever it is for
+    moved_a, moved_b = (_ends(flow_a.rest), _ends(flow_b.rest)) if moved else ((), ())
     if moved_a and moved_b and not moved_a & moved_b:
         return None
     return _verdict(True, f"the other way round: from {flow_a.source!r} to "
@@ -2839,7 +2926,7 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.past or b.past or _then_and_now(a, b):
         return None
     if a.negative != b.negative:
-        rules = (_negation, _denied_value, _denied_outright, _changed_amount)
+        rules = (_negation, _denied_value, _denied_outright, _changed_amount, _every_case_denied)
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
                  _changed_measure, _changed_value, _changed_member, _chosen_instead,

@@ -18,7 +18,7 @@ RECEIVING = ("receives|receive|pulls|pull|reads|read|consumes|consume|fetches|fe
              "imports|import|downloads|download|polls|poll|ingests|ingest|loads|load|"
              "accepts|accept")
 # Where an end stops: a clause's punctuation or the start of another phrase.
-_END = (r"(?=\s*[,;.!?]|\s+(?:every|each|nightly|daily|hourly|weekly|via|with|using|through|"
+_END = (r"(?=\s*[,;.!?(]|\s+(?:every|each|nightly|daily|hourly|weekly|via|with|using|through|"
         r"when|whenever|after|before|on|at|in|for|over|and|but|as|once|twice|by)\b|\s*$)")
 # "off A onto B" is "from A to B": "moving off Temporal onto Celery"
 _FROM_TO = re.compile(rf"\b(?:from|off(?:\s+of)?)\s+(?P<source>.+?)\s+(?:to|into|onto)\s+"
@@ -64,6 +64,31 @@ _MOVES = re.compile(rf"^(?P<doer>(?:[\w-]+\s+){{0,3}}{_MOVER})\s+(?:{SENDING}|lo
                     re.IGNORECASE)
 
 
+# Upstream and downstream: "fct_revenue is upstream of fct_invoices" is a flow from it.
+_UPSTREAM = re.compile(rf"^(?P<source>.+?)\s+(?:is|are|sits|sit)\s+upstream\s+of\s+"
+                       rf"(?P<target>.+?){_END}", re.IGNORECASE)
+_DOWNSTREAM = re.compile(rf"^(?P<target>.+?)\s+(?:is|are|sits|sit)\s+downstream\s+of\s+"
+                         rf"(?P<source>.+?){_END}", re.IGNORECASE)
+
+# A thing that needs another: "A depends on B", "A calls B", "A imports from B", "A is
+# built on top of B", "A is the one that calls B"; and the passive, "B is called by A".
+NEEDING = ("depends on|depend on|relies on|rely on|calls|call|invokes|invoke|imports from|"
+           "import from|imports|import|refs|ref|references|reference|talks to|talk to|"
+           "triggers|trigger|kicks off|kick off|starts|start|launches|launch|"
+           "has a dependency on|have a dependency on|"
+           "is built on top of|are built on top of|is built on|are built on|requires|require")
+# (the target opens on no preposition: "upstream calls after 30 seconds" is a noun)
+_NEEDS = re.compile(rf"^(?P<source>[^;:]+?)\s+(?:(?:is|are)\s+the\s+one\s+that\s+|"
+                    rf"(?:always|also|directly|synchronously|only)\s+)?(?:{NEEDING})\s+"
+                    rf"(?!(?:to|after|before|at|in|on|for|from|per|every|with)\b)"
+                    rf"(?P<target>.+?){_END}", re.IGNORECASE)
+_CALLED_BY = re.compile(rf"^(?P<target>.+?)\s+(?:is|are|gets|get)\s+(?:called|invoked|started|launched|"
+                        rf"imported|triggered|required|referenced|kicked off)\s+by\s+"
+                        rf"(?P<source>.+?){_END}", re.IGNORECASE)
+_DEPENDENCY_OF = re.compile(rf"^(?P<target>.+?)\s+(?:is|are)\s+(?:a\s+)?dependency\s+of\s+"
+                            rf"(?P<source>.+?){_END}", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Flow:
     source: str
@@ -73,10 +98,27 @@ class Flow:
 
 def flow(text: str) -> Flow | None:
     """The source and target `text` says something moves between, if it says one."""
-    for pattern in (_FROM_TO, _MOVED_FROM, _MOVED_TO, _MOVES, _SENDS, _RECEIVES, _TAKES_SENT_BY,
-                    _TAKES_THAT, _SENDS_THAT, _FEEDS):
+    return _first(text, (_FROM_TO, _MOVED_FROM, _MOVED_TO, _MOVES, _SENDS, _RECEIVES,
+                         _TAKES_SENT_BY, _TAKES_THAT, _SENDS_THAT, _FEEDS, _UPSTREAM, _DOWNSTREAM))
+
+
+def dependency(text: str) -> Flow | None:
+    """What `text` says needs another thing, as the source, and that other thing, as the
+    target: "billing depends on auth", "billing calls auth", "auth is called by billing",
+    "the core package imports from api", "auth is a dependency of billing"."""
+    return _first(text, (_CALLED_BY, _DEPENDENCY_OF, _NEEDS))
+
+
+# A relation denied right after its source ("accounts must never import billing") is
+# none.
+_DENIED = re.compile(r"\b(?:not|never|n't)\b", re.IGNORECASE)
+_DENIAL_REACH = 12
+
+
+def _first(text: str, patterns) -> Flow | None:
+    for pattern in patterns:
         found = pattern.search(text)
-        if found:
+        if found and not _DENIED.search(text, 0, found.end("source") + _DENIAL_REACH):
             (start, stop), (start2, stop2) = sorted((found.span("source"), found.span("target")))
             rest = f"{text[:start]} {text[stop:start2]} {text[stop2:]}"
             return Flow(found["source"], found["target"], rest)

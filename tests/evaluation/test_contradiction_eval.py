@@ -170,15 +170,19 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     the eight). Two more in the issue's style (0.800 / 0.160 and 1.000 / 0.240 before any
     rule read them; 0.889 / 0.160 and 1.000 / 0.200 on the rules this round began with),
     their two false flags taken out: 0.991 / 0.615 on all 2,972 (0.995 / 0.398 on the
-    ten); at the round's end 0.992 / 0.616 (1.000 / 0.400).
+    ten); at the round's end 0.992 / 0.616 (1.000 / 0.400). Two more blind batches
+    weighted to the kinds held out worst (always/never, negation, preference, owner,
+    direction: 1.000 / 0.260 and 0.923 / 0.240 before any rule read them), with needs
+    read in both directions, rules for every case against their denials and states that
+    undo a participle: 0.991 / 0.605 on all 3,172 (0.969 / 0.310 on the two).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 2972 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.988 and report["recall"] >= 0.61
+    assert report["pairs"] == 3172 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.988 and report["recall"] >= 0.60
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.61
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.60
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.64
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -196,6 +200,12 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     # the pairs each floor held before the round added harder batches to them
     first_four = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:4], rules_verdict)
     assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.53
+    first_ten = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:10], rules_verdict)
+    assert first_ten["precision"] >= 0.99 and first_ten["recall"] >= 0.41
+    kinds_held_out_worst = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[10:],
+                                                   rules_verdict)
+    assert (kinds_held_out_worst["precision"] >= 0.96
+            and kinds_held_out_worst["recall"] >= 0.30)
     earlier = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p not in contradictions.DEV_ISSUE14_PATHS[4:]],
         rules_verdict)

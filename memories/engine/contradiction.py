@@ -1833,6 +1833,7 @@ class Holding:
     agent: str  # who, casefolded
     role: str  # does what, as a verb's stem ("review" for "reviewer" too)
     thing: Clause  # to what
+    said: str = ""  # the role as said, before its kind ("maintain" of the kind "own")
 
 
 def _holdings(clause: Clause) -> list[Holding]:
@@ -1864,7 +1865,7 @@ def _holdings(clause: Clause) -> list[Holding]:
         thing = " ".join([*(word for word in (groups.get("pre") or "").split()
                             if word.casefold() not in lexicon.ROLE_RANKS), said["thing"]])
         found.extend(Holding(said["agent"].casefold(), _ROLE_KINDS.get(_norm(role), _norm(role)),
-                             read_clause(thing)) for role in roles)
+                             read_clause(thing), _norm(role)) for role in roles)
     return found
 
 
@@ -1897,6 +1898,12 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _ranks(a) != _ranks(b) or _periods(a) != _periods(b):
         return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
+        # a role said two ways ("owns" / "maintains") is one only between teams: a team
+        # owns what one of its people maintains, and one person may own what another
+        # maintains
+        if (first.said != second.said and first.role == _OWN
+                and not (_team(first.agent) and _team(second.agent))):
+            continue
         if (not _same_holder(first.agent, second.agent)
                 and first.role == second.role
                 and _same_thing(first.thing, second.thing)):
@@ -1933,6 +1940,14 @@ def _same_holder(a: str, b: str) -> bool:
             and full[-1] not in _TEAMS
             and not any(value_categories.members((word,)) or value_categories.qualifiers((word,))
                         for word in full))
+
+
+_OWN = "own"
+
+
+def _team(agent: str) -> bool:
+    words = agent.split()
+    return bool({words[0], words[-1]} & set(_TEAMS))
 
 
 def _who(agent: str) -> str:

@@ -259,9 +259,11 @@ ROLE_VERBS = frozenset({"own", "owns", "owned", "maintain", "maintains", "mainta
                         "triages", "triaged", "coordinate", "coordinates", "coordinated",
                         "administer", "administers", "administered"})
 # Verbs of one role: who runs a thing manages it ("the rotation is managed by Priya" /
-# "Tom runs the rotation"); owning and maintaining stay two roles.
+# "Tom runs the rotation"), and a team that maintains it owns it ("maintained by the mobile
+# team" / "the data team owns it"; between people, owning and maintaining are two roles).
 ROLE_KINDS = {"run": "run runs ran manage manages managed coordinate coordinates "
-                     "coordinated administer administers administered"}
+                     "coordinated administer administers administered",
+              "own": "own owns owned maintain maintains maintained"}
 # How a role is said after "is": "Kofi is on call for payments".
 ROLE_STATES = ("on call", "on-call", "in charge", "responsible")
 # Nouns of a role and the verb that gives it: "Lena is the reviewer for migrations" says

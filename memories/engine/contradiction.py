@@ -2006,7 +2006,7 @@ def _passed_over(ordered: Clause, order: tuple[str, str], plain: Clause) -> Judg
     if not wanting or plain.negative or _adds(plain) or _REMOVING & set(plain.words):
         return None
     who = _RAW_TOKEN.findall(plain.text[:len(" ".join(plain.raws[:wanting[0].at]))])
-    person = who[-1].casefold() if who else "i"
+    person = _holder(_same(who[-1].casefold())) if who else "i"
     passed_things = {f.member for f in value_categories.members(tuple(order[1].split()))}
     chosen_things = {f.member for f in value_categories.members(tuple(order[0].split()))}
     said = {f.member for f in value_categories.members(plain.raws)}
@@ -2049,7 +2049,8 @@ def _preferred_apart(a: Clause, b: Clause) -> JudgeVerdict | None:
                     for clause, side in zip((a, b), found)]
         # the holder pins who, not what of: the rest must be one subject, if not surely
         sure = subject_match(*subjects, lenient=True)
-        shared = subjects[0].key & subjects[1].key - {_norm(holder)} - _KINDS
+        shared = (subjects[0].key & subjects[1].key - {_norm(holder)} - _KINDS
+                  - (_MINE_NORMS if holder == "i" else set()))
         if sure is None or not shared or _marked_apart(*subjects):
             continue
         return _verdict(True, f"{holder!r} prefers {', '.join(sorted(named[0]))!r} in one "
@@ -2084,16 +2085,23 @@ def _holder_before(clause: Clause, said: re.Match | None) -> str:
     # the words as the rules read them ("the FE folks" are the frontend team); a team
     # with the field it is named for ("the backend team" is not "the mobile team")
     who = [_same(word.casefold()) for word in before[-2:]]
-    named = " ".join(who) if who[-1] in _TEAMS else who[-1]
-    if named in _MINE:  # "my preferred merge method" is what I prefer
+    return _holder(" ".join(who) if who[-1] in _TEAMS else who[-1])
+
+
+def _holder(named: str) -> str:
+    """One name for each holder: "my preferred merge method" is what I prefer, "the
+    payments team" and "payments" are one holder, "our" and "the team" are "we"."""
+    if named in _MINE:
         return "i"
-    # "the payments team" and "payments" are one holder
     return "we" if named in _OURS else _who(named)
 
 
 # The speaker's team, however it is named: "we", "our", "the team", "our convention".
 _OURS = frozenset({"we", "our", "the team", "our team", "convention", "conventions"})
-_MINE = frozenset({"my", "me", "mine"})
+# ... and the speaker's own, however an agent's notes name them: "the user prefers ..."
+# is what "I prefer ..." says in the user's words.
+_MINE = frozenset({"my", "me", "mine", "user"})
+_MINE_NORMS = frozenset(_norm(word) for word in _MINE)
 
 
 def _denied_value(a: Clause, b: Clause) -> JudgeVerdict | None:

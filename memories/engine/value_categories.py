@@ -219,6 +219,8 @@ CATEGORIES = {
                    "~alloy",
     "transpiler": "~babel, swc, tsc, sucrase",
     "log level": "~trace, ~debug, ~info, ~warn/~warning, ~error, ~fatal/~critical",
+    "dataframe library": "pandas, polars, ~dask, pyspark, ~modin, ~vaex",
+    "error handling crate": "anyhow, thiserror, eyre/color-eyre, ~snafu",
 }
 
 # Ends of one scale, each said in several words. A statement says which end with an
@@ -271,6 +273,13 @@ SCALES = {
                             "free-form/freeform/plain imperative/plain subject/plain subjects",
     "execution": "in parallel/parallel/concurrently/parallelized, serially/serial/sequentially/"
                  "sequential/one at a time",
+    "test style": "pytest functions/plain pytest/pytest-style/test functions/plain functions, "
+                  "testcase classes/testcase subclasses/unittest.testcase/unittest-style/"
+                  "test classes",
+    "comma placement": "leading commas/comma-first/commas first, trailing commas/commas last",
+    "commit tense": "imperative mood/imperative, past tense/past-tense",
+    "query structure": "ctes/cte/common table expressions, subqueries/subquery/nested "
+                       "subqueries/inline subqueries",
 }
 
 # Nouns that name what kind of thing a member is ("the backend language is Rust"): they

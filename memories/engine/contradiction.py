@@ -1373,7 +1373,8 @@ def _negation(a: Clause, b: Clause) -> JudgeVerdict | None:
     # a compound verb says its first part: "never squash PRs" negates "squash-merge PRs"
     said_by_other = {_VERB_KINDS.get(word, word) for norm in also
                      for word in (norm, *(_norm(part) for part in norm.split("-")[:1]))}
-    if not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in said_by_other:
+    if (not tie and _VERB_KINDS.get(negated.negated, negated.negated) not in said_by_other
+            and not _denied_phrase(negated) & set(also)):
         return None
     if tie and not _object_said(negated, other):
         return None  # "we don't use ORMs here" says nothing of "... uses Postgres"
@@ -1439,6 +1440,22 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     return _verdict(True, f"a rule for every case against its denial: {negated.text!r} "
                           f"against {other.text!r}", 0.8)
+
+
+def _denied_phrase(clause: Clause) -> set[str]:
+    """The words of a thing denied with "no", up to its preposition ("no DB-level unique
+    constraint on users.email" denies a constraint, whichever of its words the other
+    says); nothing for a denied verb ("does not run")."""
+    at = clause.norms.index(clause.negated) if clause.negated in clause.norms else -1
+    if at < 0 or clause.word_before(clause.tokens[at]) != "no":
+        return set()
+    words, phrase = clause.words, set()
+    for token in clause.tokens[at:]:
+        if any(word in PREPOSITIONS or word in lexicon.MORE_PREPOSITIONS or word in ",;:"
+               for word in words[clause.tokens[at].at:token.at]):
+            break
+        phrase.add(token.norm)
+    return phrase
 
 
 def _names_in_order(clause: Clause) -> list[str]:

@@ -68,3 +68,11 @@ def test_a_state_that_undoes_a_participle_is_its_denial():
     # nor does an action
     assert not queued("Clickstream is loaded into Snowflake from the S3 lake.",
                       "Clickstream is unloaded out of the S3 lake into Snowflake.")
+
+
+def test_a_thing_denied_with_no_is_denied_whichever_of_its_words_the_other_says():
+    assert queued("users.email has a unique constraint in the database.",
+                  "There's no DB-level unique constraint on users.email.")
+    # the words after its preposition are where, not what is denied
+    assert not queued("The orders table has a unique constraint on order_number.",
+                      "There's no foreign key on the orders table.")

@@ -364,7 +364,11 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at firs
                    # "until the region move, the primary was in Dublin"
                    rf"|^\s*(?:before|until)\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?{_IN_CLAUSE}*?"
                    rf"\b(?:was|were|had)\b"
-                   r"|until\s+(?:(?:early|mid|late|the end of)\s+)?(?:january|february|march|"
+                   # a period named by its year: "before 2021 we ran Resque"
+                   r"|^\s*before\s+(?:(?:early|mid|late|spring|summer|autumn|fall|winter)\s+)?"
+                   r"\d{4}\b"
+                   r"|until\s+(?:(?:early|mid|late|the end of|spring|summer|autumn|fall|winter)"
+                   r"\s+)?(?:january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|\d{4}))\b",
                    _I)
 # A state said in the past tense ("the CI ran on Jenkins", "v1 required Node 14") against
@@ -1741,6 +1745,12 @@ def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     # two places changed at once ("Node 20 in CI" / "Node 18 on developer laptops",
     # "sprint one starts on March 3" / "sprint two ... March 17") say two facts
     if len(changes) > 1:
+        return None
+    # ... and so does one swap that holds a place and a value ("in dev: 3 replicas" / "in
+    # prod: 40 replicas")
+    _, i1, i2, j1, j2 = changes[0]
+    if all(value_categories.qualifiers(tuple(t.raw for t in span)) and len(span) > 1
+           for span in (a.tokens[i1:i2], b.tokens[j1:j2])):
         return None
     # "deploys are only triggered by tagging" leaves no room for "... by merging"
     sole = ((a.exclusive or b.exclusive) and len(changes) == 1 and not _ways_apart(a, b)

@@ -58,3 +58,18 @@ def test_a_member_passed_over_in_a_phrase_and_a_state_of_the_early_days():
     assert not queued("The gateway upstream timeout was 15s in the early days.",
                       "The gateway upstream timeout is 5s.")
     assert queued("The gateway upstream timeout is 15s.", "The gateway upstream timeout is 5s.")
+
+
+def test_a_state_before_or_until_a_named_year_or_season_is_history():
+    assert not queued("Before 2021 we ran Resque for background jobs.",
+                      "Background jobs run on Sidekiq.")
+    assert not queued("Until spring 2023 the search cluster ran Elasticsearch 7.10.",
+                      "The search cluster runs OpenSearch 2.11.")
+    assert queued("We run Resque for background jobs.", "Background jobs run on Sidekiq.")
+
+
+def test_one_swap_of_a_place_and_its_value_says_two_facts():
+    assert not queued("recs-api HPA max in dev: 3 replicas.",
+                      "recs-api HPA max in prod: 40 replicas.")
+    assert queued("recs-api HPA max in prod: 3 replicas.",
+                  "recs-api HPA max in prod: 40 replicas.")

@@ -174,17 +174,21 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     weighted to the kinds held out worst (always/never, negation, preference, owner,
     direction: 1.000 / 0.260 and 0.923 / 0.240 before any rule read them), with needs
     read in both directions, rules for every case against their denials and states that
-    undo a participle: 0.991 / 0.605 on all 3,172 (0.969 / 0.310 on the two).
+    undo a participle: 0.991 / 0.605 on all 3,172 (0.969 / 0.310 on the two). Two more
+    blind batches in the issue's style, written to measure those readings on data they
+    never saw (0.871 / 0.270 at first scoring, against 0.867 / 0.260 for the rules the
+    round began with), with history before a named year and a place swapped with its
+    value: 0.990 / 0.587 on all 3,372 (0.964 / 0.270 on the two).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 3172 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.988 and report["recall"] >= 0.60
+    assert report["pairs"] == 3372 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.988 and report["recall"] >= 0.58
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.60
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.58
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
-    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.64
+    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.65
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
@@ -196,20 +200,22 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
     assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.65
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.39
+    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.38
     # the pairs each floor held before the round added harder batches to them
     first_four = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:4], rules_verdict)
     assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.53
     first_ten = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:10], rules_verdict)
-    assert first_ten["precision"] >= 0.99 and first_ten["recall"] >= 0.41
-    kinds_held_out_worst = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[10:],
+    assert first_ten["precision"] >= 0.99 and first_ten["recall"] >= 0.42
+    kinds_held_out_worst = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[10:12],
                                                    rules_verdict)
     assert (kinds_held_out_worst["precision"] >= 0.96
-            and kinds_held_out_worst["recall"] >= 0.30)
+            and kinds_held_out_worst["recall"] >= 0.31)
+    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[12:], rules_verdict)
+    assert last_two["precision"] >= 0.96 and last_two["recall"] >= 0.26
     earlier = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p not in contradictions.DEV_ISSUE14_PATHS[4:]],
         rules_verdict)
-    assert earlier["precision"] >= 0.988 and earlier["recall"] >= 0.70
+    assert earlier["precision"] >= 0.988 and earlier["recall"] >= 0.71
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
     assert always["precision"] >= 0.99 and always["recall"] >= 0.23
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),

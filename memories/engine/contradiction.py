@@ -240,6 +240,7 @@ from .llm_json import StrictReply
 
 NEGATION_OVERLAP = 0.6  # share of the negated clause's words the other clause must say
 KEY_WORDS = 2  # shared words that pin the subject and slot of a changed value
+RATE_ROUNDING = 0.01  # two rates this close are one, rounded in another unit
 SAME_SUBJECT = 0.5  # share of their other words two statements of one subject have in common
 SHORT_SLOT = 2  # words a swapped non-value may have
 ANCHORED_CONTEXT = 3  # words of its own a statement on a named thing may add
@@ -737,7 +738,10 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
             found[f"version of {tagged.group(1)}"] = tagged.group(2)
         elif address := _HOST_PORT.match(word):  # "grafana.internal:3000"
             found["port"] = float(address.group(1))
+    rated = set()  # where a rate's unit is said with "a": "1000 requests a minute"
     for i, word in enumerate(words):
+        if i in rated:
+            continue
         following = words[i + 1] if i + 1 < len(words) else ""
         # "for a full year" is a year: a word that only stresses the whole of one unit
         if word in ("a", "an") and following in _WHOLE and i + 2 < len(words):
@@ -776,7 +780,11 @@ def measures(words: Sequence[str], raws: Sequence[str] = ()) -> dict:
               and following not in lexicon.CONJUNCTIONS):
             # "4 worker processes" counts processes: the last word of the run counts too
             end = _counted_run(words, i)
-            per = _norm(words[end + 2]) if end + 2 < len(words) and words[end + 1] == "per" else ""
+            per = (_norm(words[end + 2]) if end + 2 < len(words) and (
+                words[end + 1] == "per" or words[end + 1] in ("a", "an")
+                and _norm(words[end + 2]) in _SECONDS) else "")
+            if words[end + 1:end + 2] in (["a"], ["an"]) and per:
+                rated.add(end + 1)
             for counted in {unit, _norm(words[end])}:
                 if per in _SECONDS:  # a rate, per hour whatever its unit: 100/min is 6000/h
                     found[f"{counted}/hour"] = round(amount * _SECONDS["hour"] / _SECONDS[per], 6)
@@ -2292,9 +2300,14 @@ def _readable(key: str, value: float | str) -> str:
 
 def _same_amount(key: str, x, y) -> bool:
     """Whether two amounts of one measure are one; sizes said in decimal and binary units
-    are ("2 GB" / "2048 MB", "1 GB" / "1 GiB": their ratio a power of 1.024)."""
+    are ("2 GB" / "2048 MB", "1 GB" / "1 GiB": their ratio a power of 1.024), and rates
+    within rounding."""
     if x == y:
         return True
+    # a rate said in another unit is often rounded ("16.7 requests a second" is 1,000 a
+    # minute)
+    if "/" in key and isinstance(x, float) and isinstance(y, float):
+        return math.isclose(x, y, rel_tol=RATE_ROUNDING)
     if key != "size" or min(x, y) <= 0:
         return False
     ratio = max(x, y) / min(x, y)

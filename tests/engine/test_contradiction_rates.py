@@ -6,7 +6,7 @@ from tests.helpers import queued
 
 
 def test_a_count_a_unit_of_time_is_a_rate():
-    assert measures("each key may send 1000 requests a minute".split()) == {
+    assert measures(["each", "key", "may", "send", "1000", "requests", "a", "minute"]) == {
         "request/hour": 60000.0}
     assert queued("Each API key can make up to 300 requests a minute.",
                   "Each API key may make at most 100 requests per minute.")

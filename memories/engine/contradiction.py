@@ -396,7 +396,8 @@ NEGATORS = frozenset({"not", "no", "never"})
 # Words that say "the opposite of like": read as "not like".
 _DISLIKE = {"dislike": "like", "dislikes": "likes", "disliked": "liked", "hate": "like",
             "hates": "likes", "hated": "liked", "avoid": "use", "avoids": "uses",
-            "avoided": "used", "skip": "use", "skips": "uses", "skipped": "used"}
+            "avoided": "used", "skip": "use", "skips": "uses", "skipped": "used",
+            "bypass": "use", "bypasses": "uses", "bypassed": "used"}
 _POSITIVE_MARKERS = frozenset({"always"})
 _COPULAS = frozenset({"is", "are", "was", "were", "be"})
 _CHOOSING = frozenset({"use", "uses", "using", "prefer", "prefers", "choose", "chooses",
@@ -1432,7 +1433,9 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
     # a denial of the rule itself: "never", or a denied word the rule says ("does not
     # need an approval" / "needs one approval"); not a choice set apart ("detailed
     # explanations, not bullet lists")
-    if "never" not in negated.words and negated.negated not in other.norms:
+    if ("never" not in negated.words and negated.negated not in other.norms
+            and not any(token.opposite and token.norm == negated.negated
+                        for token in negated.tokens)):
         return None
     # ... of what the rule speaks of: "never use print()" says nothing of "always log
     # through the logging module"

@@ -41,6 +41,9 @@ def test_a_rule_for_every_case_against_its_denial_clashes():
     assert queued("Always write tests for bug fixes.", "Bug fixes never need tests.")
     assert queued("Every public function must have a docstring.",
                   "We never write docstrings on public functions.")
+    # skipping or bypassing what the rule requires denies it too
+    assert queued("Hotfixes must go through staging first, every single time.",
+                  "Hotfixes skip staging and go straight to prod.")
 
 
 def test_how_often_a_denial_or_a_choice_set_apart_is_no_rule_denied():

@@ -1838,7 +1838,7 @@ _HOLDINGS = (
                rf"with|(?:moved|passed|went|was\s+handed(?:\s+over)?|transferred)\s+to)\s+"
                rf"{_WHO}\W*$", _I),
     re.compile(rf"^(?P<thing>.+?)\s+(?:is|are|was|were)\s+(?P<verb>[a-z]+)\s+"
-               rf"by\s+{_WHO}\W*$"),
+               rf"(?:and\s+(?P<also>[a-z]+)\s+)?by\s+{_WHO}\W*$"),
     # "Lena is the reviewer for migrations", "Diego is release manager for Harbor 2.x"
     re.compile(rf"^{_WHO}\s+(?:is|are)\s+(?:(?:the|our|their)\s+)?(?P<pre>(?:[\w-]+\s+){{0,2}}?)"
                rf"(?P<noun>{_ROLE_NOUN})\s+(?:for|of|on)\s+(?P<thing>.+?)\W*$", _I),

@@ -12,7 +12,8 @@ off" "disabled", "kept out of" "not in"; "avoid" and "skip" are "not use"; the w
 lists are in contradiction_words.py). A pair contradicts when:
 
 - negation: one clause is negated ("not", "n't", "never", "no", "dislikes", an
-  opposite word) and the other is not, the other says the word negated (or a verb of
+  opposite word, a state that undoes a participle: "is unpartitioned") and the other
+  is not, the other says the word negated (or a verb of
   its kind: "like", "want" and "prefer" are one), and most of the negated clause's words
   ("we use Redis for sessions" / "we don't use Redis for sessions"; "always squash" /
   "never squash"); in another word order, or when the negated word only ties a subject
@@ -100,7 +101,15 @@ lists are in contradiction_words.py). A pair contradicts when:
   publishes", "A publishes events that B consumes", "moving off A onto B", "A feeds
   B", "X gets copied from Y", "the nightly job loads X into Y"; an end named with more
   words is the same end: "Frankfurt" / "the Frankfurt replica"), unless what moves
-  differs;
+  differs; or a need the other way round, whatever verb says it (flows.dependency:
+  "A depends on B", "A calls B", "A imports B", "A triggers B", "B is called by A";
+  "A is upstream of B" is a flow), unless the need is denied;
+- a rule for every case ("always", "every PR", "must"; not how often: "every ten
+  seconds") against its denial in other words ("Always write tests for bug fixes" /
+  "Bug fixes never need tests"), the denial "never", a word the rule says, or skipping
+  what it requires, of what the rule speaks of, most words of the shorter clause shared;
+- a move off one member onto another ("we migrated search from Solr to OpenSearch")
+  against a statement still stating the first, of the same thing, in the present;
 - a swapped source (sources.py): one named thing the source in one statement and a copy
   in the other ("pg-1 is the primary and pg-2 its replica" / "pg-2 is primary and
   replicates to pg-1", "X is a replica of Y" / "Y is a replica of X", "Salesforce is
@@ -3003,6 +3012,43 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     return None
 
 
+# What a move leaves out of what it is of: when it was made, and its own verbs.
+_WHEN_MOVED = frozenset(_norm(word) for word in (
+    "last", "year", "month", "quarter", "week", "sprint", "ago", "recently", "team", "move",
+    "moved", "migrate", "migrated", "switch", "switched", "upgrade", "upgraded", "change",
+    "changed", "port", "ported"))
+_MOVED_ON = re.compile(r"\b(?:mov|migrat|switch|port|upgrad|chang)(?:e|es|ed|ing)\b", _I)
+
+
+def _moved_off(a: str, b: str) -> JudgeVerdict | None:
+    """A move off one member onto another of its category ("we migrated search from Solr
+    to OpenSearch") against a statement that still states the first, in the present, of
+    the same thing ("search runs on Solr"): the other is out of date. Not when the other
+    tells of a move too, speaks of the past, or each names a thing of its own ("the
+    marketing site" / "the billing app")."""
+    for mover, other in ((a, b), (b, a)):
+        moved = flows.flow(mover) if _MOVED_ON.search(mover) else None
+        if not moved or _MOVED_ON.search(other) or _PAST.search(other):
+            continue
+        read, still = read_clause(mover), read_clause(other)
+        if read.negative or still.negative or _in_the_past_tense(still):
+            continue
+        old, new = ({f.category: f.member for f in value_categories.members(
+            tuple(end.split()))} for end in (moved.source, moved.target))
+        said = {f.category: f.member for f in value_categories.members(still.raws)}
+        for category in sorted(old.keys() & new.keys() & said.keys()):
+            if old[category] == new[category] or said[category] != old[category]:
+                continue
+            keys = [subject(clause, _naming(clause, {at for f in value_categories.members(
+                clause.raws) if f.category == category for at in f.at}, category)).key
+                - _WHEN_MOVED for clause in (read, still)]
+            shared = keys[0] & keys[1]
+            if not (keys[0] - shared and keys[1] - shared):
+                return _verdict(True, f"one moved off {old[category]!r}, which the other "
+                                      f"still states", 0.75)
+    return None
+
+
 def _speaking_of_themselves(a: str, b: str) -> bool:
     """Two transcript lines by different speakers, one saying "I": two people, not one
     subject ("Tim: I've played for four months" / "John: I've played for a year")."""
@@ -3062,6 +3108,8 @@ def rules_verdict(a: str, b: str) -> JudgeVerdict:
         return _verdict(False, "a statement asserts nothing: a question, a greeting or a "
                                "reaction", ASSERTS_NOTHING_CONFIDENCE)
     if found := _swapped_source(a, b):
+        return found
+    if found := _moved_off(a, b):
         return found
     read_a, read_b = clauses(a), clauses(b)
     for clause_a in _compared_clauses(read_a, read_b):

@@ -106,9 +106,15 @@ def dependency(text: str) -> Flow | None:
     """What `text` says needs another thing, as the source, and that other thing, as the
     target: "billing depends on auth", "billing calls auth", "auth is called by billing",
     "the core package imports from api", "auth is a dependency of billing"."""
-    return _first(text, (_CALLED_BY, _DEPENDENCY_OF, _NEEDS))
+    found = _first(text, (_CALLED_BY, _DEPENDENCY_OF, _NEEDS))
+    # people call and start one another in chat ("my mom calls me"): no need of a thing
+    if found and any(_PERSONAL.search(end) for end in (found.source, found.target)):
+        return None
+    return found
 
 
+_PERSONAL = re.compile(r"\b(?:i|me|my|mine|you|your|he|him|his|she|her|they|them|their|we|us|"
+                       r"our)\b", re.IGNORECASE)
 # A relation denied right after its source ("accounts must never import billing") is
 # none.
 _DENIED = re.compile(r"\b(?:not|never|n't)\b", re.IGNORECASE)

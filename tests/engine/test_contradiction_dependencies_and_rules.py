@@ -14,6 +14,9 @@ def test_a_dependency_read_from_its_verb_or_its_passive():
     # a denied need is none, and "calls" as a noun is no verb
     assert flows.dependency("accounts must never import billing") is None
     assert flows.dependency("The gateway times out upstream calls after 30 seconds.") is None
+    # people call one another: no need of one thing on another
+    assert flows.dependency("My mom calls me every Sunday.") is None
+    assert not queued("My mom calls me every Sunday.", "I call my mom every Sunday.")
 
 
 def test_two_things_that_need_each_other_the_other_way_round_clash():

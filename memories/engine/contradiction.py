@@ -372,7 +372,9 @@ _PAST = re.compile(r"\b(used to|previously|formerly|originally|initially|at firs
                    rf"|(?:was|were|had been)\b{_IN_CLAUSE}{{1,80}}?\bbefore\s+(?:the|we|our|it)\b"
                    # or one that ended at an event: "before the caching fix, p99 was 1.2 s",
                    # "until the region move, the primary was in Dublin"
-                   rf"|^\s*(?:before|until)\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?{_IN_CLAUSE}*?"
+                   # or at one ("when the platform launched, the region was us-east1")
+                   rf"|^\s*(?:before|until|when|back\s+when)\b(?:[^,.;]|\.(?=\d)){{1,80}}?,?"
+                   rf"{_IN_CLAUSE}*?"
                    rf"\b(?:was|were|had)\b"
                    # a period named by its year: "before 2021 we ran Resque"
                    r"|^\s*before\s+(?:(?:early|mid|late|spring|summer|autumn|fall|winter)\s+)?"

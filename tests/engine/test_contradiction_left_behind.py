@@ -66,6 +66,11 @@ def test_a_state_before_or_until_a_named_year_or_season_is_history():
     assert not queued("Until spring 2023 the search cluster ran Elasticsearch 7.10.",
                       "The search cluster runs OpenSearch 2.11.")
     assert queued("We run Resque for background jobs.", "Background jobs run on Sidekiq.")
+    # ... and so is a state at an event in the past tense
+    assert not queued("When the platform launched, the primary region was us-east1.",
+                      "Primary region for the platform is us-central1.")
+    assert queued("The primary region for the platform is us-east1.",
+                  "Primary region for the platform is us-central1.")
 
 
 def test_one_swap_of_a_place_and_its_value_says_two_facts():

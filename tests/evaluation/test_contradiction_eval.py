@@ -178,17 +178,20 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     blind batches in the issue's style, written to measure those readings on data they
     never saw (0.871 / 0.270 at first scoring, against 0.867 / 0.260 for the rules the
     round began with), with history before a named year and a place swapped with its
-    value: 0.990 / 0.587 on all 3,372 (0.964 / 0.270 on the two).
+    value: 0.990 / 0.587 on all 3,372 (0.964 / 0.270 on the two). Two more blind batches
+    (0.920 / 0.230 at first scoring, against 0.917 / 0.220 for the rules when 14m and 14n
+    arrived), with a state at an event in the past tense as history: 0.990 / 0.568 on all
+    3,572 (0.958 / 0.230 on the two).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 3372 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.988 and report["recall"] >= 0.58
+    assert report["pairs"] == 3572 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.988 and report["recall"] >= 0.56
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.58
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.55
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
-    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.65
+    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.67
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
@@ -200,7 +203,7 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
     assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.65
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.99 and fresh["recall"] >= 0.38
+    assert fresh["precision"] >= 0.985 and fresh["recall"] >= 0.36
     # the pairs each floor held before the round added harder batches to them
     first_four = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:4], rules_verdict)
     assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.53
@@ -210,8 +213,11 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
                                                    rules_verdict)
     assert (kinds_held_out_worst["precision"] >= 0.96
             and kinds_held_out_worst["recall"] >= 0.31)
-    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[12:], rules_verdict)
-    assert last_two["precision"] >= 0.96 and last_two["recall"] >= 0.26
+    written_to_measure = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[12:14],
+                                                 rules_verdict)
+    assert written_to_measure["precision"] >= 0.96 and written_to_measure["recall"] >= 0.26
+    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[14:], rules_verdict)
+    assert last_two["precision"] >= 0.95 and last_two["recall"] >= 0.22
     earlier = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p not in contradictions.DEV_ISSUE14_PATHS[4:]],
         rules_verdict)

@@ -1,7 +1,8 @@
-"""Which way something moves, read from the words that say it: "events flow from the
-orders service to the analytics service", "the analytics service sends events to the
-orders service", "the CRM pulls contacts from the warehouse". The contradiction judge
-compares two statements' ends: the same two ends, swapped, cannot both be true.
+"""Which way something moves, and which thing needs which, read from the words that say
+it: "events flow from the orders service to the analytics service", "the analytics
+service sends events to the orders service", "the CRM pulls contacts from the
+warehouse"; "billing depends on auth", "auth is called by billing". The contradiction
+judge compares two statements' ends: the same two ends, swapped, cannot both be true.
 
 Pure: text in, the source, the target and the rest of the text out, as written.
 """

@@ -2265,10 +2265,26 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
         # unless it names a thing of its own or a word of it modifies a shared one
         if sure == 0.65 and _adds_only_a_phrase(*subjects):
             sure = 0.75
+        # a product's version where both name one identifier of theirs ("go.mod",
+        # "terraform-modules", "Package.swift"): one slot, however else each says it
+        if (key.startswith("version of ") and (sure is None or sure < CONFIDENT)
+                and _identifiers(a) & _identifiers(b) and not _marked_apart(*subjects)):
+            sure = CONFIDENT
         if sure is not None and sure >= CONFIDENT:
             return _verdict(True, f"the {key} changed: {_readable(key, measured_a[key])} "
                                   f"against {_readable(key, measured_b[key])}", min(sure, 0.75))
     return None
+
+
+_IDENTIFIER = re.compile(r"[a-z][-_.][a-z]")
+
+
+def _identifiers(clause: Clause) -> set[str]:
+    """The names a clause gives in the shape of code or files ("terraform-modules",
+    "go.mod", "Package.swift"): not a known product, nor a version."""
+    return {token.norm for token in clause.tokens
+            if token.value and _IDENTIFIER.search(token.raw.casefold())
+            and not value_categories.members((token.raw,)) and not _VERSION_LIKE.match(token.norm)}
 
 
 def _adds_only_a_phrase(a: Subject, b: Subject) -> bool:

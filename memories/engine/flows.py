@@ -83,8 +83,8 @@ _NEEDS = re.compile(rf"^(?P<source>[^;:]+?)\s+(?:(?:is|are)\s+the\s+one\s+that\s
                     rf"(?:always|also|directly|synchronously|only)\s+)?(?:{NEEDING})\s+"
                     rf"(?!(?:to|after|before|at|in|on|for|from|per|every|with)\b)"
                     rf"(?P<target>.+?){_END}", re.IGNORECASE)
-_CALLED_BY = re.compile(rf"^(?P<target>.+?)\s+(?:is|are|gets|get)\s+(?:called|invoked|started|launched|"
-                        rf"imported|triggered|required|referenced|kicked off)\s+by\s+"
+_CALLED_BY = re.compile(rf"^(?P<target>.+?)\s+(?:is|are|gets|get)\s+(?:called|invoked|started|"
+                        rf"launched|imported|triggered|required|referenced|kicked off)\s+by\s+"
                         rf"(?P<source>.+?){_END}", re.IGNORECASE)
 _DEPENDENCY_OF = re.compile(rf"^(?P<target>.+?)\s+(?:is|are)\s+(?:a\s+)?dependency\s+of\s+"
                             rf"(?P<source>.+?){_END}", re.IGNORECASE)

@@ -529,16 +529,23 @@ _STATE_VERBS = frozenset({"is", "are", "was", "were", "be", "been", "stays", "st
                           "remains", "remain", "left"})
 
 
+def _undoing(word: str) -> str:
+    """The participle a word undoes ("unpartitioned" undoes "partitioned", "unlimited"
+    "limited"), or ""; not a word of its own ("united", "understood")."""
+    if (word.startswith("un") and not word.startswith(("under", "unit", "unif", "union"))
+            and len(word) > 6 and word.endswith(("ed", "able"))):
+        return word[2:]
+    return ""
+
+
 def _undone(word: str, before: str, after: str) -> str:
     """The participle a state undoes ("is unpartitioned" is "is not partitioned", "are
     unversioned", "stays unlimited"), or "". Only a state said of the subject: "unfinished
-    work" names a thing, "is unloaded out of Snowflake" is an action; nor a word of its
-    own ("united", "understood")."""
-    if (word.startswith("un") and not word.startswith(("under", "unit", "unif", "union"))
-            and len(word) > 6 and word.endswith(("ed", "able")) and before in _STATE_VERBS
-            and after not in PREPOSITIONS and after not in lexicon.MORE_PREPOSITIONS
+    work" names a thing, "is unloaded out of Snowflake" is an action."""
+    if (before in _STATE_VERBS and after not in PREPOSITIONS
+            and after not in lexicon.MORE_PREPOSITIONS
             and after not in ("out", "off", "up", "down")):
-        return word[2:]
+        return _undoing(word)
     return ""
 
 
@@ -1438,6 +1445,9 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
     have a docstring" / "We never write docstrings on public functions". Most words of
     the shorter clause are in the other, neither narrows to a thing of its own, and the
     denial is not of a word that undoes itself ("no function ships undocumented")."""
+    # a statement of several parts is read part by part: its whole says more than either
+    if any(";" in clause.text for clause in (a, b)):
+        return None
     negated, other = (a, b) if a.negative else (b, a)
     if not _every_case(other) or _named_apart(a, b):
         return None
@@ -1452,13 +1462,10 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
     # through the logging module"
     if not _object_said(negated, other):
         return None
-    if any(_undone(word, "is", "") for word in negated.words):
+    if any(_undoing(word) for word in negated.words):
         return None
     said, also = set(negated.norms) - _COUNTING_CASES, set(other.norms) - _COUNTING_CASES
     shared = said & also
-    # a statement of several parts is read part by part: its whole says more than either
-    if any(";" in clause.text for clause in (a, b)):
-        return None
     if len(shared) < EVERY_CASE_WORDS or len(shared) < EVERY_CASE_OVERLAP * min(len(said),
                                                                               len(also)):
         return None
@@ -1894,8 +1901,7 @@ def _holdings(clause: Clause) -> list[Holding]:
         # team is someone, whichever side of its name the word is ("the Frontend team",
         # "Team Vega")
         if not said or said["agent"].split()[0].casefold() in _FUNCTION_WORDS or (
-                not {said["agent"].split()[0].casefold(),
-                     said["agent"].split()[-1].casefold()} & set(_TEAMS)
+                not _team(said["agent"].casefold())
                 and (value_categories.members(tuple(said["agent"].split()))
                      or value_categories.qualifiers(tuple(said["agent"].split())))):
             continue
@@ -2284,7 +2290,8 @@ def _identifiers(clause: Clause) -> set[str]:
     "go.mod", "Package.swift"): not a known product, nor a version."""
     return {token.norm for token in clause.tokens
             if token.value and _IDENTIFIER.search(token.raw.casefold())
-            and not value_categories.members((token.raw,)) and not _VERSION_LIKE.match(token.norm)}
+            and not value_categories.members((token.raw,))
+            and not _VERSION_LIKE.match(token.norm)}
 
 
 def _adds_only_a_phrase(a: Subject, b: Subject) -> bool:
@@ -2440,7 +2447,7 @@ def _ends(text: str) -> set[str]:
 
 _FLOW_WORDS = frozenset(_norm(word) for word in (*flows.SENDING.split("|"),
                                                  *flows.RECEIVING.split("|"), "flow", "flows",
-                                                 *" ".join(flows.NEEDING.split("|")).split(),
+                                                 *flows.NEEDING.replace("|", " ").split(),
                                                  "move", "moves", *lexicon.LINKING_VERBS,
                                                  # the nouns of a flow ("replication runs
                                                  # from A to B")
@@ -2930,7 +2937,7 @@ _PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|
                           r"(?:\s+(?:the|a|an|our|any|in|with|on|via))?\s*$", _I)
 
 
-_MOVING = re.compile(r"\b(?:mov|migrat|switch|port)(?:e|es|ed|ing)\b", _I)
+_MOVING = re.compile(r"\b(?:mov|migrat|switch|port|upgrad|chang)(?:e|es|ed|ing)\b", _I)
 
 
 def _moved_from(clause: Clause) -> set[str]:
@@ -3035,7 +3042,6 @@ _WHEN_MOVED = frozenset(_norm(word) for word in (
     "last", "year", "month", "quarter", "week", "sprint", "ago", "recently", "team", "move",
     "moved", "migrate", "migrated", "switch", "switched", "upgrade", "upgraded", "change",
     "changed", "port", "ported"))
-_MOVED_ON = re.compile(r"\b(?:mov|migrat|switch|port|upgrad|chang)(?:e|es|ed|ing)\b", _I)
 
 
 def _moved_off(a: str, b: str) -> JudgeVerdict | None:
@@ -3045,8 +3051,8 @@ def _moved_off(a: str, b: str) -> JudgeVerdict | None:
     tells of a move too, speaks of the past, or each names a thing of its own ("the
     marketing site" / "the billing app")."""
     for mover, other in ((a, b), (b, a)):
-        moved = flows.flow(mover) if _MOVED_ON.search(mover) else None
-        if not moved or _MOVED_ON.search(other) or _PAST.search(other):
+        moved = flows.flow(mover) if _MOVING.search(mover) else None
+        if not moved or _MOVING.search(other) or _PAST.search(other):
             continue
         read, still = read_clause(mover), read_clause(other)
         if read.negative or still.negative or _in_the_past_tense(still):

@@ -1264,11 +1264,7 @@ def _anchored(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
     "quartz-agent") may be another subject."""
     return bool(_names(a, shared) and _names(b, shared)
                 and not _names(a, unique_a) and not _names(b, unique_b)
-                # "staging runs 2 replicas of the API" need not be what "the API deployment
-                # has 3 replicas" speaks of
-                and len({frozenset(found.member for found in
-                                   value_categories.qualifiers(side.clause.raws))
-                         for side in (a, b)}) == 1
+                and _qualified_alike(a, b)
                 # each adding words of its own may speak of two parts of the thing ("the
                 # ranking model" / "the spam classifier"), and many words of its own may
                 # say another fact of it ("usually finishes by ..., and alerts fire if ...")
@@ -1280,6 +1276,13 @@ def _anchored(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str],
 
 
 _ROLE_VERBS = frozenset(_norm(verb) for verb in lexicon.ROLE_NOUNS.values())
+
+
+def _qualified_alike(a: Subject, b: Subject) -> bool:
+    """Whether two statements name the same qualifiers of a subject: "staging runs 2
+    replicas of the API" need not be what "the API deployment has 3 replicas" speaks of."""
+    return len({frozenset(found.member for found in value_categories.qualifiers(side.clause.raws))
+                for side in (a, b)}) == 1
 
 
 def _said_of_two_slots(a: Subject, unique_a: set[str], b: Subject, unique_b: set[str]) -> bool:
@@ -2269,7 +2272,8 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
         # one side saying nothing of its own: a phrase the other adds after the subject
         # ("until the class components are gone", "checks for updates") narrows nothing,
         # unless it names a thing of its own or a word of it modifies a shared one
-        if sure == 0.65 and _adds_only_a_phrase(*subjects):
+        if sure == 0.65 and (_adds_only_a_phrase(*subjects)
+                             or _narrowed_on_one_side(*subjects)):
             sure = 0.75
         # a product's version where both name one identifier of theirs ("go.mod",
         # "terraform-modules", "Package.swift"): one slot, however else each says it
@@ -2292,6 +2296,63 @@ def _identifiers(clause: Clause) -> set[str]:
             if token.value and _IDENTIFIER.search(token.raw.casefold())
             and not value_categories.members((token.raw,))
             and not _VERSION_LIKE.match(token.norm)}
+
+
+def _narrowed_on_one_side(a: Subject, b: Subject) -> bool:
+    """Whether only one statement puts a word of its own before a word both say, and the
+    other names no rival of it: "Session cache TTL in Redis" / "Redis session keys
+    expire" speak of one setting, where "the image-resize queue" / "the email queue" and
+    "staging logs" / "production logs" name two things. Neither may speak of the past, nor
+    say words of its own after a preposition ("for the export endpoint")."""
+    shared = a.key & b.key
+    unique_a, unique_b = a.key - shared, b.key - shared
+    if (len(shared) < KEY_WORDS or any(map(_past_state, (a.clause, b.clause)))
+            or not _qualified_alike(a, b) or _lists_amounts(a.clause) or _lists_amounts(b.clause)
+            or _an_earlier_one(a, shared) or _an_earlier_one(b, shared)):
+        return False
+    # what two holders want ("the data team wants PRs under 400 lines" / "the user likes
+    # them under 300") is two preferences
+    holders = [_preference_holder(side.clause) for side in (a, b)]
+    if all(holders) and not _same_holder(*holders):
+        return False
+    narrowed = [_modifies(side, unique | _compounds_of(side, unique), shared)
+                for side, unique in ((a, unique_a), (b, unique_b))]
+    return (narrowed[0] != narrowed[1]
+            and not _phrased_apart(a, unique_a, b, unique_b, False, shared)
+            and not _named_in_a_phrase(a, unique_a) and not _named_in_a_phrase(b, unique_b))
+
+
+def _named_in_a_phrase(side: Subject, unique: set[str]) -> bool:
+    """Whether a statement names a thing of its own after a preposition ("log retention
+    in Loki"): where or with what, which may be only part of what the other speaks of."""
+    clause = side.clause
+    return any(token.value and side.word(at) in unique
+               and clause.word_before(token) in PREPOSITIONS
+               for at, token in enumerate(clause.tokens))
+
+
+def _lists_amounts(clause: Clause) -> bool:
+    """Whether a clause gives two durations or two sizes ("raw readings are kept 90 days,
+    hourly rollups 2 years"): a list of things, each with its own."""
+    words = clause.words
+    units = [_norm(after) for word, after in itertools.pairwise(words)
+             if _number(word) is not None]
+    return any(sum(unit in table for unit in units) > 1 for table in (_SECONDS, _BYTES))
+
+
+def _an_earlier_one(side: Subject, shared: set[str]) -> bool:
+    """Whether a statement calls a thing both name an earlier one ("the old audit
+    retention policy"): its history, not what holds now."""
+    tokens = side.clause.tokens
+    return any(token.raw.casefold() in lexicon.EARLIER and side.word(at + 1) in shared
+               for at, token in enumerate(tokens[:-1]))
+
+
+def _compounds_of(side: Subject, unique: set[str]) -> set[str]:
+    """The compounds of a subject made only of words the other does not say
+    ("image-resize" before "queue")."""
+    return {word for word in side.words.values()
+            if "-" in word and set(word.split("-")) <= unique}
 
 
 def _adds_only_a_phrase(a: Subject, b: Subject) -> bool:

@@ -222,6 +222,9 @@ TIME_WORDS = frozenset({"now", "currently", "today", "nowadays", "anymore", "lon
 DIMENSIONS = {"long": "length", "wide": "width", "big": "size", "large": "size",
               "old": "age", "high": "height", "tall": "height", "deep": "depth",
               "heavy": "weight"}
+# Words that say a thing is an earlier one than what holds now ("the old policy").
+EARLIER = frozenset({"old", "older", "former", "previous", "prior", "original", "earlier",
+                     "legacy"})
 # Words that leave no room for another value ("deploys are only triggered by tags").
 EXCLUSIVE = frozenset({"only", "exclusively", "solely"})
 # Words that join a clause to another: no part of either's subject ("... when we deploy").

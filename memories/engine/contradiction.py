@@ -1467,12 +1467,17 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     if any(_undoing(word) for word in negated.words):
         return None
-    said, also = set(negated.norms) - _COUNTING_CASES, set(other.norms) - _COUNTING_CASES
+    # a compound by its parts: "squash-merged" says "squash"
+    said, also = ({part for word in clause.norms for part in word.split("-")} - _COUNTING_CASES
+                  for clause in (negated, other))
     shared = said & also
     if len(shared) < EVERY_CASE_WORDS or len(shared) < EVERY_CASE_OVERLAP * min(len(said),
                                                                               len(also)):
         return None
-    if _elsewhere(*(subject(clause, _nothing, opposites=False) for clause in (negated, other))):
+    # a case the other does not name ("orders-db migrations are never wrapped in a
+    # transaction" against "all migrations are") is an exception to the rule, no other thing
+    if _elsewhere(*(subject(clause, _nothing, opposites=False) for clause in (negated, other)),
+                  either_narrows=False):
         return None
     return _verdict(True, f"a rule for every case against its denial: {negated.text!r} "
                           f"against {other.text!r}", 0.8)
@@ -1545,11 +1550,12 @@ def _reordered_negation(negated: Clause, other: Clause) -> JudgeVerdict | None:
                           f"{other.text!r}", 0.8)
 
 
-def _elsewhere(a: Subject, b: Subject) -> bool:
+def _elsewhere(a: Subject, b: Subject, *, either_narrows: bool = True) -> bool:
     """Whether a statement and a negation speak of two things: each puts a word of its
     own after the same preposition ("enabled in development" / "disabled in
     production"), or a word of one marks a shared one ("the repository" / "the
-    repository's wiki")."""
+    repository's wiki"). Without `either_narrows`, such a word on one side only speaks of
+    a case of the other's thing: against a rule for every case, an exception."""
     _settle(a, b)
     shared = a.key & b.key
     # a known product only one side names, where the other names no other, is what the
@@ -1561,8 +1567,11 @@ def _elsewhere(a: Subject, b: Subject) -> bool:
     # own, after a preposition of one role (where, when) or another
     # each names a thing of its own, no known value ("media-prod" / "media-staging", not
     # "Europe" / "eu-west-1"): two things
+    # "staging deploys" / "production deploys": two of one kind of qualifier
     return bool(roles_a & roles_b) or bool(_PLACE_OR_TIME & roles_a and _PLACE_OR_TIME & roles_b) \
-        or _modifies(a, unique_a, shared) or _modifies(b, unique_b, shared) \
+        or _qualified_apart(a, b) \
+        or (any if either_narrows else all)(_modifies(side, unique, shared) for side, unique
+                                            in ((a, unique_a), (b, unique_b))) \
         or all(_names(side, unique - _known_words(side))
                for side, unique in ((a, unique_a), (b, unique_b)))
 

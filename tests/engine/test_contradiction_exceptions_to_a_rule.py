@@ -1,0 +1,21 @@
+"""A case of a rule's subject denied ("hotfix release builds never run ...") is an
+exception to a rule for every case, a contradiction; a compound says its parts
+("squash-merged" says "squash"); two qualifiers of one kind ("staging" / "production")
+are two subjects for a negation too (issue 12, 2026-11-28, night)."""
+
+from tests.helpers import queued
+
+
+def test_a_case_of_the_rule_denied_is_an_exception():
+    assert queued("Every release build runs the full UI test suite.",
+                  "Hotfix release builds never run the full UI test suite.")
+
+
+def test_a_compound_says_its_parts_against_a_rule():
+    assert queued("PRs in the atlas repo are always squash-merged.",
+                  "We never squash in atlas, merge commits only.")
+
+
+def test_two_qualifiers_of_one_kind_are_two_subjects():
+    assert not queued("Staging deploys always run the smoke suite first.",
+                      "Production deploys never run the smoke suite first.")

@@ -2105,7 +2105,10 @@ def _preferred_apart(a: Clause, b: Clause) -> JudgeVerdict | None:
     holder = _preference_holder(a)
     if holder is None or holder != _preference_holder(b) or _adds(a) or _adds(b):
         return None
-    found = [[f for f in value_categories.members(clause.raws) if not set(f.at) & behind]
+    # a member named before the preference says of what ("for Go code the user prefers
+    # table-driven tests"), not what is preferred
+    found = [[f for f in value_categories.members(clause.raws) if not set(f.at) & behind
+              and min(f.at) > _preferred_at(clause)]
              for clause, behind in ((a, _left_behind(a)), (b, _left_behind(b)))]
     for category in sorted({f.category for f in found[0]} & {f.category for f in found[1]}):
         named = [{f.member for f in side if f.category == category} for side in found]
@@ -2123,6 +2126,11 @@ def _preferred_apart(a: Clause, b: Clause) -> JudgeVerdict | None:
         return _verdict(True, f"{holder!r} prefers {', '.join(sorted(named[0]))!r} in one "
                               f"and {', '.join(sorted(named[1]))!r} in the other", 0.75)
     return None
+
+
+def _preferred_at(clause: Clause) -> int:
+    """Where a clause's word of preference stands among its words (-1 for none)."""
+    return next((at for at, raw in enumerate(clause.raws) if _PREFERRING.fullmatch(raw)), -1)
 
 
 def _swapped_choices(first_a, second_a, first_b, second_b) -> bool:
@@ -2689,6 +2697,10 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     Trivy")."""
     if _adds(a) or _adds(b):
         return None
+    # a state in the past tense against one in the present is history ("pool_size was 20"
+    # / "pool_size: 40")
+    if _past_state(a) != _past_state(b):
+        return None
     # A name is a value in both statements though one opens on it ("Prometheus scrapes"),
     # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").
     # a plain word each gives as what the thing is, last ("the default branch is main" /
@@ -2702,7 +2714,8 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     named = ({t.norm for t in (*a.tokens, *b.tokens) if (t.value or t.norm in given)
               and not schedules.is_clock(t.raw)
               and t.raw.casefold().removesuffix("s") not in _CALENDAR}
-             - plain - _amounts(a) - _amounts(b) - set(_BYTES) - set(_SECONDS))
+             - plain - _amounts(a) - _amounts(b) - set(_BYTES) - set(_SECONDS)
+             - _years(a) - _years(b))
     # a member a statement passes over or moves off ("switched from Bugsnag to Sentry",
     # "tried Rollbar before settling on Sentry") is none of its values
     values_a, values_b = ({t.norm for t in clause.tokens if t.norm in named
@@ -2781,6 +2794,17 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     shown_b = " ".join(t.raw for t in b.tokens if t.norm in only_b)
     return _verdict(True, f"the same subject with another value: {shown_a!r} against "
                           f"{shown_b!r}", confidence)
+
+
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_BEFORE_A_YEAR = frozenset({"in", "since", "until", "by", "before", "after", "from", "during"})
+
+
+def _years(clause: Clause) -> set[str]:
+    """The years a clause says when something happened ("moved to Postgres in 2022"):
+    a time, no value of the thing."""
+    return {token.norm for token in clause.tokens
+            if _YEAR.match(token.raw) and clause.word_before(token) in _BEFORE_A_YEAR}
 
 
 def _qualifies(clause: Clause, token: Token, other: Clause) -> bool:

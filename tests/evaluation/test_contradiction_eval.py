@@ -182,17 +182,21 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     (0.920 / 0.230 at first scoring, against 0.917 / 0.220 for the rules when 14m and 14n
     arrived), with a state at an event in the past tense as history: 0.990 / 0.568 on all
     3,572 (0.958 / 0.230 on the two); with a version beside one identifier both name,
-    0.990 / 0.570 (0.960 / 0.240).
+    0.990 / 0.570 (0.960 / 0.240). A measure narrowed on one side only and exceptions to a
+    rule for every case: 0.990 / 0.591 on those 3,572. Two more blind batches (0.889 /
+    0.400 at first scoring, the same on the rules of that session's start) folded in,
+    with history, years and a preference's scope kept out: 0.988 / 0.582 on all 3,772
+    (0.957 / 0.440 on the two).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 3572 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.988 and report["recall"] >= 0.56
+    assert report["pairs"] == 3772 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.986 and report["recall"] >= 0.575
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.55
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.565
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
-    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.67
+    assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.68
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
     assert third["precision"] >= 0.99 and third["recall"] >= 0.65
     fourth = contradictions.evaluate((contradictions.DEV_HELDOUT4_PATH,), rules_verdict)
@@ -204,30 +208,32 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
     assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.65
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.985 and fresh["recall"] >= 0.36
+    assert fresh["precision"] >= 0.98 and fresh["recall"] >= 0.39
     # the pairs each floor held before the round added harder batches to them
     first_four = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:4], rules_verdict)
-    assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.53
+    assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.57
     first_ten = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:10], rules_verdict)
-    assert first_ten["precision"] >= 0.99 and first_ten["recall"] >= 0.42
+    assert first_ten["precision"] >= 0.99 and first_ten["recall"] >= 0.44
     kinds_held_out_worst = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[10:12],
                                                    rules_verdict)
     assert (kinds_held_out_worst["precision"] >= 0.96
-            and kinds_held_out_worst["recall"] >= 0.31)
+            and kinds_held_out_worst["recall"] >= 0.33)
     written_to_measure = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[12:14],
                                                  rules_verdict)
-    assert written_to_measure["precision"] >= 0.96 and written_to_measure["recall"] >= 0.26
-    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[14:], rules_verdict)
-    assert last_two["precision"] >= 0.95 and last_two["recall"] >= 0.22
+    assert written_to_measure["precision"] >= 0.96 and written_to_measure["recall"] >= 0.30
+    mixed = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[14:16], rules_verdict)
+    assert mixed["precision"] >= 0.95 and mixed["recall"] >= 0.26
+    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[16:], rules_verdict)
+    assert last_two["precision"] >= 0.94 and last_two["recall"] >= 0.43
     earlier = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p not in contradictions.DEV_ISSUE14_PATHS[4:]],
         rules_verdict)
-    assert earlier["precision"] >= 0.988 and earlier["recall"] >= 0.71
+    assert earlier["precision"] >= 0.988 and earlier["recall"] >= 0.72
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
-    assert always["precision"] >= 0.99 and always["recall"] >= 0.23
+    assert always["precision"] >= 0.99 and always["recall"] >= 0.31
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),
                                      rules_verdict)
-    assert owners["precision"] >= 0.99 and owners["recall"] >= 0.57
+    assert owners["precision"] >= 0.99 and owners["recall"] >= 0.61
 
 
 @pytest.mark.parametrize("path", contradictions.HELDOUT_PATHS, ids=lambda p: p.stem)

@@ -1,0 +1,24 @@
+"""What a statement says happened, and where a preference applies, are no values: a
+state in the past tense against the present is history, a year says when, and a member
+named before "prefers" says of what (issue 12, 2026-11-28, night)."""
+
+from tests.helpers import queued
+
+
+def test_a_value_said_in_the_past_is_history():
+    assert not queued("The worker pool size for exports was 10; we raised it to 25 after "
+                      "the backlog incident.", "exports worker pool size: 25")
+
+
+def test_a_year_says_when_not_which_version():
+    assert not queued("Ledgerline moved from MongoDB to Postgres in 2021.",
+                      "ledgerline's database: PostgreSQL 14")
+
+
+def test_a_member_named_before_the_preference_is_its_scope():
+    assert not queued("For Python services the team prefers structured logs.",
+                      "For Java services the team prefers plain text logs.")
+    assert not queued("In Kotlin files the user prefers data classes.",
+                      "In Swift files the user prefers structs.")
+    # what is preferred still clashes
+    assert queued("The user prefers Python for scripts.", "The user prefers Go for scripts.")

@@ -3021,6 +3021,43 @@ def _denied_outright(a: Clause, b: Clause) -> JudgeVerdict | None:
     return None
 
 
+# Words that deny a thing in every case: "does not use Redis at all", "no retries of any
+# kind".
+_AT_ALL = re.compile(r"\b(?:at\s+all|whatsoever|of\s+any\s+kind)\b", _I)
+
+
+def _denied_at_all(a: Clause, b: Clause) -> JudgeVerdict | None:
+    """A thing denied in every case ("CI doesn't run mypy at all", "there's no rate
+    limiting on the public API at all") against a statement that says it is there ("type
+    checking with mypy is a required step in CI"): what is denied is said by the other,
+    which shares a word of the rest, and neither narrows to a thing of its own."""
+    denier, other = (a, b) if a.negative else (b, a)
+    if not _AT_ALL.search(denier.text):
+        return None
+    said = {_VERB_KINDS.get(word, word) for word in other.norms}
+    phrase = _denied_phrase(denier)
+    if phrase:
+        # the thing itself, if not each word of how it is set up ("no Vault audit device
+        # configured at all" / "Vault has a file audit device enabled")
+        if len(phrase & said) < max(1, len(phrase) - 1):
+            return None
+        denied = phrase
+    elif denier.negated in _LINKING:  # "does not use Redis": Redis is what is denied
+        if not _object_said(denier, other):
+            return None
+        denied = set()
+    elif _VERB_KINDS.get(denier.negated, denier.negated) in said:
+        denied = {denier.negated}
+    else:
+        return None
+    sides = [subject(clause, _nothing, opposites=False) for clause in (denier, other)]
+    rest = (sides[0].key & sides[1].key) - denied - _WHOLE_SCOPE
+    if not rest or _elsewhere(*sides, either_narrows=False) or _qualified_apart(*sides):
+        return None
+    return _verdict(True, f"one statement denies in every case what the other says: "
+                          f"{denier.text!r} against {other.text!r}", 0.8)
+
+
 # Words right before a member that say it was passed over, not chosen: "Zustand
 # instead of Redux", "rather than Jenkins", "in place of MySQL", "replaced Webpack with
 # Vite", "moved off Heroku", "migrated away from Travis".
@@ -3120,7 +3157,8 @@ def _clause_verdict(a: Clause, b: Clause) -> JudgeVerdict | None:
     if a.past or b.past or _then_and_now(a, b):
         return None
     if a.negative != b.negative:
-        rules = (_negation, _denied_value, _denied_outright, _changed_amount, _every_case_denied)
+        rules = (_negation, _denied_value, _denied_outright, _changed_amount, _every_case_denied,
+                 _denied_at_all)
     else:
         rules = (_reversed_preference, _reversed_direction, _reversed_flow, _changed_slot,
                  _changed_measure, _changed_value, _changed_member, _chosen_instead,

@@ -1304,6 +1304,12 @@ def _past_state(clause: Clause) -> bool:
                for at, word in enumerate(words))
 
 
+def _was(clause: Clause) -> bool:
+    """Whether a clause says a state with "was" or "were" (not a change told in the
+    passive: "was bumped to 40")."""
+    return bool({"was", "were"} & set(clause.words)) and _past_state(clause)
+
+
 def _participle(word: str) -> bool:
     return word.endswith("ed") or word in IRREGULAR
 
@@ -2698,8 +2704,8 @@ def _changed_value(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _adds(a) or _adds(b):
         return None
     # a state in the past tense against one in the present is history ("pool_size was 20"
-    # / "pool_size: 40")
-    if _past_state(a) != _past_state(b):
+    # / "pool_size: 40"); "was" says it, where "supported platforms" need not
+    if _was(a) != _was(b):
         return None
     # A name is a value in both statements though one opens on it ("Prometheus scrapes"),
     # unless either also writes it as a plain word ("secrets" / "AWS Secrets Manager").

@@ -10,6 +10,12 @@ def test_a_value_said_in_the_past_is_history():
                       "the backlog incident.", "exports worker pool size: 25")
 
 
+def test_a_participle_before_its_noun_is_no_past():
+    assert queued("Supported platforms: macOS (arm64, amd64) and Linux (amd64, arm64). "
+                  "Windows isn't supported.",
+                  "devctl supports Windows (amd64) as well as macOS and Linux.")
+
+
 def test_a_year_says_when_not_which_version():
     assert not queued("Ledgerline moved from MongoDB to Postgres in 2021.",
                       "ledgerline's database: PostgreSQL 14")

@@ -1467,18 +1467,22 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
             and not any(token.opposite and token.norm == negated.negated
                         for token in negated.tokens)):
         return None
-    # ... of what the rule speaks of: "never use print()" says nothing of "always log
-    # through the logging module"
-    if not _object_said(negated, other):
-        return None
-    if any(_undoing(word) for word in negated.words):
-        return None
     # a compound by its parts: "squash-merged" says "squash"
     said, also = ({part for word in clause.norms for part in word.split("-")} - _COUNTING_CASES
                   for clause in (negated, other))
+    # ... of what the rule speaks of: "never use print()" says nothing of "always log
+    # through the logging module"; a denial with no object that says nothing the rule does
+    # not ("Skyforge backend: never squash, we keep merge commits" / "we always
+    # squash-merge PRs in the Skyforge backend repo") denies the rule's verb itself
+    objectless = _objectless(negated) and negated.negated in also and said <= also
+    if not objectless and not _object_said(negated, other):
+        return None
+    if any(_undoing(word) for word in negated.words):
+        return None
     shared = said & also
-    if len(shared) < EVERY_CASE_WORDS or len(shared) < EVERY_CASE_OVERLAP * min(len(said),
-                                                                              len(also)):
+    if not objectless and (
+            len(shared) < EVERY_CASE_WORDS
+            or len(shared) < EVERY_CASE_OVERLAP * min(len(said), len(also))):
         return None
     # a case the other does not name ("orders-db migrations are never wrapped in a
     # transaction" against "all migrations are") is an exception to the rule, no other thing
@@ -1487,6 +1491,16 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     return _verdict(True, f"a rule for every case against its denial: {negated.text!r} "
                           f"against {other.text!r}", 0.8)
+
+
+def _objectless(negated: Clause) -> bool:
+    """Whether a negated verb ends its clause or a pronoun starts the next part right
+    after it ("never squash", "never squash, we keep merge commits")."""
+    at = negated.norms.index(negated.negated) if negated.negated in negated.norms else -1
+    if at < 0:
+        return False
+    after = negated.tokens[at].at + 1
+    return after >= len(negated.words) or negated.words[after] in lexicon.BEFORE_A_VERB
 
 
 def _denied_phrase(clause: Clause) -> set[str]:

@@ -19,3 +19,12 @@ def test_a_compound_says_its_parts_against_a_rule():
 def test_two_qualifiers_of_one_kind_are_two_subjects():
     assert not queued("Staging deploys always run the smoke suite first.",
                       "Production deploys never run the smoke suite first.")
+
+
+def test_a_denial_with_no_object_denies_the_rules_verb():
+    assert queued("Always squash-merge PRs into develop.",
+                  "Never squash — we keep merge commits on develop so blame stays useful.")
+    # a denial of another verb, however many words the two share, denies nothing of it
+    assert not queued("Dependabot PRs in web-modules are never auto-merged; a human approves "
+                      "every one.",
+                      "Always merge PRs with a merge commit; the user dislikes squashing.")

@@ -70,6 +70,9 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            # a flag is a feature flag: "feature" narrows it to nothing else
            (r"\bfeature[\s-]+(flags?)\b", r"\1"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
+           # "..., no exceptions" after a rule stresses it; it denies nothing
+           ((r"\s*[,;:(\u2014-]\s*(?:no|without|with\s+no)\s+exceptions?\b[)]?"
+             r"(?=\s*[.;)]|\s*$)"), ""),
            # an address is the same with or without the scheme browsers assume
            (r"\bhttps://(?=[\w-])", ""),
            # an arrow between two ends is a direction: "CRM -> billing" is from one to the other

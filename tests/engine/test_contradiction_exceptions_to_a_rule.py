@@ -28,3 +28,11 @@ def test_a_denial_with_no_object_denies_the_rules_verb():
     assert not queued("Dependabot PRs in web-modules are never auto-merged; a human approves "
                       "every one.",
                       "Always merge PRs with a merge commit; the user dislikes squashing.")
+
+
+def test_no_exceptions_after_a_rule_stresses_it():
+    assert queued("Every change to the billing schema needs a DBA review, no exceptions.",
+                  "Billing schema changes never need a DBA review.")
+    # said as the statement itself, it still denies exceptions
+    assert queued("There are no exceptions to the code freeze.",
+                  "The code freeze has exceptions for hotfixes.")

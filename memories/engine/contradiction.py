@@ -2443,10 +2443,24 @@ def _same_amount(key: str, x, y) -> bool:
     # minute)
     if "/" in key and isinstance(x, float) and isinstance(y, float):
         return math.isclose(x, y, rel_tol=RATE_ROUNDING)
+    # "seven years" is "84 months", though a month is counted as 30 days and a year as 365
+    if key in ("duration", "period") and (months := _months(x)) is not None:
+        return months == _months(y)
     if key != "size" or min(x, y) <= 0:
         return False
     ratio = max(x, y) / min(x, y)
     return any(math.isclose(ratio, 1.024 ** power, rel_tol=1e-6) for power in range(1, 5))
+
+
+def _months(seconds) -> float | None:
+    """How many months a whole number of years or months is, else None."""
+    if not isinstance(seconds, float):
+        return None
+    days = seconds / _SECONDS["day"]
+    for size, months in ((365, 12), (30, 1)):
+        if days >= size and math.isclose(days / size, round(days / size)):
+            return round(days / size) * months
+    return None
 
 
 def _names_of_its_own(side: Subject, other: Subject) -> bool:
@@ -3084,7 +3098,8 @@ def _denied_at_all(a: Clause, b: Clause) -> JudgeVerdict | None:
 _PASSED_OVER = re.compile(r"(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|\breplac(?:e|es|ed|ing)"
                           r"|\b(?:tried|trialled|trialed)"
                           r"|\b(?:moved|moving|migrated|migrating|switched|switching)\s+"
-                          r"(?:off|away\s+from|from)|\bover|\bnot|\bno\s+longer\s+\w+)"
+                          r"(?:[\w-]+\s+){0,2}(?:off|away\s+from|from)|\bover|\bnot"
+                          r"|\bno\s+longer\s+\w+)"
                           r"(?:\s+(?:the|a|an|our|any|in|with|on|via))?\s*$", _I)
 
 

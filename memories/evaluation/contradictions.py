@@ -80,7 +80,7 @@ any rule read them: 1.000 / 0.640 and 1.000 / 0.460 (the rules as this round beg
 c688593: 1.000 / 0.600 and 1.000 / 0.400). contradictions_dev_issue14c.jsonl and
 contradictions_dev_issue14d.jsonl, two more written the same way after the first two were
 read, committed alone (c0c53cc): 0.905 / 0.380 and 0.800 / 0.400 (c688593: 0.944 / 0.340
-and 0.750 / 0.300). contradictions_dev_issue14e.jsonl to contradictions_dev_issue14r.jsonl
+and 0.750 / 0.300). contradictions_dev_issue14e.jsonl to contradictions_dev_issue14t.jsonl
 (100 pairs each, dev) were written blind the same way, two at a time, each pair committed
 alone and scored once before any rule read it; their first figures are in the docstring
 of tests/evaluation/test_contradiction_eval.py and in docs/BENCHMARKS.md, §8.
@@ -131,7 +131,7 @@ DEV_ALWAYS_NEGATION_PATH = Path(__file__).with_name("contradictions_dev_always_n
 DEV_PREFERENCE_OWNER_DIRECTION_PATH = Path(__file__).with_name(
     "contradictions_dev_pref_owner_direction.jsonl")
 DEV_ISSUE14_PATHS = tuple(Path(__file__).with_name(f"contradictions_dev_issue14{batch}.jsonl")
-                          for batch in "abcdefghijklmnopqr")
+                          for batch in "abcdefghijklmnopqrst")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
              DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH,
              DEV_HELDOUT6_PATH, DEV_AGREEING_PATH, DEV_ISSUE13_PATH, DEV_ALWAYS_NEGATION_PATH,

@@ -28,3 +28,13 @@ def test_a_member_named_before_the_preference_is_its_scope():
                       "In Swift files the user prefers structs.")
     # what is preferred still clashes
     assert queued("The user prefers Python for scripts.", "The user prefers Go for scripts.")
+
+
+def test_years_and_months_are_one_duration():
+    assert not queued("Invoices are retained for five years.", "invoice retention: 60 months")
+    assert queued("Invoices are retained for five years.", "invoice retention: 48 months")
+
+
+def test_what_a_thing_was_moved_off_is_no_value_of_it():
+    assert not queued("We moved Harborview CI off CircleCI last year.",
+                      "Harborview CI runs on GitHub Actions.")

@@ -186,15 +186,18 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     rule for every case: 0.990 / 0.591 on those 3,572. Two more blind batches (0.889 /
     0.400 at first scoring, the same on the rules of that session's start) folded in,
     with history, years and a preference's scope kept out: 0.988 / 0.582 on all 3,772
-    (0.957 / 0.440 on the two).
+    (0.957 / 0.440 on the two). Two more blind batches, written to measure that session's
+    readings (0.906 / 0.290 at first scoring, 0.897 / 0.260 on the session's first rules),
+    folded in with objectless denials, "no exceptions", years as months and a thing moved
+    off: 0.988 / 0.571 on all 3,972 (0.968 / 0.300 on the two).
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 3772 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.986 and report["recall"] >= 0.575
+    assert report["pairs"] == 3972 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.986 and report["recall"] >= 0.565
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.565
+    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.555
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.68
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -208,27 +211,29 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
     assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.65
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.98 and fresh["recall"] >= 0.39
+    assert fresh["precision"] >= 0.98 and fresh["recall"] >= 0.395
     # the pairs each floor held before the round added harder batches to them
     first_four = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:4], rules_verdict)
-    assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.57
+    assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.58
     first_ten = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:10], rules_verdict)
-    assert first_ten["precision"] >= 0.99 and first_ten["recall"] >= 0.44
+    assert first_ten["precision"] >= 0.99 and first_ten["recall"] >= 0.46
     kinds_held_out_worst = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[10:12],
                                                    rules_verdict)
     assert (kinds_held_out_worst["precision"] >= 0.96
-            and kinds_held_out_worst["recall"] >= 0.33)
+            and kinds_held_out_worst["recall"] >= 0.335)
     written_to_measure = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[12:14],
                                                  rules_verdict)
-    assert written_to_measure["precision"] >= 0.96 and written_to_measure["recall"] >= 0.30
+    assert written_to_measure["precision"] >= 0.96 and written_to_measure["recall"] >= 0.32
     mixed = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[14:16], rules_verdict)
     assert mixed["precision"] >= 0.95 and mixed["recall"] >= 0.26
-    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[16:], rules_verdict)
-    assert last_two["precision"] >= 0.94 and last_two["recall"] >= 0.43
+    studied = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[16:18], rules_verdict)
+    assert studied["precision"] >= 0.94 and studied["recall"] >= 0.44
+    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[18:], rules_verdict)
+    assert last_two["precision"] >= 0.95 and last_two["recall"] >= 0.29
     earlier = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p not in contradictions.DEV_ISSUE14_PATHS[4:]],
         rules_verdict)
-    assert earlier["precision"] >= 0.988 and earlier["recall"] >= 0.72
+    assert earlier["precision"] >= 0.988 and earlier["recall"] >= 0.73
     always = contradictions.evaluate((contradictions.DEV_ALWAYS_NEGATION_PATH,), rules_verdict)
     assert always["precision"] >= 0.99 and always["recall"] >= 0.31
     owners = contradictions.evaluate((contradictions.DEV_PREFERENCE_OWNER_DIRECTION_PATH,),

@@ -2452,7 +2452,7 @@ def _same_amount(key: str, x, y) -> bool:
     return any(math.isclose(ratio, 1.024 ** power, rel_tol=1e-6) for power in range(1, 5))
 
 
-def _months(seconds) -> float | None:
+def _months(seconds) -> int | None:
     """How many months a whole number of years or months is, else None."""
     if not isinstance(seconds, float):
         return None
@@ -3086,7 +3086,7 @@ def _denied_at_all(a: Clause, b: Clause) -> JudgeVerdict | None:
         return None
     sides = [subject(clause, _nothing, opposites=False) for clause in (denier, other)]
     rest = (sides[0].key & sides[1].key) - denied - _WHOLE_SCOPE
-    if not rest or _elsewhere(*sides, either_narrows=False) or _qualified_apart(*sides):
+    if not rest or _elsewhere(*sides, either_narrows=False):
         return None
     return _verdict(True, f"one statement denies in every case what the other says: "
                           f"{denier.text!r} against {other.text!r}", 0.8)

@@ -1781,6 +1781,8 @@ def _name_given_as_is(clause: Clause) -> Clause:
 def _changed_slot(a: Clause, b: Clause) -> JudgeVerdict | None:
     if max(len(a.tokens), len(b.tokens)) > MAX_SLOT_WORDS or _adds(a) or _adds(b):
         return None
+    if _was(a) != _was(b):  # "the pool size was 10" / "the pool size is 25": its history
+        return None
     a, b = _name_given_as_is(a), _name_given_as_is(b)
     a, b = _quantified_alike(a, b), _quantified_alike(b, a)
     ops = _opcodes(a, b)

@@ -38,3 +38,10 @@ def test_years_and_months_are_one_duration():
 def test_what_a_thing_was_moved_off_is_no_value_of_it():
     assert not queued("We moved Harborview CI off CircleCI last year.",
                       "Harborview CI runs on GitHub Actions.")
+
+
+def test_a_slot_said_with_was_is_its_history():
+    assert not queued("The billing pool size for exports was 10.",
+                      "The billing pool size for exports is 25.")
+    assert queued("The billing pool size for exports is 10.",
+                  "The billing pool size for exports is 25.")

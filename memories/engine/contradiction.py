@@ -52,7 +52,9 @@ lists are in contradiction_words.py). A pair contradicts when:
 - a thing denied outright: a known thing denied with nothing to narrow it, or nothing
   the other does not say too ("pnpm is not used", "there is no Celery anywhere in the
   stack", "CI doesn't run mypy at all") against a statement that uses or chose it, or
-  does the work by it ("processed by Celery workers", "goes through RQ");
+  does the work by it ("processed by Celery workers", "goes through RQ"); a thing
+  denied "at all" or "of any kind" clashes with a statement that it is there, on a
+  subject the two share, whatever else each says;
 - a member passed over: one statement passes over a member of a category ("Zustand
   stores instead of Redux", "rather than", "in place of", "replaced Jenkins with ...",
   "moved off Heroku") and the other states it, on a subject the two share two words of
@@ -91,7 +93,11 @@ lists are in contradiction_words.py). A pair contradicts when:
   it modifies a shared one ("the admin server"); not when each names a thing of its own
   ("2-space indentation in YAML" / "4-space indentation in Python"), one noun is
   numbered two ways ("sprint one" / "sprint two"), one rate is said in two units, or,
-  against a negation, of a schedule ("blocked on Fridays" / "allowed on Saturdays");
+  against a negation, of a schedule ("blocked on Fridays" / "allowed on Saturdays"); a
+  word that narrows the subject on one side only ("Session cache TTL in Redis" / "Redis
+  session keys expire") keeps one subject when the other names no rival, no qualifier,
+  no earlier thing ("the old policy") and no list of amounts; years and months of one
+  length are one ("seven years" / "84 months");
 - a reversed direction: the same words with two of them exchanging their roles ("the
   billing service depends on the auth service" / "the auth service depends on the
   billing service"; "from A to B" / "from B to A"), not one fact in two voices ("is
@@ -108,6 +114,9 @@ lists are in contradiction_words.py). A pair contradicts when:
   seconds") against its denial in other words ("Always write tests for bug fixes" /
   "Bug fixes never need tests"), the denial "never", a word the rule says, or skipping
   what it requires, of what the rule speaks of, most words of the shorter clause shared;
+  a case only the denial names is an exception, still a contradiction ("all migrations
+  run in a transaction" / "orders-db migrations never do"), and a denial with no object
+  denies the rule's verb ("never squash, we keep merge commits");
 - a move off one member onto another ("we migrated search from Solr to OpenSearch")
   against a statement still stating the first, of the same thing, in the present;
 - a swapped source (sources.py): one named thing the source in one statement and a copy
@@ -124,7 +133,9 @@ lists are in contradiction_words.py). A pair contradicts when:
   word of its own ("the CLI ..." / "the web app ..."), when one shared word is all that
   ties names no category knows ("the `new-checkout` flag is enabled in production" /
   "production runs 6 API replicas"), nor for a version and a release of it ("PG 16" /
-  "pg: 16.2"); a day or a month is a schedule, never such a value.
+  "pg: 16.2"); a day or a month is a schedule, never such a value, a year when
+  something happened ("moved to Postgres in 2022") no value at all, and a value said
+  with "was" against the present is its history.
 
 One subject (subject_match) is read from the words that say what a statement is about:
 not its values, prepositions, verbs that only tie a subject to a value ("runs on",
@@ -1493,10 +1504,15 @@ def _every_case_denied(a: Clause, b: Clause) -> JudgeVerdict | None:
                           f"against {other.text!r}", 0.8)
 
 
+def _negated_at(clause: Clause) -> int:
+    """Which token of a clause is its negated word (-1 for none)."""
+    return clause.norms.index(clause.negated) if clause.negated in clause.norms else -1
+
+
 def _objectless(negated: Clause) -> bool:
     """Whether a negated verb ends its clause or a pronoun starts the next part right
     after it ("never squash", "never squash, we keep merge commits")."""
-    at = negated.norms.index(negated.negated) if negated.negated in negated.norms else -1
+    at = _negated_at(negated)
     if at < 0:
         return False
     after = negated.tokens[at].at + 1
@@ -1507,7 +1523,7 @@ def _denied_phrase(clause: Clause) -> set[str]:
     """The words of a thing denied with "no", up to its preposition ("no DB-level unique
     constraint on users.email" denies a constraint, whichever of its words the other
     says); nothing for a denied verb ("does not run")."""
-    at = clause.norms.index(clause.negated) if clause.negated in clause.norms else -1
+    at = _negated_at(clause)
     if at < 0 or clause.word_before(clause.tokens[at]) != "no":
         return set()
     words, phrase = clause.words, set()
@@ -1527,7 +1543,7 @@ def _object_said(negated: Clause, other: Clause) -> bool:
     """Whether the word right after a negated verb that ties a subject to its value
     ("Redis" in "we don't use Redis for sessions") is said by the other statement."""
     tokens = negated.tokens
-    at = negated.norms.index(negated.negated) if negated.negated in negated.norms else -1
+    at = _negated_at(negated)
     if at < 0 or at + 1 >= len(tokens):
         return False
     # the words of its object: up to the next preposition ("run database migrations

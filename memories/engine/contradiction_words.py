@@ -70,9 +70,6 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            # a flag is a feature flag: "feature" narrows it to nothing else
            (r"\bfeature[\s-]+(flags?)\b", r"\1"),
            (r"(?<=\d),(?=\d{3}\b)", ""),  # "10,000" is one number
-           # "..., no exceptions" after a rule stresses it; it denies nothing
-           ((r"\s*[,;:(\u2014-]\s*(?:no|without|with\s+no)\s+exceptions?\b[)]?"
-             r"(?=\s*[.;)]|\s*$)"), ""),
            # an address is the same with or without the scheme browsers assume
            (r"\bhttps://(?=[\w-])", ""),
            # an arrow between two ends is a direction: "CRM -> billing" is from one to the other
@@ -137,10 +134,12 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
              r"[^,;.()]+"), ""),
            (r"\s*\([^()]{1,80}\)(?=\s*[.!?]?\s*$)", ""),
            # a scope that narrows nothing: "on every plan, with no exceptions", "in all
-           # environments", "across the board"; "since the last upgrade" dates what
-           # holds now
+           # environments", "across the board", "..., no exceptions" after a rule (said as
+           # the statement itself, "there are no exceptions to X", it still denies);
+           # "since the last upgrade" dates what holds now
            ((r",?\s*\b(?:with no exceptions?|without (?:any )?exceptions?|across the board|"
-             r"no matter what)\b"), ""),
+             r"no matter what)\b|\s*[,;:\u2014-]\s*no\s+exceptions?\b(?=\s*[.;)]|\s*$)"),
+            ""),
            ((r"\s*\b(?:in|on|for|across)\s+(?:every|all|each)\s+(?:of\s+(?:the|our)\s+)?"
              r"(?:environments?|envs?|plans?|tiers?|regions?|stages?|setups?|cases?)\b"), ""),
            (r"\bsince\s+(?:the|our)\s+(?:last|latest|recent|most recent)\s+\w+\b",

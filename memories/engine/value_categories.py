@@ -19,6 +19,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from .dedup import _FUNCTION_WORDS, PREPOSITIONS
+
 CATEGORIES = {
     "data format": "json, yaml/yml, toml, xml, csv, tsv, ini, hcl, protobuf/protocol "
                    "buffers/protobufs, avro, parquet, msgpack/messagepack, ndjson/jsonl/json "
@@ -407,6 +409,19 @@ def _table(source: dict[str, str]) -> dict[tuple[str, ...], list[Name]]:
 
 
 _MEMBERS = _table({**CATEGORIES, **SCALES})
+# Categories of ways of doing things and of values, not of products a team adopts: their
+# members are said in words a model knows ("UTC", "JSON", "squash"), and a gloss shared by
+# two statements that differ only in the value ("02:00 UTC" / "04:30 UTC") draws them
+# together.
+CONVENTIONS = frozenset({
+    "data format", "date format", "naming case", "client storage", "api style",
+    "push channel", "auth scheme", "hash algorithm", "id type", "pagination",
+    "merge strategy", "git branch", "branching model", "release strategy", "quote style",
+    "time zone", "compression", "image format", "english variant", "text encoding",
+    "delivery guarantee", "isolation level", "versioning scheme", "license", "log level",
+})
+_KINDS = _table({category: members for category, members in CATEGORIES.items()
+                 if category not in CONVENTIONS})
 _QUALIFIERS = _table(QUALIFIERS)
 _LONGEST = max(len(key) for key in (*_MEMBERS, *_QUALIFIERS))
 
@@ -465,3 +480,61 @@ def members(words: tuple[str, ...]) -> tuple[Found, ...]:
 def qualifiers(words: tuple[str, ...]) -> tuple[Found, ...]:
     """The words of QUALIFIERS that `words` say."""
     return tuple(_find(list(words), _QUALIFIERS))
+
+
+_WORD = re.compile(r"[\w#+&]+(?:[.\-][\w#+&]+)*")  # "node.js" and "kebab-case", not "Vite."
+# Names of CATEGORIES that are also everyday words, as the embedding model's vocabulary
+# holds them whole (all-MiniLM-L6-v2's WordPiece list): "moment", "react", "aim". Glossed
+# only where written with a capital, as the names marked "~" are, and first in a sentence
+# only before a word of content ("Stripe webhooks", not "Got it!").
+EVERYDAY_NAMES = frozenset("""
+    aim airship amplitude angular apache apollo artillery astro aurora azure bash buck
+    canary carthage cassandra clair comet concourse cookie cypress daphne est eyre flutter
+    hilt html huey ionic ist jasmine java jax jenkins julia ky loki luigi maui mit moment
+    neptune oracle pants pendulum percy php pip plausible playwright proprietary python
+    react rn rq scala sinatra squash testify torch travis utc uv vega winston xml
+""".split())
+_NOT_CONTENT = _FUNCTION_WORDS | PREPOSITIONS | {"like"}
+
+
+def glossed(text: str) -> str:
+    """`text` followed by the kinds of the products of CATEGORIES it names: "We build with
+    Vite." becomes "We build with Vite. (bundler)". A developer asks later by the kind
+    ("which bundler do we use", "the payment provider's callbacks"), a note names the
+    product, and a small embedding model knows few products: embedded glossed, the note
+    lies nearer such a question. The kinds go after the text, not beside each name: there
+    they parted a name from its version ("Redis (cache) 7"), and three wordings of one
+    fact grew less alike. A name that is also a word ("Got it!", "moments like these")
+    needs a capital to be one."""
+    spans = [word.span() for word in _WORD.finditer(text)]
+    words = [text[start:end] for start, end in spans]
+    kinds = dict.fromkeys(found.category for found in _find(words, _KINDS)
+                          if len(found.at) > 1 or _a_name(text, spans, words, found.at[0]))
+    return f"{text} ({', '.join(kinds)})" if kinds else text
+
+
+def _a_name(text: str, spans: list, words: list[str], at: int) -> bool:
+    """Whether the word at `at`, a name of CATEGORIES, names the thing rather than a
+    word of everyday English."""
+    key = tuple(parts(words[at]))
+    if not ((len(key) == 1 and key[0] in EVERYDAY_NAMES)
+            or any(name.capital for name in _KINDS.get(key, ()))):
+        return True
+    if not words[at][:1].isupper():
+        return False
+    if not _opens_a_sentence(text, spans[at][0]):
+        return True
+    if at + 1 == len(words) or text[spans[at][1]:spans[at + 1][0]] != " ":
+        return False
+    after = words[at + 1]
+    return after.isalpha() and after.islower() and after not in _NOT_CONTENT
+
+
+def _opens_a_sentence(text: str, start: int) -> bool:
+    """Whether what stands at `start` is the first word of a sentence, a line or a text."""
+    before = start
+    while before and text[before - 1] in " \t\"'([\n":
+        if text[before - 1] == "\n":
+            return True
+        before -= 1
+    return not before or text[before - 1] in ".!?:;"

@@ -43,6 +43,7 @@ from ..providers.embeddings import get_provider
 from ..providers.errors import ProviderError
 from . import vector_indexes
 from .copy_insert import insert_by_copy
+from .embeddings import memory_vectors
 from .validation import (
     MAX_SCOPE_LENGTH,
     clean_tags,
@@ -231,7 +232,7 @@ def _embed_all(items: list[NewMemory], provider) -> np.ndarray | None:
             vectors[i] = given / np.linalg.norm(given)
     if missing:
         try:
-            vectors[missing] = provider.embed_documents([items[i].content for i in missing])
+            vectors[missing] = memory_vectors(provider, [items[i].content for i in missing])
         except ProviderError as exc:
             log.warning("embedding deferred for %d memories: %s", len(missing), exc)
             return None
@@ -269,8 +270,8 @@ def _with_vectors(items: list[NewMemory], provider) -> list[NewMemory]:
     if not missing:
         return items
     try:
-        vectors = provider.embed_documents([without_secrets(items[i]).content
-                                            for i in missing])
+        vectors = memory_vectors(provider, [without_secrets(items[i]).content
+                                          for i in missing])
     except ProviderError:
         return items
     done = list(items)

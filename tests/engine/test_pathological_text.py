@@ -12,6 +12,7 @@ from memories.engine.chunking import chunk_messages
 from memories.engine.contradiction import rules_verdict
 from memories.engine.importance import base_importance
 from memories.engine.redaction import redact, scrub
+from memories.engine.value_categories import glossed
 from helpers import finishes_within, pathological_texts
 
 LIMIT_SECONDS = 2.0
@@ -25,6 +26,7 @@ SCANNERS = {
     "contradiction rules": lambda text: rules_verdict(text, "The API listens on port 8080."),
     "contradiction rules against itself reversed": lambda text: rules_verdict(text, text[::-1]),
     "chunking": lambda text: chunk_messages([("user", text)]),
+    "gloss": glossed,
 }
 
 

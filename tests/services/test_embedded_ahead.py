@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 
 from memories.models import Memory
 from memories.providers.embeddings import get_provider
+from memories.services.embeddings import memory_vectors
 from memories.services.remembering import NewMemory, embedded_ahead, remember_many
 
 GITHUB_TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
@@ -27,7 +28,7 @@ def batches_of(texts, size=2):
             for i in range(0, len(texts), size)]
 
 
-def test_batches_come_back_in_order_with_the_vectors_the_model_gives_their_texts():
+def test_batches_come_back_in_order_with_the_vectors_memories_of_their_texts_get():
     given = np.zeros(384, dtype=np.float32)
     given[0] = 1.0
     batches = batches_of(NOTES, 3)
@@ -36,7 +37,7 @@ def test_batches_come_back_in_order_with_the_vectors_the_model_gives_their_texts
     out = list(embedded_ahead(batches))
     assert [[item.content for item in batch] for batch in out] == \
         [[item.content for item in batch] for batch in batches]
-    expected = get_provider().embed_documents(NOTES)
+    expected = memory_vectors(get_provider(), NOTES)
     got = np.array([item.embedding for batch in out for item in batch
                     if item.content in NOTES])
     assert np.allclose(got, expected, atol=1e-6)
@@ -65,8 +66,8 @@ def test_the_stored_memory_of_a_secret_has_the_redacted_texts_vector(alice):
     assert GITHUB_TOKEN not in memory.content
     memory.refresh_from_db()
     provider = get_provider()
-    expected, leaked = provider.embed_documents(
-        [memory.content, f"The CI token is {GITHUB_TOKEN}"])
+    expected, leaked = memory_vectors(
+        provider, [memory.content, f"The CI token is {GITHUB_TOKEN}"])
     assert np.allclose(memory.embedding, expected, atol=1e-6)
     assert not np.allclose(memory.embedding, leaked, atol=1e-3)
 

@@ -31,6 +31,7 @@ from memories.providers.embeddings import get_provider
 from memories.services import vector_indexes
 from memories.services.api_keys import create_api_key
 from memories.services.copy_insert import insert_by_copy
+from memories.services.embeddings import memory_vectors
 from memories.services.recall import recall
 from memories.services.remembering import (
     NewMemory,
@@ -483,7 +484,7 @@ def seed_store(owner, size: int, *, real: int, seed: int) -> None:
     bases = None
     for start in tqdm(range(0, size, 512), unit="batch"):
         chunk = texts[start:min(size, start + 512)]
-        vectors = provider.embed_documents(chunk[:max(0, real - start)])
+        vectors = memory_vectors(provider, chunk[:max(0, real - start)])
         if len(vectors):
             bases = vectors if bases is None else np.concatenate([bases, vectors])[-20_000:]
         if len(vectors) < len(chunk):

@@ -11,11 +11,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--batch-size", type=int, default=256)
+        parser.add_argument("--all", action="store_true", dest="every",
+                            help="embed every memory anew, also those on the active model "
+                                 "(after an upgrade changes what a memory is embedded as)")
 
-    def handle(self, *args, batch_size, **options):
+    def handle(self, *args, batch_size, every, **options):
         provider = get_provider()
-        total = embeddings.count_to_reembed()
+        total = embeddings.count_to_reembed(every=every)
         self.stdout.write(f"{total} memories to embed with {provider.model_id}")
         with tqdm(total=total, unit="memory", disable=not total) as bar:
-            done = embeddings.reembed(batch_size=batch_size, on_progress=bar.update)
+            done = embeddings.reembed(batch_size=batch_size, every=every,
+                                      on_progress=bar.update)
         self.stdout.write(self.style.SUCCESS(f"Re-embedded {done} memories."))

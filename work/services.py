@@ -37,6 +37,11 @@ log = logging.getLogger(__name__)
 
 MAX_DESCRIPTION = 1000
 MAX_OUTCOME = 1000
+# A task names at most this many files, in first-touch order (the dashboard and predictions
+# read the first few); every touch stays in FileInteraction. Unbounded, each tool event of
+# a session walking a large tree would rewrite an ever longer list.
+MAX_FILES_TOUCHED = 500
+MAX_PATH = 1000  # as FileInteraction.path keeps it
 _COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]", re.MULTILINE)
 # Host, then two to four path segments, none crossing a "/": `https://\S+/pull/` scanned
 # to the end of the text from every "https://" in it, so an answer repeating it took the
@@ -108,15 +113,17 @@ def _record_tool_event(task: Task, observation, event: dict, now: datetime) -> N
         duration_ms=engine.whole_number(event.get("duration_ms")), created_at=now)
     FileInteraction.objects.bulk_create([
         FileInteraction(owner=task.owner, project=task.project, session_id=task.session_id,
-                        task=task, tool_execution=execution, path=touch.path[:1000],
+                        task=task, tool_execution=execution, path=touch.path[:MAX_PATH],
                         operation=touch.operation, line_start=touch.line_start,
                         line_end=touch.line_end, success=success, context=touch.context,
                         created_at=now)
         for touch in call.files])
     task.tools_used[event["tool_name"]] = task.tools_used.get(event["tool_name"], 0) + 1
     for touch in call.files:
-        if touch.operation != Operation.SEARCH and touch.path not in task.files_touched:
-            task.files_touched.append(touch.path)
+        path = touch.path[:MAX_PATH]
+        if touch.operation != Operation.SEARCH and path not in task.files_touched \
+                and len(task.files_touched) < MAX_FILES_TOUCHED:
+            task.files_touched.append(path)
     task.last_activity_at = now
     if success:
         _note_artifacts(task, call, as_json(event.get("response")), now)

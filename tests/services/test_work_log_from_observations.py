@@ -181,6 +181,17 @@ def test_input_that_is_not_json_is_kept_as_text_and_touches_no_file(alice, obser
     assert FileInteraction.objects.count() == 1
 
 
+def test_a_task_names_its_first_files_up_to_a_bound_and_logs_every_touch(alice, observe,
+                                                                            monkeypatch):
+    monkeypatch.setattr(services, "MAX_FILES_TOUCHED", 3)
+    long_name = "d/" * 700 + "f.py"  # in the tool's input, which no field bounds
+    for offset, name in enumerate(("a.py", "b.py", "a.py", long_name, "c.py", "e.py")):
+        observe(alice, tool_events=[{"tool_name": "Read", "input": {
+            "file_path": f"{ROOT}/{name}", "offset": offset}}])
+    assert Task.objects.get().files_touched == ["a.py", "b.py", long_name[:1000]]
+    assert FileInteraction.objects.count() == 6
+
+
 def test_nul_characters_and_lone_surrogates_in_a_tool_event_are_logged_as_u_fffd(alice,
                                                                                  observe):
     observe(alice, **tool("Bash", {"command": "ls\x00", "descr\x00iption": "list"},

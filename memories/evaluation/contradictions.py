@@ -131,7 +131,7 @@ DEV_ALWAYS_NEGATION_PATH = Path(__file__).with_name("contradictions_dev_always_n
 DEV_PREFERENCE_OWNER_DIRECTION_PATH = Path(__file__).with_name(
     "contradictions_dev_pref_owner_direction.jsonl")
 DEV_ISSUE14_PATHS = tuple(Path(__file__).with_name(f"contradictions_dev_issue14{batch}.jsonl")
-                          for batch in "abcdefghijklmnopqrst")
+                          for batch in "abcdefghijklmnopqrstuv")
 DEV_PATHS = (DEFAULT_PATH, DEV_ADDED_PATH, DEV_HELDOUT1_PATH, DEV_HELDOUT2_PATH,
              DEV_BATCHES_PATH, DEV_HELDOUT3_PATH, DEV_HELDOUT4_PATH, DEV_HELDOUT5_PATH,
              DEV_HELDOUT6_PATH, DEV_AGREEING_PATH, DEV_ISSUE13_PATH, DEV_ALWAYS_NEGATION_PATH,

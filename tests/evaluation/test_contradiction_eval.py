@@ -189,15 +189,17 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     (0.957 / 0.440 on the two). Two more blind batches, written to measure that session's
     readings (0.906 / 0.290 at first scoring, 0.897 / 0.260 on the session's first rules),
     folded in with objectless denials, "no exceptions", years as months and a thing moved
-    off: 0.988 / 0.571 on all 3,972 (0.968 / 0.300 on the two).
+    off: 0.988 / 0.571 on all 3,972 (0.968 / 0.300 on the two). Two more blind batches,
+    scored once and folded in unread by any rule (0.857 / 0.240): 0.985 / 0.554 on all
+    4,172.
     The floors sit just under, so a regression fails."""
     report = contradictions.evaluate(contradictions.DEV_PATHS, rules_verdict)
-    assert report["pairs"] == 3972 and report["per_split"].keys() == {"dev"}
-    assert report["precision"] >= 0.986 and report["recall"] >= 0.565
+    assert report["pairs"] == 4172 and report["per_split"].keys() == {"dev"}
+    assert report["precision"] >= 0.983 and report["recall"] >= 0.55
     balanced = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p != contradictions.DEV_AGREEING_PATH],
         rules_verdict)
-    assert balanced["precision"] >= 0.99 and balanced["recall"] >= 0.555
+    assert balanced["precision"] >= 0.985 and balanced["recall"] >= 0.54
     agreeing = contradictions.evaluate(contradictions.DEV_AGREEING_PATH, rules_verdict)
     assert agreeing["precision"] >= 0.94 and agreeing["recall"] >= 0.68
     third = contradictions.evaluate((contradictions.DEV_HELDOUT3_PATH,), rules_verdict)
@@ -211,7 +213,7 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     issue_style = contradictions.evaluate((contradictions.DEV_ISSUE13_PATH,), rules_verdict)
     assert issue_style["precision"] >= 0.98 and issue_style["recall"] >= 0.65
     fresh = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS, rules_verdict)
-    assert fresh["precision"] >= 0.98 and fresh["recall"] >= 0.395
+    assert fresh["precision"] >= 0.975 and fresh["recall"] >= 0.38
     # the pairs each floor held before the round added harder batches to them
     first_four = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[:4], rules_verdict)
     assert first_four["precision"] >= 0.99 and first_four["recall"] >= 0.58
@@ -228,8 +230,10 @@ def test_the_rules_keep_their_figures_on_the_dev_pairs_they_were_tuned_on():
     assert mixed["precision"] >= 0.95 and mixed["recall"] >= 0.26
     studied = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[16:18], rules_verdict)
     assert studied["precision"] >= 0.94 and studied["recall"] >= 0.44
-    last_two = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[18:], rules_verdict)
-    assert last_two["precision"] >= 0.95 and last_two["recall"] >= 0.29
+    measuring = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[18:20], rules_verdict)
+    assert measuring["precision"] >= 0.95 and measuring["recall"] >= 0.29
+    unread = contradictions.evaluate(contradictions.DEV_ISSUE14_PATHS[20:], rules_verdict)
+    assert unread["precision"] >= 0.84 and unread["recall"] >= 0.23
     earlier = contradictions.evaluate(
         [p for p in contradictions.DEV_PATHS if p not in contradictions.DEV_ISSUE14_PATHS[4:]],
         rules_verdict)

@@ -6,6 +6,7 @@ the paraphrase set: `engram_eval train-ranker LOCOMO_PATH [--write FILE]`; the c
 real chat raises: `engram_eval chat-contradictions PATH [--conversations 1-5]`."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -25,6 +26,7 @@ from memories.evaluation import (
 )
 from memories.providers.embeddings import get_provider
 from memories.providers.llm import get_llm_provider
+from memories.services.embeddings import memory_vectors
 
 
 def _categories(value: str) -> list[int]:
@@ -424,7 +426,9 @@ class Command(BaseCommand):
         chosen, judge_name = _judge(judge)
         paths = (path,) if path else contradictions.DEV_PATHS
         try:
-            report = contradictions.sweep(paths, chosen, get_provider().embed_documents,
+            # neighbours as a store finds them: statements embedded as memories are
+            report = contradictions.sweep(paths, chosen,
+                                          partial(memory_vectors, get_provider()),
                                           statements=statements, neighbours=neighbours)
         except (OSError, ValueError, KeyError) as exc:
             raise CommandError(f"cannot sweep {', '.join(map(str, paths))}: {exc}") from exc

@@ -2003,11 +2003,11 @@ def _changed_agent(a: Clause, b: Clause) -> JudgeVerdict | None:
     if _ranks(a) != _ranks(b) or _periods(a) != _periods(b):
         return None
     for first, second in itertools.product(_holdings(a), _holdings(b)):
-        # a role said two ways ("owns" / "maintains") is one only between teams: a team
-        # owns what one of its people maintains, and one person may own what another
-        # maintains
+        # a role said two ways ("owns" / "maintains") is one between two teams or two
+        # people ("Maya owns billing" / "billing is maintained by Tomás"), not between a
+        # team and a person: a team owns what one of its people maintains
         if (first.said != second.said and first.role == _OWN
-                and not (_team(first.agent) and _team(second.agent))):
+                and _team(first.agent) != _team(second.agent)):
             continue
         if (not _same_holder(first.agent, second.agent)
                 and first.role == second.role

@@ -264,8 +264,9 @@ ROLE_VERBS = frozenset({"own", "owns", "owned", "maintain", "maintains", "mainta
                         "triages", "triaged", "coordinate", "coordinates", "coordinated",
                         "administer", "administers", "administered"})
 # Verbs of one role: who runs a thing manages it ("the rotation is managed by Priya" /
-# "Tom runs the rotation"), and a team that maintains it owns it ("maintained by the mobile
-# team" / "the data team owns it"; between people, owning and maintaining are two roles).
+# "Tom runs the rotation"), and who maintains it owns it ("maintained by the mobile team" /
+# "the data team owns it", "Maya owns billing" / "Tomás maintains billing"; a person may
+# still maintain what a team owns).
 ROLE_KINDS = {"run": "run runs ran manage manages managed coordinate coordinates "
                      "coordinated administer administers administered",
               "own": "own owns owned maintain maintains maintained"}

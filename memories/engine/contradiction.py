@@ -1889,7 +1889,7 @@ def _changed_holder(a: Clause, b: Clause, ops) -> JudgeVerdict | None:
 
 # Who does what: "the rotation is run by Kenji", "Aisha runs the rotation", "Lena is the
 # reviewer for migrations", "the maintainer of the modules is Ravi".
-_NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
+_NAME = r"(?:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?|@[\w-]+(?:[./][\w-]+)*)"  # "@rpatel", "@acme/ops"
 # A team holds a role as a person does: "the Web Platform team", "our Mobile squad".
 _TEAMS = ("team", "squad", "guild")
 _WHO = (rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<agent>{_NAME}(?:\s+(?:{'|'.join(_TEAMS)}))?"

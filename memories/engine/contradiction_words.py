@@ -118,6 +118,14 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
            (r"\b(is|are|was|were)\s+(?:looked\s+after|taken\s+care\s+of|cared\s+for)\s+by\b",
             r"\1 maintained by"),
            (r"\b(?:looks?|looked)\s+after\b", "maintains"),
+           # approval said as a sign-off: "signed off by Marcus", "Lena signs off on every
+           # tag", "must be signed off by" (who must approve a thing approves it)
+           (r"\b(is|are|was|were)\s+signed\s+off\s+by\b", r"\1 approved by"),
+           (r"\b(?:must|has\s+to|have\s+to|needs?\s+to)\s+be\s+signed\s+off\s+by\b",
+            "is approved by"),
+           (r"\bsigns\s+off(?:\s+on)?\b", "approves"),
+           (r"\bsign\s+off(?:\s+on)?\b", "approve"),
+           (r"\bsigned\s+off(?:\s+on)?\b", "approved"),
            (r"\b(?:takes?|took)\s+care\s+of\b", "maintains"),
            # words of time that say "now" ("16 runners at the moment")
            ((r"\b(?:at the moment|at present|right now|for now|these days|as of today|"

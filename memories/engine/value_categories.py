@@ -426,6 +426,16 @@ _QUALIFIERS = _table(QUALIFIERS)
 _LONGEST = max(len(key) for key in (*_MEMBERS, *_QUALIFIERS))
 
 
+_FIRST_PARTS: dict[int, frozenset[str]] = {}
+
+
+def _first_parts(table) -> frozenset[str]:
+    """The parts that begin a name of `table` (one of this module's tables)."""
+    if id(table) not in _FIRST_PARTS:
+        _FIRST_PARTS[id(table)] = frozenset(key[0] for key in table)
+    return _FIRST_PARTS[id(table)]
+
+
 @dataclass(frozen=True)
 class Found:
     category: str
@@ -438,12 +448,18 @@ def _find(words: list[str], table, *, regions: bool = False) -> list[Found]:
     with `regions`, cloud regions as their providers write them too."""
     pieces = [(i, part) for i, word in enumerate(words) for part in parts(word)]
     said = {part for _, part in pieces}
+    firsts = _first_parts(table)
     found, taken = [], set()
     start = 0
     while start < len(pieces):
+        if pieces[start][1] not in firsts:  # most words begin no name: skip the lookups
+            start += 1
+            continue
         for size in range(min(_LONGEST, len(pieces) - start), 0, -1):
             chunk = pieces[start:start + size]
             names = table.get(tuple(part for _, part in chunk), [])
+            if not names:
+                continue
             at = tuple(sorted({i for i, _ in chunk}))
             # a name that counts only with a capital counts without one beside its kind
             # ("log level: debug")

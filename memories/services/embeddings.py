@@ -14,8 +14,8 @@ log = logging.getLogger(__name__)
 
 
 def memory_vectors(provider, contents: Sequence[str]):
-    """The vectors memories holding `contents` are stored with: each text glossed with the
-    kinds of the things it names ("Vite (bundler)"), which questions ask by."""
+    """The vectors memories holding `contents` are stored with: each text followed by the
+    kinds of the products it names ("... Vite. (bundler)"), which questions ask by."""
     return provider.embed_documents([glossed(content) for content in contents])
 
 

@@ -41,7 +41,7 @@ MAX_OUTCOME = 1000
 # read the first few); every touch stays in FileInteraction. Unbounded, each tool event of
 # a session walking a large tree would rewrite an ever longer list.
 MAX_FILES_TOUCHED = 500
-MAX_PATH = 1000  # as FileInteraction.path keeps it
+MAX_PATH = FileInteraction._meta.get_field("path").max_length
 _COMMIT = re.compile(r"^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]", re.MULTILINE)
 # Host, then two to four path segments, none crossing a "/": `https://\S+/pull/` scanned
 # to the end of the text from every "https://" in it, so an answer repeating it took the

@@ -119,8 +119,7 @@ PHRASES = ((r"\blocal time\b", "not UTC"),
             r"\1 maintained by"),
            (r"\b(?:looks?|looked)\s+after\b", "maintains"),
            # approval said as a sign-off: "signed off by Marcus", "Lena signs off on every
-           # tag", "must be signed off by" (who must approve a thing approves it)
-           (r"\b(is|are|was|were)\s+signed\s+off\s+by\b", r"\1 approved by"),
+           # tag"; who must sign a thing off approves it ("must be signed off by")
            (r"\b(?:must|has\s+to|have\s+to|needs?\s+to)\s+be\s+signed\s+off\s+by\b",
             "is approved by"),
            (r"\bsigns\s+off(?:\s+on)?\b", "approves"),

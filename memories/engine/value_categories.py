@@ -395,7 +395,16 @@ class Name:
     capital: bool  # counts only written with a capital
 
 
-def _table(source: dict[str, str]) -> dict[tuple[str, ...], list[Name]]:
+class Names(dict):
+    """Names of a table by their parts ({("github", "actions"): [Name, ...]}), with the
+    parts that begin one: most words begin none, and _find skips them unlooked-up."""
+
+    def __init__(self, table: dict[tuple[str, ...], list[Name]]):
+        super().__init__(table)
+        self.firsts = frozenset(key[0] for key in table)
+
+
+def _table(source: dict[str, str]) -> Names:
     table: dict[tuple[str, ...], list[Name]] = {}
     for category, members in source.items():
         for member in members.split(","):
@@ -405,7 +414,7 @@ def _table(source: dict[str, str]) -> dict[tuple[str, ...], list[Name]]:
                 named = table.setdefault(tuple(parts(name.lstrip("~"))), [])
                 if Name(category, first, name.startswith("~")) not in named:
                     named.append(Name(category, first, name.startswith("~")))
-    return table
+    return Names(table)
 
 
 _MEMBERS = _table({**CATEGORIES, **SCALES})
@@ -426,16 +435,6 @@ _QUALIFIERS = _table(QUALIFIERS)
 _LONGEST = max(len(key) for key in (*_MEMBERS, *_QUALIFIERS))
 
 
-_FIRST_PARTS: dict[int, frozenset[str]] = {}
-
-
-def _first_parts(table) -> frozenset[str]:
-    """The parts that begin a name of `table` (one of this module's tables)."""
-    if id(table) not in _FIRST_PARTS:
-        _FIRST_PARTS[id(table)] = frozenset(key[0] for key in table)
-    return _FIRST_PARTS[id(table)]
-
-
 @dataclass(frozen=True)
 class Found:
     category: str
@@ -443,16 +442,15 @@ class Found:
     at: tuple[int, ...]  # the indices of the words that name it
 
 
-def _find(words: list[str], table, *, regions: bool = False) -> list[Found]:
+def _find(words: list[str], table: Names, *, regions: bool = False) -> list[Found]:
     """The names of `table` in `words` (as written), longest first, none overlapping;
     with `regions`, cloud regions as their providers write them too."""
     pieces = [(i, part) for i, word in enumerate(words) for part in parts(word)]
     said = {part for _, part in pieces}
-    firsts = _first_parts(table)
     found, taken = [], set()
     start = 0
     while start < len(pieces):
-        if pieces[start][1] not in firsts:  # most words begin no name: skip the lookups
+        if pieces[start][1] not in table.firsts:
             start += 1
             continue
         for size in range(min(_LONGEST, len(pieces) - start), 0, -1):

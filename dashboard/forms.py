@@ -15,6 +15,7 @@ from memories.engine.context import FORMATS
 from memories.jobs import active_job_of_kind, startable_job_kinds
 from memories.models import (
     MAX_CONTENT_LENGTH,
+    MAX_NOTE_LENGTH,
     MAX_PROJECT_NAME,
     MAX_TAG_LENGTH,
     MAX_TAGS,
@@ -271,7 +272,7 @@ class ResolveForm(forms.Form):
         label="Merged text", required=False, strip=False, max_length=MAX_CONTENT_LENGTH,
         widget=forms.Textarea(attrs={"rows": 6}),
         help_text="Used only for a merge: both texts to start from; edit them into one.")
-    note = forms.CharField(label="Note", required=False, max_length=2000,
+    note = forms.CharField(label="Note", required=False, max_length=MAX_NOTE_LENGTH,
                            widget=forms.Textarea(attrs={"rows": 2}),
                            help_text="Why, for whoever reads this later.")
 

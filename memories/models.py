@@ -15,6 +15,7 @@ from memories.engine.ids import uuid7
 from memories.engine.contradiction import CONFIDENT
 
 MAX_CONTENT_LENGTH = 100_000
+MAX_NOTE_LENGTH = 2000  # a contradiction's reason, and the note of who resolved it
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
 

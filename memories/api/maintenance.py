@@ -11,7 +11,14 @@ from memories import selectors
 from memories.engine.consolidation import STRATEGIES
 from memories.jobs import JobAlreadyActive, create_job, run_job, start_job
 from memories.maintenance.contradictions import ResolutionError, resolve_contradiction
-from memories.models import Contradiction, ContradictionStatus, Job, JobKind, Resolution
+from memories.models import (
+    MAX_NOTE_LENGTH,
+    Contradiction,
+    ContradictionStatus,
+    Job,
+    JobKind,
+    Resolution,
+)
 
 from .errors import Conflict
 from .views import (
@@ -89,7 +96,7 @@ class ContradictionList(ContradictionView):
 class ContradictionResolve(ContradictionView):
     class ResolveInput(serializers.Serializer):
         resolution = serializers.ChoiceField(Resolution.choices)
-        note = serializers.CharField(max_length=2000, required=False, default="",
+        note = serializers.CharField(max_length=MAX_NOTE_LENGTH, required=False, default="",
                                      allow_blank=True)
         merged_content = serializers.CharField(
             required=False, default="", allow_blank=True, trim_whitespace=False,

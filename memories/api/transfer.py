@@ -56,7 +56,8 @@ class JsonlParser(JsonLinesParser):
 class ImportReportOutput(serializers.Serializer):
     imported = inline_serializer("ImportedCounts", {
         "memories": serializers.IntegerField(), "entities": serializers.IntegerField(),
-        "relationships": serializers.IntegerField()})
+        "relationships": serializers.IntegerField(),
+        "contradictions": serializers.IntegerField()})
     strengthened = serializers.IntegerField(
         help_text="Lines that were near-duplicates of stored memories and strengthened them")
     already_stored = serializers.IntegerField(
@@ -157,8 +158,8 @@ class Export(ScopedView):
     @extend_schema(
         responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY},
         summary="Export as JSONL: entities, memories with their versions, links and "
-                "insights, relationships (not deleted memories, contradictions or project "
-                "sharing)")
+                "insights, relationships and the contradictions between the memories "
+                "(not deleted memories or project sharing)")
     def get(self, request):
         filename = f"engram-{request.user.get_username()}-{timezone.localdate():%Y-%m-%d}.jsonl"
         response = StreamingHttpResponse(export_lines(request.user,

@@ -16,6 +16,7 @@ from .. import llm_usage, queue, selectors, signals
 from ..engine.contradiction import JudgeVerdict, described, pair_key
 from ..jobs import progress_reporter
 from ..models import (
+    MAX_NOTE_LENGTH,
     CheckDrain,
     Contradiction,
     ContradictionStatus,
@@ -200,7 +201,7 @@ def _record(memory, other, judged_by, verdict: JudgeVerdict, now,
     contradiction = Contradiction(owner_id=memory.owner_id, memory_a=a, memory_b=b,
                                   shared_with_id=memory.shared_with_id,
                                   detected_at=now, detected_by=judged_by,
-                                  reason=verdict.reason[:2000],
+                                  reason=verdict.reason[:MAX_NOTE_LENGTH],
                                   confidence=verdict.confidence)
     if dry_run:
         return contradiction

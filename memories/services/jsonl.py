@@ -32,6 +32,7 @@ class ImportReport:
     undeleted: int = 0  # exported memories found deleted since, brought back
     entities: int = 0  # created
     relationships: int = 0  # created
+    contradictions: int = 0  # created
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
     skipped_bad: bool = False  # bad lines were skipped and the rest stored
     ignored_fields: list[str] = field(default_factory=list)
@@ -39,13 +40,14 @@ class ImportReport:
     @property
     def written(self) -> bool:
         return bool(self.created or self.strengthened or self.undeleted or self.entities
-                    or self.relationships)
+                    or self.relationships or self.contradictions)
 
     def as_dict(self) -> dict:
         """The report an API client or a job's result reads."""
         return {
             "imported": {"memories": self.created, "entities": self.entities,
-                         "relationships": self.relationships},
+                         "relationships": self.relationships,
+                         "contradictions": self.contradictions},
             "strengthened": self.strengthened,
             "already_stored": self.already_stored,
             "undeleted": self.undeleted,

@@ -1,9 +1,10 @@
 """Import and export as JSONL.
 
 Engram's own format: a line per entity, per memory (with its versions, its links to
-other memories, its entities and, for an insight, its review state) and per
-relationship, each naming its id so the others can refer to it. What it leaves out
-(deleted memories, contradictions, project sharing) the README lists. A memory line
+other memories, its entities and, for an insight, its review state), per relationship
+and per contradiction between two of its memories (open, or as a person resolved it),
+each naming its id so the others can refer to it. What it leaves out (deleted memories,
+project sharing) the README lists. A memory line
 with an id is restored as it was (a restore into another owner or instance); one
 without (written by hand, or by an older export) is stored through remember_many,
 duplicates strengthening what is stored. The MCP memory server's graph is imported by
@@ -33,6 +34,9 @@ from ..engine.extraction import canonical_entity_name
 from ..engine.redaction import redact_value
 from ..models import (
     MAX_CONTENT_LENGTH,
+    MAX_NOTE_LENGTH,
+    Contradiction,
+    ContradictionStatus,
     Entity,
     EntityType,
     Job,
@@ -45,6 +49,7 @@ from ..models import (
     MemoryType,
     MemoryVersion,
     Relationship,
+    Resolution,
     Scope,
     Status,
     VersionChange,
@@ -81,9 +86,10 @@ from .validation import MAX_SCOPE_LENGTH, clean_tags, unstorable_error
 EXPORT_FORMATS = [
     {"name": "JSONL", "extension": "jsonl", "media_type": "application/x-ndjson",
      "description": "One JSON object per line: each entity, each memory (with its "
-                    "versions, links and entities) and each relationship, with their ids. "
-                    "Importing it elsewhere restores them as they were; deleted memories, "
-                    "contradictions and project sharing are not in it."},
+                    "versions, links and entities), each relationship and each "
+                    "contradiction between its memories, with their ids. Importing it "
+                    "elsewhere restores them as they were; deleted memories and project "
+                    "sharing are not in it."},
 ]
 
 ENGRAM, MCP_MEMORY = "engram", GRAPH_SOURCE
@@ -115,10 +121,11 @@ def _line(record: dict) -> str:
 
 
 def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
-    """The owner's entities, memories (deleted ones excepted; oldest first) and
-    relationships, one JSON line each. With `project` (a key restricted to it), only that
-    project's memories, their links among themselves, and the entities and relationships
-    they mention.
+    """The owner's entities, memories (deleted ones excepted; oldest first),
+    relationships and the contradictions between two of those memories, one JSON line
+    each. With `project` (a key restricted to it), only that project's memories, their
+    links and contradictions among themselves, and the entities and relationships they
+    mention.
 
     Streams from server-side cursors, so 100,000 memories never sit in memory at once.
     What the owner wrote into a project they have left is no longer theirs to take, and
@@ -137,6 +144,7 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
         entities = entities.filter(memoryentity__memory__in=memories).distinct()
         edges = edges.filter(source__in=entities, target__in=entities)
         links = links.filter(to_memory__project=project)
+    exported = memories
     for entity in entities.order_by("created_at", "id").iterator(chunk_size=2000):
         yield _line({"record": "entity", "id": str(entity.pk), "name": entity.name,
                      "entity_type": entity.entity_type, "properties": entity.properties,
@@ -164,6 +172,32 @@ def export_lines(owner, *, project: str | None = None) -> Iterator[str]:
                      "valid_from": _iso(edge.valid_from), "valid_to": _iso(edge.valid_to),
                      "source_memories": [str(pk) for pk in edge.source_memories],
                      "created_at": _iso(edge.created_at), "updated_at": _iso(edge.updated_at)})
+    yield from _contradiction_lines(owner, exported)
+
+
+def _contradiction_lines(owner, exported) -> Iterator[str]:
+    """The owner's contradictions whose two memories are both in the export, resolved
+    ones with how a person resolved them: imported elsewhere, a pair dismissed as both
+    valid is not raised again, and the queue keeps its history. A merged text that is
+    not in the export is named as none."""
+    found = (Contradiction.objects.filter(owner=owner, memory_a__in=exported.values("pk"),
+                                          memory_b__in=exported.values("pk"))
+             .order_by("detected_at", "id"))
+    merged = set(exported.filter(pk__in=found.exclude(merged_into=None)
+                                 .values("merged_into")).values_list("pk", flat=True))
+    for contradiction in found.iterator(chunk_size=2000):
+        yield _line({
+            "record": "contradiction", "id": str(contradiction.pk),
+            "memory_a": str(contradiction.memory_a_id),
+            "memory_b": str(contradiction.memory_b_id),
+            "status": contradiction.status, "resolution": contradiction.resolution,
+            "note": contradiction.note, "reason": contradiction.reason,
+            "confidence": contradiction.confidence,
+            "detected_by": contradiction.detected_by,
+            "detected_at": _iso(contradiction.detected_at),
+            "resolved_at": _iso(contradiction.resolved_at),
+            "merged_into": str(contradiction.merged_into_id)
+            if contradiction.merged_into_id in merged else None})
 
 
 def _memory_lines(owner, memories: list[Memory], reach) -> Iterator[str]:
@@ -262,6 +296,7 @@ class EngramFile:
     memories: list[ImportLine] = field(default_factory=list)
     entities: dict[str, tuple[int, Entity]] = field(default_factory=dict)  # by exported id
     relationships: list[tuple[int, dict]] = field(default_factory=list)
+    contradictions: list[tuple[int, dict]] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -466,6 +501,29 @@ def _parse_relationship(record: dict, entities: dict) -> dict:
             "updated_at": datetime_field(record, "updated_at")}
 
 
+def _parse_contradiction(record: dict) -> dict:
+    sides = _uuid(record.get("memory_a"), "memory_a"), _uuid(record.get("memory_b"),
+                                                              "memory_b")
+    if sides[0] == sides[1]:
+        raise BadLine("memory_a and memory_b are one memory, which contradicts no other")
+    status = _choice(record, "status", ContradictionStatus.values, ContradictionStatus.OPEN)
+    resolution = _choice(record, "resolution", ["", *Resolution.values], "")
+    if (status == ContradictionStatus.RESOLVED) != bool(resolution):
+        raise BadLine("a resolved contradiction needs a resolution, and an open one has none")
+    merged_into = record.get("merged_into")
+    if merged_into is not None and resolution != Resolution.MERGED:
+        raise BadLine("merged_into is for a contradiction resolved as merged")
+    return {"memory_a": sides[0], "memory_b": sides[1], "status": status,
+            "resolution": resolution,
+            "note": text_field(record, "note", max_length=MAX_NOTE_LENGTH),
+            "reason": text_field(record, "reason", max_length=MAX_NOTE_LENGTH),
+            "confidence": _number(record, "confidence", 0, 1, 1.0),
+            "detected_by": text_field(record, "detected_by", max_length=100),
+            "detected_at": datetime_field(record, "detected_at"),
+            "resolved_at": datetime_field(record, "resolved_at"),
+            "merged_into": None if merged_into is None else _uuid(merged_into, "merged_into")}
+
+
 def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
                  project: str | None = None, within: str | None = None) -> EngramFile:
     """Each line checked on its own (a relationship once every entity is read); the good
@@ -473,6 +531,7 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
     `within`, the project a key is restricted to: a line naming another is bad, one
     naming none goes into it."""
     parsed, ignored, relationship_records = EngramFile(), set(), []
+    contradiction_records = []
     seen: dict[str, int] = {}  # memory id -> the line it is first on
     for number, record in read_records(lines, report):
         try:
@@ -486,6 +545,8 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
                 parsed.entities[pk] = (number, entity)
             elif kind == "relationship":
                 relationship_records.append((number, record))
+            elif kind == "contradiction":
+                contradiction_records.append((number, _parse_contradiction(record)))
             elif kind == "memory":
                 line = _parse_memory(record, project, within)
                 line.number = number
@@ -495,7 +556,8 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
                 parsed.memories.append(line)
                 ignored.update(set(record) - set(EXPORT_FIELDS) - {"record"})
             else:
-                raise BadLine(f"record {kind!r} is not memory, entity or relationship")
+                raise BadLine(f"record {kind!r} is not memory, entity, relationship or "
+                              "contradiction")
         except BadLine as exc:
             report.bad.append((number, str(exc)))
     _refuse_supersession_cycles(parsed, report)
@@ -505,6 +567,16 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
                                                                      parsed.entities)))
         except BadLine as exc:
             report.bad.append((number, str(exc)))
+    # memories may come after them, and a memory line left out leaves its contradictions
+    restored = {line.restored.id for line in parsed.memories if line.restored}
+    for number, contradiction in contradiction_records:
+        missing = [contradiction[side] for side in ("memory_a", "memory_b")
+                   if contradiction[side] not in restored]
+        if missing:
+            report.bad.append((number, (f"the contradiction names memory {missing[0]}, "
+                                        "which is not in the file")))
+        else:
+            parsed.contradictions.append((number, contradiction))
     report.bad.sort(key=lambda bad: bad[0])
     report.ignored_fields = sorted(ignored)
     return parsed
@@ -796,6 +868,45 @@ def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
                      created_at=edge["created_at"] or now,
                      updated_at=edge["updated_at"] or now)
         for _, edge in parsed.relationships])
+    _restore_contradictions(owner, parsed, ids, report)
+
+
+def _restore_contradictions(owner, parsed: EngramFile, ids: dict,
+                            report: ImportReport) -> None:
+    """The file's contradictions between the memories it stored or found stored, each as
+    exported (the importer is who resolved it, as with versions), unless one between the
+    two memories is there already. The older memory is a, as the scanner records it;
+    a "wins" swaps with its sides."""
+    sides = ("memory_a", "memory_b")
+    # two lines of one text are one memory stored, which contradicts no other
+    found = [contradiction for _, contradiction in parsed.contradictions
+             if all(contradiction[side] in ids for side in sides)
+             and ids[contradiction["memory_a"]] != ids[contradiction["memory_b"]]]
+    stored = Memory.objects.in_bulk({ids[c[side]] for c in found for side in sides})
+    known = {frozenset(pair) for pair in Contradiction.objects.filter(
+        memory_a__in=stored, memory_b__in=stored).values_list("memory_a", "memory_b")}
+    swapped = {Resolution.A_WINS: Resolution.B_WINS, Resolution.B_WINS: Resolution.A_WINS}
+    now, new = timezone.now(), []
+    for contradiction in found:
+        a, b = (stored[ids[contradiction[side]]] for side in sides)
+        if frozenset((a.pk, b.pk)) in known:
+            continue
+        known.add(frozenset((a.pk, b.pk)))
+        older, newer = sorted((a, b), key=lambda m: (m.created_at, str(m.pk)))
+        resolution = contradiction["resolution"]
+        resolved = contradiction["status"] == ContradictionStatus.RESOLVED
+        new.append(Contradiction(
+            owner=owner, memory_a=older, memory_b=newer,
+            shared_with_id=older.shared_with_id if older.shared_with_id == newer.shared_with_id
+            else None,
+            detected_at=contradiction["detected_at"] or now,
+            detected_by=contradiction["detected_by"], reason=contradiction["reason"],
+            confidence=contradiction["confidence"], status=contradiction["status"],
+            resolution=swapped.get(resolution, resolution) if older is b else resolution,
+            note=contradiction["note"], resolved_by=owner if resolved else None,
+            resolved_at=(contradiction["resolved_at"] or now) if resolved else None,
+            merged_into_id=ids.get(contradiction["merged_into"])))
+    report.contradictions = len(Contradiction.objects.bulk_create(new, ignore_conflicts=True))
 
 
 def _restore_insights(owner, lines: list[ImportLine], ids: dict, new: set) -> None:

@@ -38,7 +38,8 @@ def test_the_mcp_graph_as_the_body_is_imported_and_reported(api_client_for, alic
     response = post_file(api_client_for(alice), GRAPH)
     assert response.status_code == 200
     body = response.json()
-    assert body["imported"] == {"memories": 19, "entities": 10, "relationships": 10}
+    assert body["imported"] == {"memories": 19, "entities": 10,
+                                "relationships": 10, "contradictions": 0}
     assert body["skipped"] == 3 and [e["line"] for e in body["errors"]] == [8, 14, 19]
     assert "NUL" in body["errors"][1]["message"]
 
@@ -54,7 +55,8 @@ def test_importing_the_same_file_twice_adds_nothing(api_client_for, alice):
     post_file(client, GRAPH)
     counts = (Memory.objects.count(), Entity.objects.count(), Relationship.objects.count())
     again = post_file(client, GRAPH).json()
-    assert again["imported"] == {"memories": 0, "entities": 0, "relationships": 0}
+    assert again["imported"] == {"memories": 0, "entities": 0,
+                                 "relationships": 0, "contradictions": 0}
     assert (Memory.objects.count(), Entity.objects.count(),
             Relationship.objects.count()) == counts
 
@@ -74,7 +76,8 @@ def test_a_project_applies_to_every_imported_memory(api_client_for, alice):
 def test_engrams_own_lines_import_through_the_same_endpoint(api_client_for, alice):
     data = b'{"content": "The staging DB runs on port 5433", "tags": ["db"]}\n{oops\n'
     body = post_file(api_client_for(alice), data, "?project=web").json()
-    assert body["imported"] == {"memories": 1, "entities": 0, "relationships": 0}
+    assert body["imported"] == {"memories": 1, "entities": 0,
+                                "relationships": 0, "contradictions": 0}
     assert body["errors"] == [{"line": 2, "message": body["errors"][0]["message"]}]
     assert body["errors"][0]["message"].startswith("not valid JSON")
     assert Memory.objects.get(owner=alice).project == "web"
@@ -125,7 +128,8 @@ def test_a_large_file_runs_as_a_job_with_progress(api_client_for, alice, setting
     job = client.get(started["url"]).json()
     assert (job["kind"], job["status"], job["progress"]) == ("import", "done", 1.0)
     assert job["progress_total"] == 30
-    assert job["result"]["imported"] == {"memories": 30, "entities": 30, "relationships": 0}
+    assert job["result"]["imported"] == {"memories": 30, "entities": 30,
+                                         "relationships": 0, "contradictions": 0}
     assert Entity.objects.for_owner(alice).count() == 30
 
 

@@ -104,7 +104,8 @@ def test_importing_the_mcp_memory_graph_reports_counts_and_bad_lines(engram, ali
     assert any(problem.strip().startswith("line 8:") for problem in problems)
     assert Memory.objects.filter(owner=alice, project="shop").exists()
     code, again = engram("import", graph, "--project", "shop")
-    assert code == 0 and again.startswith("0 memories, 0 entities, 0 relationships imported")
+    assert code == 0 and again.startswith(
+        "0 memories, 0 entities, 0 relationships, 0 contradictions imported")
 
 
 def test_importing_a_missing_file_exits_1(engram, capsys):

@@ -49,7 +49,7 @@ def edges(owner) -> set[tuple[str, str, str]]:
 def test_the_fixture_imports_its_entities_observations_and_relations(alice):
     report = import_jsonl(alice, graph_file())
     assert report.as_dict()["imported"] == {"memories": 19, "entities": 10,
-                                            "relationships": 10}
+                                            "relationships": 10, "contradictions": 0}
     assert Entity.objects.for_owner(alice).count() == 10
     assert Memory.objects.for_owner(alice).count() == 19
     maya = Entity.objects.get(owner=alice, name="Maya Okafor")
@@ -83,7 +83,8 @@ def test_importing_the_same_file_twice_adds_nothing(alice):
               MemoryEntity.objects.count(), MemoryVersion.objects.count(),
               sorted(Memory.objects.values_list("helpful_count", flat=True)))
     again = import_jsonl(alice, graph_file()).as_dict()
-    assert again["imported"] == {"memories": 0, "entities": 0, "relationships": 0}
+    assert again["imported"] == {"memories": 0, "entities": 0,
+                                 "relationships": 0, "contradictions": 0}
     assert again["strengthened"] == 0
     assert (Memory.objects.count(), Entity.objects.count(), Relationship.objects.count(),
             MemoryEntity.objects.count(), MemoryVersion.objects.count(),

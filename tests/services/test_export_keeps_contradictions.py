@@ -1,0 +1,140 @@
+"""An export carries the contradictions between its memories, open or as a person resolved
+them: imported into another account, a pair dismissed as both valid stays dismissed and
+is not raised again, a winner stays the winner, and an open verdict keeps its reason."""
+
+import json
+
+import pytest
+
+from memories.maintenance.contradictions import resolve_contradiction
+from memories.models import Contradiction, ContradictionStatus, Memory, Resolution
+from memories.services.remembering import remember
+from memories.services.transfer import export_lines, import_jsonl
+
+pytestmark = pytest.mark.django_db
+
+OLD, NEW = "The orders API listens on port 8080", "The orders API listens on port 9090"
+
+
+def disputed(owner, old=OLD, new=NEW, project="", **fields) -> Contradiction:
+    a = remember(owner=owner, content=old, project=project).memory
+    b = remember(owner=owner, content=new, project=project).memory
+    return Contradiction.objects.create(owner=owner, memory_a=a, memory_b=b, **fields)
+
+
+def records(owner, **options) -> list[dict]:
+    return [json.loads(line) for line in export_lines(owner, **options)]
+
+
+def jsonl(lines: list[dict]) -> bytes:
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def test_a_dismissed_contradiction_comes_back_dismissed_and_is_not_raised_again(
+        alice, bob, charlie, django_capture_on_commit_callbacks):
+    resolve_contradiction(disputed(alice), resolution=Resolution.BOTH_VALID, by=alice,
+                          note="8080 inside the cluster, 9090 at the load balancer")
+    exported = records(alice)
+    with django_capture_on_commit_callbacks(execute=True):  # embedded, then checked
+        report = import_jsonl(bob, jsonl(exported))
+    assert report.bad == [] and report.as_dict()["imported"]["contradictions"] == 1
+    kept = Contradiction.objects.get(owner=bob)
+    assert (kept.memory_a.content, kept.memory_b.content) == (OLD, NEW)
+    assert kept.memory_a.owner == kept.memory_b.owner == bob
+    assert (kept.status, kept.resolution, kept.resolved_by) == (
+        ContradictionStatus.RESOLVED, Resolution.BOTH_VALID, bob)
+    assert kept.note == "8080 inside the cluster, 9090 at the load balancer"
+    # the control: the same memories without their contradiction are checked and raised
+    with django_capture_on_commit_callbacks(execute=True):
+        import_jsonl(charlie, jsonl([r for r in exported if r.get("record") != "contradiction"]))
+    raised = Contradiction.objects.get(owner=charlie)
+    assert raised.status == ContradictionStatus.OPEN and raised.detected_by == "rules"
+
+
+def test_an_open_contradiction_keeps_its_verdict(alice, bob):
+    disputed(alice, detected_by="anthropic:claude-haiku", confidence=0.83,
+             reason="the port of the orders API: 8080 against 9090")
+    import_jsonl(bob, jsonl(records(alice)))
+    kept = Contradiction.objects.get(owner=bob)
+    original = Contradiction.objects.get(owner=alice)
+    assert (kept.status, kept.resolution, kept.resolved_by, kept.resolved_at) == (
+        ContradictionStatus.OPEN, "", None, None)
+    assert (kept.detected_by, kept.confidence, kept.reason, kept.detected_at) == (
+        original.detected_by, original.confidence, original.reason, original.detected_at)
+
+
+def test_a_winner_stays_the_winner_whichever_side_a_file_names_it_on(alice, bob):
+    resolve_contradiction(disputed(alice), resolution=Resolution.B_WINS, by=alice)
+    exported = records(alice)
+    line = next(r for r in exported if r.get("record") == "contradiction")
+    assert line["resolution"] == Resolution.B_WINS
+    # written by hand the other way round: the newer memory first, so "a wins"
+    line.update(memory_a=line["memory_b"], memory_b=line["memory_a"],
+                resolution=Resolution.A_WINS)
+    import_jsonl(bob, jsonl(exported))
+    kept = Contradiction.objects.get(owner=bob)
+    assert kept.memory_a.content == OLD  # the older is a, as the scanner records it
+    assert kept.resolution == Resolution.B_WINS
+    loser = Memory.objects.get(owner=bob, content=OLD)
+    assert loser.superseded_by.content == NEW
+
+
+def test_a_merged_contradiction_names_the_merged_text(alice, bob):
+    resolve_contradiction(disputed(alice), resolution=Resolution.MERGED, by=alice,
+                          merged_content="The orders API listens on 8080, exposed as 9090")
+    import_jsonl(bob, jsonl(records(alice)))
+    kept = Contradiction.objects.get(owner=bob)
+    assert kept.merged_into.owner == bob
+    assert kept.merged_into.content == "The orders API listens on 8080, exposed as 9090"
+
+
+def test_importing_an_export_twice_adds_no_second_contradiction(alice, bob):
+    disputed(alice)
+    data = jsonl(records(alice))
+    import_jsonl(bob, data)
+    again = import_jsonl(bob, data)
+    assert again.contradictions == 0 and again.bad == []
+    assert Contradiction.objects.filter(owner=bob).count() == 1
+
+
+def test_a_project_export_holds_the_contradictions_inside_the_project_only(alice):
+    disputed(alice, project="lighthouse")
+    disputed(alice, old="Backups run at 02:00 UTC", new="Backups run at 04:30 UTC")
+    lines = [r for r in records(alice, project="lighthouse") if r.get("record") == "contradiction"]
+    assert len(lines) == 1
+    contents = {r["id"]: r["content"] for r in records(alice, project="lighthouse")
+                if r.get("record", "memory") == "memory"}
+    assert (contents[lines[0]["memory_a"]], contents[lines[0]["memory_b"]]) == (OLD, NEW)
+    assert len([r for r in records(alice) if r.get("record") == "contradiction"]) == 2
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"memory_b": "8d1b5a7e-0000-4000-8000-000000000000"}, "not in the file"),
+    ({"memory_b": None}, "memory_b None is not an id"),
+    ({"status": "resolved"}, "a resolved contradiction needs a resolution"),
+    ({"resolution": "a_wins"}, "a resolved contradiction needs a resolution"),
+    ({"status": "dismissed"}, "status 'dismissed' is not one of"),
+    ({"confidence": 2}, "confidence must be a number from 0 to 1"),
+    ({"status": "resolved", "resolution": "both_valid",
+      "merged_into": "8d1b5a7e-0000-4000-8000-000000000000"}, "merged_into is for"),
+    ({"note": "x" * 2001}, "note"),
+])
+def test_a_bad_contradiction_line_is_named_and_the_rest_imported(alice, bob, change, message):
+    disputed(alice)
+    exported = records(alice)
+    line = next(r for r in exported if r.get("record") == "contradiction")
+    line.update(change)
+    report = import_jsonl(bob, jsonl(exported))
+    assert [number for number, _ in report.bad] == [exported.index(line) + 1]
+    assert message in report.bad[0][1]
+    assert report.created == 2 and not Contradiction.objects.filter(owner=bob).exists()
+
+
+def test_a_contradiction_of_a_memory_with_itself_is_refused(alice, bob):
+    disputed(alice)
+    exported = records(alice)
+    line = next(r for r in exported if r.get("record") == "contradiction")
+    line["memory_b"] = line["memory_a"]
+    report = import_jsonl(bob, jsonl(exported))
+    assert "one memory" in report.bad[0][1]
+    assert not Contradiction.objects.filter(owner=bob).exists()

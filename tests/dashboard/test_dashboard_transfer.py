@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from memories.models import Memory, Status
+from memories.models import Contradiction, Memory, Status
 from memories.services.editing import delete_memory
 from memories.services.remembering import remember
 from memories.services.transfer import EXPORT_FIELDS
@@ -186,3 +186,14 @@ def test_a_date_that_does_not_exist_is_a_bad_line_not_an_error(signed_in, alice)
     assert response.status_code == 200
     assert "is not an ISO 8601 date and time" in response.content.decode()
     assert not Memory.objects.filter(owner=alice).exists()
+
+
+def test_the_report_counts_the_contradictions_imported_with_the_memories(client, alice, bob):
+    old = remember(owner=alice, content="The orders API listens on port 8080").memory
+    new = remember(owner=alice, content="The orders API listens on port 9090").memory
+    Contradiction.objects.create(owner=alice, memory_a=old, memory_b=new)
+    client.force_login(alice)
+    records = exported(client)
+    client.force_login(bob)
+    page = client.post(TRANSFER, {"file": jsonl(*records)}).content.decode()
+    assert "<strong>1 contradiction</strong> as exported" in page

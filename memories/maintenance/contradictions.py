@@ -101,8 +101,11 @@ def check_contradictions(memory_ids: Iterable, *, now: datetime | None = None,
     """
     now = now or timezone.now()
     found = []
+    # A memory superseded or ended no longer holds: its neighbours are judged against
+    # what replaced it, and a person resolved what it disputed (an import or a scan
+    # asks about every memory, ended ones too).
     memories = list(Memory.objects.filter(pk__in=list(memory_ids), status=Status.ACTIVE)
-                    .select_related("owner"))
+                    .not_ended(now).select_related("owner"))
     neighbours = _neighbours(memories)
     pairs = [pair for pair in pairs_in_order(memories, neighbours) if _worth_judging(*pair)]
     # progress counts a memory once its last pair is judged (those with none at once);
@@ -336,8 +339,10 @@ def _supersede(loser: Memory, winner: Memory, by, now: datetime) -> None:
 
 def scan_contradictions(*, owner=None, dry_run: bool = False, job: Job | None = None,
                         now: datetime | None = None, on_progress=None) -> dict:
-    """Check every active memory (of one owner, or all): the on-demand scan."""
-    memories = Memory.objects.filter(status=Status.ACTIVE, embedding__isnull=False)
+    """Check every active memory that still holds (of one owner, or all): the on-demand
+    scan."""
+    memories = Memory.objects.filter(status=Status.ACTIVE, embedding__isnull=False).not_ended(
+        now or timezone.now())
     if owner is not None:
         memories = memories.filter(owner=owner)
     ids = list(memories.values_list("pk", flat=True))

@@ -507,9 +507,10 @@ def _parse_contradiction(record: dict) -> dict:
     if sides[0] == sides[1]:
         raise BadLine("memory_a and memory_b are one memory, which contradicts no other")
     status = _choice(record, "status", ContradictionStatus.values, ContradictionStatus.OPEN)
+    # one closed by Engram, a side superseded when another was resolved, has none
     resolution = _choice(record, "resolution", ["", *Resolution.values], "")
-    if (status == ContradictionStatus.RESOLVED) != bool(resolution):
-        raise BadLine("a resolved contradiction needs a resolution, and an open one has none")
+    if status == ContradictionStatus.OPEN and resolution:
+        raise BadLine("an open contradiction has no resolution")
     merged_into = record.get("merged_into")
     if merged_into is not None and resolution != Resolution.MERGED:
         raise BadLine("merged_into is for a contradiction resolved as merged")

@@ -4,8 +4,15 @@ import json
 
 from django.core.management import call_command
 
-from memories.maintenance.contradictions import check_contradictions
-from memories.models import Contradiction, ContradictionStatus, JudgedPair, ModelCall
+from memories.maintenance.contradictions import check_contradictions, resolve_contradiction
+from memories.models import (
+    Contradiction,
+    ContradictionStatus,
+    JudgedPair,
+    Memory,
+    ModelCall,
+    Resolution,
+)
 from memories.selectors import contradiction_queue, count_open_contradictions
 from memories.services import remembering
 from tests.helpers import anthropic_error, anthropic_reply
@@ -46,6 +53,23 @@ def test_a_full_scan_finds_each_pair_once_and_a_rerun_adds_nothing(alice, rememb
     assert Contradiction.objects.count() == 1
     call_command("scan_contradictions")
     assert Contradiction.objects.count() == 1
+
+
+def test_a_scan_judges_no_memory_a_person_has_superseded(alice, remember):
+    old = remember(alice, "The orders API listens on port 8080")
+    new = remember(alice, "The orders API listens on port 9090")
+    resolve_contradiction(Contradiction.objects.get(), resolution=Resolution.B_WINS, by=alice)
+    newest = remember(alice, "The orders API listens on port 7070")
+    disputed = {(c.memory_a_id, c.memory_b_id) for c in Contradiction.objects.filter(
+        status=ContradictionStatus.OPEN)}
+    assert disputed == {(new.pk, newest.pk)}
+    call_command("scan_contradictions")
+    assert {(c.memory_a_id, c.memory_b_id) for c in Contradiction.objects.filter(
+        status=ContradictionStatus.OPEN)} == disputed
+    # the control: held again, the old memory is judged, and disputes the newest
+    Memory.objects.filter(pk=old.pk).update(superseded_by=None, valid_to=None)
+    call_command("scan_contradictions")
+    assert Contradiction.objects.filter(memory_a=old, memory_b=newest).exists()
 
 
 def judged(contradicts):

@@ -79,6 +79,34 @@ def test_a_winner_stays_the_winner_whichever_side_a_file_names_it_on(alice, bob)
     assert loser.superseded_by.content == NEW
 
 
+def test_a_contradiction_engram_closed_comes_back_closed(alice, bob):
+    settled = disputed(alice)
+    third = remember(owner=alice, content="The orders API listens on port 7070").memory
+    moot = Contradiction.objects.create(owner=alice, memory_a=settled.memory_a,
+                                        memory_b=third)
+    resolve_contradiction(settled, resolution=Resolution.B_WINS, by=alice)
+    moot.refresh_from_db()
+    assert (moot.status, moot.resolution) == (ContradictionStatus.RESOLVED, "")
+    report = import_jsonl(bob, jsonl(records(alice)))
+    assert report.bad == [] and report.contradictions == 2
+    closed = Contradiction.objects.get(owner=bob, memory_b__content=third.content)
+    assert (closed.status, closed.resolution) == (ContradictionStatus.RESOLVED, "")
+    assert closed.note.startswith("Closed: memory")
+
+
+def test_an_import_raises_no_contradiction_about_a_memory_already_superseded(
+        alice, bob, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        resolve_contradiction(disputed(alice), resolution=Resolution.B_WINS, by=alice)
+        remember(owner=alice, content="The orders API listens on port 7070")
+    assert Contradiction.objects.filter(owner=alice, status=ContradictionStatus.OPEN).count() == 1
+    with django_capture_on_commit_callbacks(execute=True):  # embedded, then checked
+        import_jsonl(bob, jsonl(records(alice)))
+    still_open = Contradiction.objects.get(owner=bob, status=ContradictionStatus.OPEN)
+    assert {still_open.memory_a.content, still_open.memory_b.content} == {
+        NEW, "The orders API listens on port 7070"}
+
+
 def test_a_merged_contradiction_names_the_merged_text(alice, bob):
     resolve_contradiction(disputed(alice), resolution=Resolution.MERGED, by=alice,
                           merged_content="The orders API listens on 8080, exposed as 9090")
@@ -111,8 +139,7 @@ def test_a_project_export_holds_the_contradictions_inside_the_project_only(alice
 @pytest.mark.parametrize(("change", "message"), [
     ({"memory_b": "8d1b5a7e-0000-4000-8000-000000000000"}, "not in the file"),
     ({"memory_b": None}, "memory_b None is not an id"),
-    ({"status": "resolved"}, "a resolved contradiction needs a resolution"),
-    ({"resolution": "a_wins"}, "a resolved contradiction needs a resolution"),
+    ({"resolution": "a_wins"}, "an open contradiction has no resolution"),
     ({"status": "dismissed"}, "status 'dismissed' is not one of"),
     ({"confidence": 2}, "confidence must be a number from 0 to 1"),
     ({"status": "resolved", "resolution": "both_valid",

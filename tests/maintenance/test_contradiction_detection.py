@@ -4,7 +4,10 @@ import json
 
 from django.core.management import call_command
 
-from memories.maintenance.contradictions import check_contradictions, resolve_contradiction
+from memories.maintenance.contradictions import (
+    check_contradictions,
+    resolve_contradiction,
+)
 from memories.models import (
     Contradiction,
     ContradictionStatus,

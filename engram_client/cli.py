@@ -218,6 +218,8 @@ def import_file(client, args, out):
                 f"{answer.get('already_stored', 0)} already stored; "
                 + (f"{answer['undeleted']} brought back (deleted since the export); "
                    if answer.get("undeleted") else "")
+                + (f"{answer['contradictions_already_stored']} contradictions already "
+                   "recorded; " if answer.get("contradictions_already_stored") else "")
                 + f"{answer.get('skipped', 0)} skipped\n")
     for error in answer.get("errors", []):
         out.write(f"  line {error['line']}: {_one_line(error['message'])}\n")

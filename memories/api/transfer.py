@@ -63,6 +63,9 @@ class ImportReportOutput(serializers.Serializer):
     already_stored = serializers.IntegerField(
         help_text="Memories of an export found stored as they are (the same text, project "
                   "and creation time), left as they are")
+    contradictions_already_stored = serializers.IntegerField(
+        help_text="Contradictions of an export found recorded between the same two memories, "
+                  "left as they are")
     undeleted = serializers.IntegerField(
         help_text="Memories of an export you deleted since, found deleted and brought back "
                   "with their exported status")

@@ -33,6 +33,7 @@ class ImportReport:
     entities: int = 0  # created
     relationships: int = 0  # created
     contradictions: int = 0  # created
+    contradictions_already_stored: int = 0  # of an export, found between the two memories
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
     skipped_bad: bool = False  # bad lines were skipped and the rest stored
     ignored_fields: list[str] = field(default_factory=list)
@@ -50,6 +51,7 @@ class ImportReport:
                          "contradictions": self.contradictions},
             "strengthened": self.strengthened,
             "already_stored": self.already_stored,
+            "contradictions_already_stored": self.contradictions_already_stored,
             "undeleted": self.undeleted,
             "skipped": len(self.bad),
             "errors": [{"line": number, "message": message}

@@ -891,6 +891,7 @@ def _restore_contradictions(owner, parsed: EngramFile, ids: dict,
     for contradiction in found:
         a, b = (stored[ids[contradiction[side]]] for side in sides)
         if frozenset((a.pk, b.pk)) in known:
+            report.contradictions_already_stored += 1
             continue
         known.add(frozenset((a.pk, b.pk)))
         older, newer = sorted((a, b), key=lambda m: (m.created_at, str(m.pk)))

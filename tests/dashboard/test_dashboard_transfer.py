@@ -197,3 +197,20 @@ def test_the_report_counts_the_contradictions_imported_with_the_memories(client,
     client.force_login(bob)
     page = client.post(TRANSFER, {"file": jsonl(*records)}).content.decode()
     assert "<strong>1 contradiction</strong> as exported" in page
+    again = client.post(TRANSFER, {"file": jsonl(*records)}).content.decode()
+    assert "<strong>1 contradiction already recorded</strong> and left as it is" in again
+
+
+def test_an_htmx_import_updates_the_badge_with_the_contradictions_it_brought(client, alice,
+                                                                              bob):
+    old = remember(owner=alice, content="The orders API listens on port 8080").memory
+    new = remember(owner=alice, content="The orders API listens on port 9090").memory
+    Contradiction.objects.create(owner=alice, memory_a=old, memory_b=new)
+    client.force_login(alice)
+    records = exported(client)
+    client.force_login(bob)
+    part = client.post(TRANSFER, {"file": jsonl(*records)}, headers={"HX-Request": "true"})
+    badge = re.search(r'<span id="contradictions-badge"[^>]*>.*?</span></span>',
+                      part.content.decode(), re.S)
+    assert badge and 'hx-swap-oob="true"' in badge.group(0)
+    assert 'aria-label="1 open"' in badge.group(0)

@@ -165,3 +165,13 @@ def test_a_contradiction_of_a_memory_with_itself_is_refused(alice, bob):
     report = import_jsonl(bob, jsonl(exported))
     assert "one memory" in report.bad[0][1]
     assert not Contradiction.objects.filter(owner=bob).exists()
+
+
+def test_a_second_import_says_its_contradictions_were_there_already(alice, bob):
+    disputed(alice)
+    data = jsonl(records(alice))
+    import_jsonl(bob, data)
+    again = import_jsonl(bob, data).as_dict()
+    assert again["imported"]["contradictions"] == 0
+    assert again["contradictions_already_stored"] == 1
+    assert again["already_stored"] == 2

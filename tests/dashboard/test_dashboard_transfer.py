@@ -211,6 +211,6 @@ def test_an_htmx_import_updates_the_badge_with_the_contradictions_it_brought(cli
     client.force_login(bob)
     part = client.post(TRANSFER, {"file": jsonl(*records)}, headers={"HX-Request": "true"})
     badge = re.search(r'<span id="contradictions-badge"[^>]*>.*?</span></span>',
-                      part.content.decode(), re.S)
+                      part.content.decode(), re.DOTALL)
     assert badge and 'hx-swap-oob="true"' in badge.group(0)
     assert 'aria-label="1 open"' in badge.group(0)

@@ -831,6 +831,11 @@ class ContradictionQuerySet(OwnedQuerySet):
         unless the unsure ones are asked for."""
         return self.filter(confidence__gte=CONFIDENT)
 
+    def listed(self):
+        """What a list shows unless unsure verdicts are asked for: the confident ones, and
+        every resolved one, since a decision stands whatever the judge's confidence."""
+        return self.filter(Q(confidence__gte=CONFIDENT) | Q(status=ContradictionStatus.RESOLVED))
+
     def not_moot(self):
         """Less the open ones with a deleted side: nothing is left to dispute, so neither
         the queue nor a context shows them, and they are back if the deletion is undone."""

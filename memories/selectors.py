@@ -1502,11 +1502,11 @@ def contradictions_of(user):
 
 def contradiction_queue(user, *, status: str, unsure: bool = False):
     """The user's queue (queued_contradictions): open ones oldest first, resolved ones
-    newest resolution first; confident verdicts only, unless `unsure` asks for every
-    one."""
+    newest resolution first; of the open ones the confident verdicts only, unless
+    `unsure` asks for every one."""
     found = with_memories(queued_contradictions(user)).filter(status=status)
     if not unsure:
-        found = found.confident()
+        found = found.listed()
     if status == ContradictionStatus.OPEN:
         return found.order_by("detected_at", "id")
     return found.order_by("-resolved_at", "-detected_at")

@@ -75,19 +75,19 @@ class ContradictionList(ContradictionView):
         status = serializers.ChoiceField(ContradictionStatus.choices, required=False)
         unsure = serializers.BooleanField(
             required=False, default=False,
-            help_text="Also list the verdicts below the confidence the queue asks for "
-                      "(kept, never queued)")
+            help_text="Also list the open verdicts below the confidence the queue asks "
+                      "for (kept, never queued); resolved ones are always listed")
 
     @extend_schema(parameters=[Filters], responses=ContradictionOutput(many=True),
-                   summary="Contradictions between memories, newest first; confident ones "
-                           "unless unsure=true")
+                   summary="Contradictions between memories, newest first; open ones "
+                           "confident unless unsure=true, resolved ones all")
     def get(self, request):
         filters = self.Filters(data=request.query_params)
         filters.is_valid(raise_exception=True)
         found = self.reach.contradictions(selectors.with_memories(
             selectors.queued_contradictions(request.user)))
         if not filters.validated_data["unsure"]:
-            found = found.confident()
+            found = found.listed()
         return page_by_status(self, found, self.Filters,
                               lambda page: ContradictionOutput(
                                   page, many=True, context=self.shown_all(page)).data)

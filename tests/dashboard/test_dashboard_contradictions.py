@@ -66,6 +66,20 @@ def test_resolved_ones_stay_browsable_under_their_own_tab(client, alice, alices)
     assert detail(services_resolved) in resolved_page
 
 
+def test_a_resolution_of_an_unsure_verdict_is_listed_with_the_others(client, alice, alices):
+    decided = pair(alice, "Staging deploys on Fridays", "Staging never deploys on Fridays",
+                   confidence=0.6)
+    resolve_contradiction(decided, resolution=Resolution.A_WINS, by=alice, note="checked")
+    page = client.get(reverse("contradictions"), {"status": "resolved"}).content.decode()
+    assert detail(decided) in page and "checked" in page
+    assert "Show unsure verdicts too" not in page
+
+
+def test_the_tabs_keep_showing_unsure_verdicts_once_asked_for(client, alices):
+    page = client.get(reverse("contradictions"), {"unsure": "1"}).content.decode()
+    assert 'href="/contradictions/?status=resolved&amp;unsure=1"' in page
+
+
 def test_an_htmx_request_gets_only_the_queue(client, alices):
     partial = client.get(reverse("contradictions"), HTTP_HX_REQUEST="true").content.decode()
     assert partial.lstrip().startswith('<section id="queue"') and "<html" not in partial

@@ -117,6 +117,16 @@ def test_the_list_leaves_unsure_verdicts_out_unless_asked(alice, api_client_for)
     assert client.get("/api/v1/contradictions?unsure=perhaps").status_code == 400
 
 
+def test_the_list_shows_a_resolution_whatever_the_verdicts_confidence(alice, api_client_for):
+    unsure = pair(alice, "Staging deploys on Fridays", "Staging never deploys on Fridays")
+    Contradiction.objects.filter(pk=unsure.pk).update(confidence=0.6)
+    client = api_client_for(alice)
+    assert client.get("/api/v1/contradictions").json()["results"] == []
+    assert resolve(client, unsure, resolution="a_wins").status_code == 200
+    listed = client.get("/api/v1/contradictions?status=resolved").json()["results"]
+    assert [c["id"] for c in listed] == [str(unsure.pk)]
+
+
 @pytest.mark.parametrize("other", ["bob", "charlie"])
 def test_another_owners_contradiction_is_a_404(alice, bob, charlie, api_client_for, other):
     contradiction = pair(alice)

@@ -860,6 +860,7 @@ def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
         for line in restored for pk in line.restored.entities if pk in entities],
         ignore_conflicts=True)
     _restore_insights(owner, restored, ids, new)
+    _restore_version_references(ids, new)
     now = timezone.now()
     report.relationships = add_relationships(owner, [
         Relationship(source=entities[edge["source"]], target=entities[edge["target"]],
@@ -870,6 +871,24 @@ def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
                      updated_at=edge["updated_at"] or now)
         for _, edge in parsed.relationships])
     _restore_contradictions(owner, parsed, ids, report)
+
+
+def _restore_version_references(ids: dict, new: set) -> None:
+    """The successors the restored versions name ("superseded_by" before and after a
+    change), as the memories of the file were stored here: the exported ids mean nothing
+    to the importer, who would read a change from nothing to nothing. One not in the
+    file is left as exported."""
+    named = {str(pk): str(stored) for pk, stored in ids.items()}
+    changed = []
+    for version in (MemoryVersion.objects.filter(memory__in=new).filter(
+            Q(before__has_key="superseded_by") | Q(after__has_key="superseded_by"))
+            .only("before", "after").iterator(chunk_size=IMPORT_BATCH)):
+        for side in (version.before, version.after):
+            if side.get("superseded_by") in named:
+                side["superseded_by"] = named[side["superseded_by"]]
+                changed.append(version)
+    MemoryVersion.objects.bulk_update(set(changed), ["before", "after"],
+                                      batch_size=IMPORT_BATCH)
 
 
 def _restore_contradictions(owner, parsed: EngramFile, ids: dict,

@@ -175,3 +175,12 @@ def test_a_second_import_says_its_contradictions_were_there_already(alice, bob):
     assert again["imported"]["contradictions"] == 0
     assert again["contradictions_already_stored"] == 1
     assert again["already_stored"] == 2
+
+
+def test_the_history_of_a_loser_names_its_winner_as_imported(alice, bob):
+    resolve_contradiction(disputed(alice), resolution=Resolution.B_WINS, by=alice)
+    import_jsonl(bob, jsonl(records(alice)))
+    loser = Memory.objects.get(owner=bob, content=OLD)
+    change = loser.versions.get(change="updated")
+    assert change.after["superseded_by"] == str(loser.superseded_by_id)
+    assert change.before["superseded_by"] is None

@@ -40,7 +40,10 @@ def contradiction_list(request):
                      25).get_page(request.GET.get("page"))
     if projects := [c.shared_with for c in page if c.shared_with is not None]:
         label_projects(project_labels(request.user), projects)
-    context = {"status": status, "page": page, "unsure": unsure}
+    # a tab or the toggle swapped the list away with the link just pressed: focus goes to
+    # the tab now current, not to the top of the page (not when the list refreshes itself)
+    context = {"status": status, "page": page, "unsure": unsure,
+               "focus_tab": bool(request.htmx) and request.htmx.trigger != "queue"}
     template = "dashboard/contradictions.html#queue" if request.htmx else "dashboard/contradictions.html"
     return render(request, template, context)
 
@@ -66,6 +69,9 @@ def contradiction_detail(request, contradiction_id):
                 return redirect("contradiction_detail", contradiction_id=contradiction.pk)
             contradiction = contradictions_of(request.user).get(pk=contradiction.pk)
             resolved_now = True
+    if request.htmx and (wrong := [name for name in form.errors if name in form.fields]):
+        # the form was swapped away with the button pressed: focus goes to what to fix
+        form.fields[wrong[0]].widget.attrs["autofocus"] = True
     context = {"contradiction": contradiction, "form": form, "resolved_now": resolved_now,
                "may_resolve": may_resolve(contradiction, request.user),
                "merged": still_readable(request.user, contradiction.merged_into),

@@ -1,6 +1,8 @@
 """The contradictions queue: open ones first, resolved ones browsable, each pair side by
 side with its sources, resolved in four ways; and the badge that counts the open ones."""
 
+import re
+
 import pytest
 from django.test import RequestFactory
 from django.urls import reverse
@@ -234,3 +236,18 @@ def test_metadata_with_a_key_named_items_is_shown_like_any_other(client, alice):
     assert response.status_code == 200
     page = response.content.decode()
     assert "<dt>items</dt><dd>3</dd>" in page and "<dt>file</dt><dd>settings.py</dd>" in page
+
+
+def test_a_refused_resolution_takes_focus_to_why(client, alices):
+    Memory.objects.filter(pk=alices.memory_b_id).update(status="deleted")
+    part = client.post(detail(alices), {"resolution": "b_wins"},
+                       HTTP_HX_REQUEST="true").content.decode()
+    assert re.search(r'<div class="error" role="alert" tabindex="-1" autofocus>.*deleted',
+                     part, re.DOTALL)
+
+
+def test_the_queue_refreshing_itself_takes_no_focus(client, alices):
+    tab = client.get(reverse("contradictions"), HTTP_HX_REQUEST="true").content.decode()
+    refresh = client.get(reverse("contradictions"), HTTP_HX_REQUEST="true",
+                         HTTP_HX_TRIGGER="queue").content.decode()
+    assert "autofocus" in tab and "autofocus" not in refresh

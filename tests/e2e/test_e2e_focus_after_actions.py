@@ -1,7 +1,8 @@
 """A keyboard user is not thrown to the top of the page when the button they pressed is
 swapped away: undoing a delete, cancelling an edit, revoking a key, reviewing an
-insight, importing a file and following a link in the work log each leave focus on what
-happened or where they were; nor by a list that refreshes itself under them."""
+insight, importing a file, following a link in the work log, switching the
+contradictions' tabs and a resolution refused each leave focus on what happened, where
+they were or what to fix; nor by a list that refreshes itself under them."""
 
 import re
 
@@ -9,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from memories.models import (
+    Contradiction,
     Job,
     JobKind,
     JobStatus,
@@ -120,3 +122,28 @@ def test_the_jobs_list_polling_while_a_job_runs_leaves_focus_on_retry(page, sign
         pass
     htmx_settled(page)
     expect(retry).to_be_focused()
+
+
+@pytest.fixture
+def disputed(alice):
+    remember(owner=alice, content="The orders API listens on port 8080")
+    remember(owner=alice, content="The orders API listens on port 9090")
+    return Contradiction.objects.get(owner=alice)  # the check after each commit found it
+
+
+def test_switching_the_contradictions_tab_leaves_focus_on_the_tab(page, sign_in, disputed):
+    sign_in("alice", "alice-secret-pw", then="/contradictions/")
+    for name in ("Resolved", re.compile("^Open")):
+        press(page, page.get_by_role("link", name=name))
+        tab = page.get_by_role("link", name=name)
+        expect(tab).to_have_attribute("aria-current", "page")  # swapped in
+        htmx_settled(page)
+        expect(tab).to_be_focused()
+
+
+def test_a_merge_without_text_takes_focus_to_the_merged_text(page, sign_in, disputed):
+    sign_in("alice", "alice-secret-pw", then=f"/contradictions/{disputed.pk}/")
+    page.get_by_role("radio", name=re.compile("Merged: store")).check()
+    page.get_by_label("Merged text").fill("")
+    press(page, page.get_by_role("button", name="Resolve"))
+    expect(page.get_by_label("Merged text")).to_be_focused()

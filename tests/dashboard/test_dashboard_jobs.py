@@ -45,6 +45,16 @@ def test_it_shows_a_failed_jobs_error_and_a_finished_jobs_result(signed_in, alic
     assert "found 1 · checked 12" in page or "checked 12 · found 1" in page
 
 
+def test_an_import_jobs_bad_lines_are_listed_by_number_and_its_result_shown_as_json(
+        signed_in, alice):
+    message = "the contradiction names memory 8d1b5a7e, which is not in the file"
+    job(alice, kind=JobKind.IMPORT, status=JobStatus.DONE,
+        result={"skipped": 1, "errors": [{"line": 27, "message": message}]})
+    page = signed_in.get(JOBS).content.decode()
+    assert f"<li>line 27: {message}</li>" in page
+    assert '&quot;line&quot;: 27' in page and "{&#x27;" not in page
+
+
 def test_the_list_polls_every_two_seconds_while_a_job_runs(signed_in, alice):
     running = job(alice, status=JobStatus.RUNNING)
     assert "every 2s" in signed_in.get(JOBS).content.decode()

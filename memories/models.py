@@ -811,10 +811,10 @@ class ContradictionStatus(models.TextChoices):
 
 
 class Resolution(models.TextChoices):
-    A_WINS = "a_wins"
-    B_WINS = "b_wins"
-    BOTH_VALID = "both_valid"
-    MERGED = "merged"
+    A_WINS = "a_wins", "A wins"
+    B_WINS = "b_wins", "B wins"
+    BOTH_VALID = "both_valid", "Both valid"
+    MERGED = "merged", "Merged"
 
 
 class ContradictionQuerySet(OwnedQuerySet):

@@ -2336,7 +2336,8 @@ def _changed_measure(a: Clause, b: Clause, when: bool = True) -> JudgeVerdict | 
                 and _identifiers(a) & _identifiers(b) and not _marked_apart(*subjects)):
             sure = CONFIDENT
         if sure is not None and sure >= CONFIDENT:
-            return _verdict(True, f"the {key} changed: {_readable(key, measured_a[key])} "
+            return _verdict(True, f"the {_as_said(key, a, b)} changed: "
+                                  f"{_readable(key, measured_a[key])} "
                                   f"against {_readable(key, measured_b[key])}", min(sure, 0.75))
     return None
 
@@ -2431,6 +2432,14 @@ _READABLE_UNITS = {
     "size": ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1, "bytes")),
 }
 _READABLE_UNITS["period"] = _READABLE_UNITS["duration"]
+
+
+def _as_said(key: str, *clauses: Clause) -> str:
+    """What a measure counts, in the words a statement wrote: its key holds them stemmed
+    ("messag" for "messages"), and a person reads the reason."""
+    said = {token.norm: token.raw.casefold() for clause in reversed(clauses)
+            for token in clause.tokens}
+    return "/".join(said.get(part, part) for part in key.split("/"))
 
 
 def _readable(key: str, value: float | str) -> str:

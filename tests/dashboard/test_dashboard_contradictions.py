@@ -164,7 +164,7 @@ def test_an_htmx_resolution_answers_with_the_pair_and_tells_the_page(client, ali
                            HTTP_HX_REQUEST="true")
     partial = response.content.decode()
     assert partial.lstrip().startswith('<section id="contradiction"') and "<html" not in partial
-    assert "Both Valid" in partial or "Both valid" in partial
+    assert "Resolved: Both valid" in partial
     assert "contradictionResolved" in response["HX-Trigger"]
 
 

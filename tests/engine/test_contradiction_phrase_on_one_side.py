@@ -49,6 +49,13 @@ def test_a_reason_says_durations_periods_and_times_in_their_own_units():
         "deploy-bot gives up on HTTP calls after 2 minutes.").reason
 
 
+def test_a_reason_names_what_is_counted_as_a_statement_wrote_it():
+    # the measure's key is stemmed ("messag"); a person reads the word as written
+    assert rules_verdict("The billing queue holds at most 100 messages.",
+                         "You know, the billing queue holds 200 messages!"
+                         ).reason == "the messages changed: 100 against 200"
+
+
 def test_a_participle_after_are_is_the_verb_not_a_word_that_narrows():
     assert queued("Exports of the billing database are encrypted at rest.",
                   "Billing database exports are stored unencrypted.")

@@ -2,6 +2,7 @@
 formats (Engram's own, and the MCP memory server's graph) share."""
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -87,6 +88,20 @@ def read_records(lines: Iterable[bytes | str], report: ImportReport) -> Iterator
             report.bad.append((number, str(exc)))
         except RecursionError:
             report.bad.append((number, "the JSON is nested too deeply to read"))
+        except ValueError as exc:
+            if not too_many_digits(exc):
+                raise
+            report.bad.append((number, f"not valid JSON ({TOO_MANY_DIGITS})"))
+
+
+TOO_MANY_DIGITS = f"a number has more than {sys.get_int_max_str_digits():,} digits"
+
+
+def too_many_digits(exc: BaseException | None) -> bool:
+    """Whether Python's JSON reader refused an integer for its length: a ValueError of
+    its own, no JSONDecodeError, which no one would write in a memory."""
+    return (isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError)
+            and "integer string conversion" in str(exc))
 
 
 class NotJSON(ValueError):

@@ -63,6 +63,25 @@ def test_json_read_whole_but_nested_deeper_than_engram_walks_is_a_400(api, depth
     assert not Memory.objects.exists()
 
 
+def test_a_number_longer_than_python_reads_is_a_400_that_names_no_setting_of_the_server(api):
+    response = post_raw(api, "/api/v1/memories",
+                        '{"content": "Deploys run on Fridays", "importance": ' + "9" * 5000 + "}")
+    message = error(response, 400)["message"]
+    assert "more than 4,300 digits" in message and "sys." not in message
+    assert not Memory.objects.exists()
+
+
+def test_an_import_line_with_such_a_number_is_a_bad_line_and_the_rest_is_imported(api):
+    body = ('{"content": "Deploys run on Fridays"}\n'
+            '{"content": "big", "importance": ' + "9" * 5000 + "}\n")
+    response = api.generic("POST", "/api/v1/import", body.encode(),
+                           content_type="application/x-ndjson")
+    assert response.status_code == 200, response.content
+    report = response.json()
+    assert report["imported"]["memories"] == 1
+    assert [(e["line"], "4,300 digits" in e["message"]) for e in report["errors"]] == [(2, True)]
+
+
 def test_json_nested_within_the_limit_is_read(api):
     metadata = '{"a": ' * 120 + "1" + "}" * 120
     response = post_raw(api, "/api/v1/memories",

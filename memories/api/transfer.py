@@ -65,7 +65,8 @@ class ImportReportOutput(serializers.Serializer):
                   "and creation time), left as they are")
     contradictions_already_stored = serializers.IntegerField(
         help_text="Contradictions of an export found recorded between the same two memories, "
-                  "left as they are")
+                  "left as they are (an open one takes the file's resolution, and is counted "
+                  "as imported)")
     undeleted = serializers.IntegerField(
         help_text="Memories of an export you deleted since, found deleted and brought back "
                   "with their exported status")

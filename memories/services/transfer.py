@@ -534,6 +534,7 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
     parsed, ignored, relationship_records = EngramFile(), set(), []
     contradiction_records = []
     seen: dict[str, int] = {}  # memory id -> the line it is first on
+    left_out: dict[str, int] = {}  # memory id -> its line, refused
     for number, record in read_records(lines, report):
         try:
             if not isinstance(record, dict):
@@ -561,26 +562,50 @@ def parse_engram(lines: Iterable[bytes | str], report: ImportReport, *,
                               "contradiction")
         except BadLine as exc:
             report.bad.append((number, str(exc)))
-    _refuse_supersession_cycles(parsed, report)
+            if isinstance(record, dict) and record.get("record", "memory") == "memory":
+                left_out.setdefault(_id_or_none(record.get("id")), number)
+    in_rings = _refuse_supersession_cycles(parsed, report)
+    left_out.update({line.restored.id: line.number for line in in_rings})
     for number, record in relationship_records:  # entities may come after them
         try:
             parsed.relationships.append((number, _parse_relationship(record,
                                                                      parsed.entities)))
         except BadLine as exc:
             report.bad.append((number, str(exc)))
-    # memories may come after them, and a memory line left out leaves its contradictions
-    restored = {line.restored.id for line in parsed.memories if line.restored}
-    for number, contradiction in contradiction_records:
-        missing = [contradiction[side] for side in ("memory_a", "memory_b")
-                   if contradiction[side] not in restored]
-        if missing:
-            report.bad.append((number, (f"the contradiction names memory {missing[0]}, "
-                                        "which is not in the file")))
-        else:
-            parsed.contradictions.append((number, contradiction))
+    _check_contradictions(parsed, contradiction_records, left_out, report)
     report.bad.sort(key=lambda bad: bad[0])
     report.ignored_fields = sorted(ignored)
     return parsed
+
+
+def _id_or_none(value) -> str | None:
+    try:
+        return _uuid(value, "id")
+    except BadLine:
+        return None
+
+
+def _check_contradictions(parsed: EngramFile, records: list[tuple[int, dict]],
+                          left_out: dict[str, int], report: ImportReport) -> None:
+    """The contradiction lines whose two memories are lines of the file (memories may
+    come after them), each pair once: a line left out leaves its contradictions, and a
+    second line for one pair, however it orders the two, is refused, not dropped."""
+    restored = {line.restored.id for line in parsed.memories if line.restored}
+    pairs: dict[frozenset, int] = {}
+    for number, contradiction in records:
+        sides = (contradiction["memory_a"], contradiction["memory_b"])
+        missing = next((side for side in sides if side not in restored), None)
+        if missing in left_out:
+            report.bad.append((number, (f"the contradiction names memory {missing}, whose "
+                                        f"line {left_out[missing]} was left out")))
+        elif missing:
+            report.bad.append((number, (f"the contradiction names memory {missing}, which "
+                                        "is not in the file (a contradiction goes in the "
+                                        "file that holds its two memories)")))
+        elif (first := pairs.setdefault(frozenset(sides), number)) != number:
+            report.bad.append((number, f"the pair of memories is on line {first} already"))
+        else:
+            parsed.contradictions.append((number, contradiction))
 
 
 def _in_rings(successor: dict) -> set:
@@ -608,14 +633,17 @@ STORED_AS_IT_IS = ("already stored, and left as it is: an import does not supers
                    "memory stored before it (resolve a contradiction between them for that)")
 
 
-def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> None:
-    """Leave out the lines whose supersession, within the file, leads back to them."""
+def _refuse_supersession_cycles(parsed: EngramFile, report: ImportReport) -> list[ImportLine]:
+    """Leave out the lines whose supersession, within the file, leads back to them; they
+    are returned."""
     in_rings = _in_rings({line.restored.id: line.restored.superseded_by
                           for line in parsed.memories if line.restored})
-    report.bad += [(line.number, RING) for line in parsed.memories
-                   if line.restored and line.restored.id in in_rings]
+    refused = [line for line in parsed.memories
+               if line.restored and line.restored.id in in_rings]
+    report.bad += [(line.number, RING) for line in refused]
     parsed.memories = [line for line in parsed.memories
                        if not (line.restored and line.restored.id in in_rings)]
+    return refused
 
 
 # --- writing Engram's format --------------------------------------------------------------
@@ -895,39 +923,60 @@ def _restore_contradictions(owner, parsed: EngramFile, ids: dict,
                             report: ImportReport) -> None:
     """The file's contradictions between the memories it stored or found stored, each as
     exported (the importer is who resolved it, as with versions), unless one between the
-    two memories is there already. The older memory is a, as the scanner records it;
-    a "wins" swaps with its sides."""
+    two memories is there already. One there still open takes the file's resolution: a
+    check of the memories stored by an earlier piece of the file, or by an older export,
+    reached the pair first, and a person's decision is not lost to it. The older memory
+    is a, as the scanner records it; a "wins" swaps with its sides."""
     sides = ("memory_a", "memory_b")
     # two lines of one text are one memory stored, which contradicts no other
     found = [contradiction for _, contradiction in parsed.contradictions
              if all(contradiction[side] in ids for side in sides)
              and ids[contradiction["memory_a"]] != ids[contradiction["memory_b"]]]
     stored = Memory.objects.in_bulk({ids[c[side]] for c in found for side in sides})
-    known = {frozenset(pair) for pair in Contradiction.objects.filter(
-        memory_a__in=stored, memory_b__in=stored).values_list("memory_a", "memory_b")}
-    swapped = {Resolution.A_WINS: Resolution.B_WINS, Resolution.B_WINS: Resolution.A_WINS}
-    now, new = timezone.now(), []
+    recorded = {frozenset((c.memory_a_id, c.memory_b_id)): c for c in
+                Contradiction.objects.select_for_update().filter(memory_a__in=stored,
+                                                                 memory_b__in=stored)}
+    now, new, decided = timezone.now(), [], []
     for contradiction in found:
         a, b = (stored[ids[contradiction[side]]] for side in sides)
-        if frozenset((a.pk, b.pk)) in known:
-            report.contradictions_already_stored += 1
-            continue
-        known.add(frozenset((a.pk, b.pk)))
         older, newer = sorted((a, b), key=lambda m: (m.created_at, str(m.pk)))
-        resolution = contradiction["resolution"]
         resolved = contradiction["status"] == ContradictionStatus.RESOLVED
-        new.append(Contradiction(
-            owner=owner, memory_a=older, memory_b=newer,
-            shared_with_id=older.shared_with_id if older.shared_with_id == newer.shared_with_id
-            else None,
-            detected_at=contradiction["detected_at"] or now,
-            detected_by=contradiction["detected_by"], reason=contradiction["reason"],
-            confidence=contradiction["confidence"], status=contradiction["status"],
-            resolution=swapped.get(resolution, resolution) if older is b else resolution,
-            note=contradiction["note"], resolved_by=owner if resolved else None,
-            resolved_at=(contradiction["resolved_at"] or now) if resolved else None,
-            merged_into_id=ids.get(contradiction["merged_into"])))
-    report.contradictions = len(Contradiction.objects.bulk_create(new, ignore_conflicts=True))
+        decision = {
+            "status": contradiction["status"], "note": contradiction["note"],
+            "resolution": _as_recorded(contradiction["resolution"], swapped=older is b),
+            "resolved_by": owner if resolved else None,
+            "resolved_at": (contradiction["resolved_at"] or now) if resolved else None,
+            "merged_into_id": ids.get(contradiction["merged_into"])}
+        there = recorded.get(frozenset((a.pk, b.pk)), False)
+        if there is False:
+            recorded[frozenset((a.pk, b.pk))] = None
+            new.append(Contradiction(
+                owner=owner, memory_a=older, memory_b=newer,
+                shared_with_id=older.shared_with_id
+                if older.shared_with_id == newer.shared_with_id else None,
+                detected_at=contradiction["detected_at"] or now,
+                detected_by=contradiction["detected_by"], reason=contradiction["reason"],
+                confidence=contradiction["confidence"], **decision))
+        elif there is not None and there.status == ContradictionStatus.OPEN and resolved:
+            if there.memory_a_id != older.pk:  # recorded the other way round
+                decision["resolution"] = _as_recorded(decision["resolution"], swapped=True)
+            for name, value in decision.items():
+                setattr(there, name, value)
+            decided.append(there)
+        else:
+            report.contradictions_already_stored += 1
+    if decided:
+        Contradiction.objects.bulk_update(decided, list(decision), batch_size=IMPORT_BATCH)
+    report.contradictions = len(decided) + len(
+        Contradiction.objects.bulk_create(new, ignore_conflicts=True))
+
+
+def _as_recorded(resolution: str, *, swapped: bool) -> str:
+    """A resolution as it reads with the two sides swapped: a's win is b's."""
+    if not swapped:
+        return resolution
+    return {Resolution.A_WINS: Resolution.B_WINS,
+            Resolution.B_WINS: Resolution.A_WINS}.get(resolution, resolution)
 
 
 def _restore_insights(owner, lines: list[ImportLine], ids: dict, new: set) -> None:

@@ -184,3 +184,63 @@ def test_the_history_of_a_loser_names_its_winner_as_imported(alice, bob):
     change = loser.versions.get(change="updated")
     assert change.after["superseded_by"] == str(loser.superseded_by_id)
     assert change.before["superseded_by"] is None
+
+
+def test_a_resolution_in_the_file_settles_the_verdict_a_check_reached_first(
+        alice, bob, django_capture_on_commit_callbacks):
+    resolve_contradiction(disputed(alice), resolution=Resolution.BOTH_VALID, by=alice,
+                          note="two listeners")
+    exported = records(alice)
+    with django_capture_on_commit_callbacks(execute=True):  # an older export, checked
+        import_jsonl(bob, jsonl([r for r in exported if r.get("record") != "contradiction"]))
+    assert Contradiction.objects.get(owner=bob).status == ContradictionStatus.OPEN
+    report = import_jsonl(bob, jsonl(exported))
+    assert (report.contradictions, report.contradictions_already_stored) == (1, 0)
+    settled = Contradiction.objects.get(owner=bob)
+    assert (settled.status, settled.resolution, settled.note, settled.resolved_by) == (
+        ContradictionStatus.RESOLVED, Resolution.BOTH_VALID, "two listeners", bob)
+
+
+def test_an_open_line_leaves_a_resolution_already_recorded_as_it_is(alice, bob):
+    disputed(alice)
+    data = jsonl(records(alice))
+    import_jsonl(bob, data)
+    resolve_contradiction(Contradiction.objects.get(owner=bob), by=bob,
+                          resolution=Resolution.A_WINS)
+    again = import_jsonl(bob, data)
+    assert (again.contradictions, again.contradictions_already_stored) == (0, 1)
+    assert Contradiction.objects.get(owner=bob).resolution == Resolution.A_WINS
+
+
+@pytest.mark.parametrize("reversed_", [False, True])
+def test_a_second_line_for_one_pair_is_a_bad_line(alice, bob, reversed_):
+    disputed(alice)
+    exported = records(alice)
+    line = next(r for r in exported if r.get("record") == "contradiction")
+    second = dict(line, status="resolved", resolution="both_valid")
+    if reversed_:
+        second.update(memory_a=line["memory_b"], memory_b=line["memory_a"])
+    exported.append(second)
+    report = import_jsonl(bob, jsonl(exported))
+    assert report.bad == [(len(exported),
+                           f"the pair of memories is on line {exported.index(line) + 1} "
+                           "already")]
+    assert Contradiction.objects.get(owner=bob).status == ContradictionStatus.OPEN
+
+
+def test_a_contradiction_of_a_memory_whose_line_was_refused_says_so(alice, bob):
+    disputed(alice, project="home")
+    exported = records(alice)
+    report = import_jsonl(bob, jsonl(exported), within="shop")  # a key of project shop
+    refused = {number for number, message in report.bad if "restricted" in message}
+    contradiction = exported.index(next(r for r in exported
+                                        if r.get("record") == "contradiction")) + 1
+    message = dict(report.bad)[contradiction]
+    assert "whose line" in message and int(message.split("line ")[1].split()[0]) in refused
+
+
+def test_a_contradiction_without_its_memories_in_the_file_says_where_it_belongs(alice, bob):
+    disputed(alice)
+    only = [r for r in records(alice) if r.get("record") == "contradiction"]
+    report = import_jsonl(bob, jsonl(only))
+    assert "a contradiction goes in the file that holds its two memories" in report.bad[0][1]

@@ -222,9 +222,8 @@ def test_a_second_line_for_one_pair_is_a_bad_line(alice, bob, reversed_):
         second.update(memory_a=line["memory_b"], memory_b=line["memory_a"])
     exported.append(second)
     report = import_jsonl(bob, jsonl(exported))
-    assert report.bad == [(len(exported),
-                           f"the pair of memories is on line {exported.index(line) + 1} "
-                           "already")]
+    first = exported.index(line) + 1
+    assert report.bad == [(len(exported), f"the pair of memories is on line {first} already")]
     assert Contradiction.objects.get(owner=bob).status == ContradictionStatus.OPEN
 
 

@@ -215,8 +215,9 @@ def _project_lock(project_id: str) -> None:
                        "hashtext(%s))", [project_id])
 
 
-def _owner_lock(owner_id: int) -> None:
-    """Serialise remembering per owner, so two concurrent calls leave one memory."""
+def owner_lock(owner_id: int) -> None:
+    """Serialise remembering per owner, so two concurrent calls leave one memory (an
+    import restoring memories as exported takes it too)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext('engram.remember'), %s)",
                        [owner_id])
@@ -330,7 +331,7 @@ def remember_many(*, owner, items: Sequence[NewMemory], now: datetime | None = N
     selectors.ensure_vector_index_once(provider.model_id, provider.dimensions)
 
     with transaction.atomic():
-        _owner_lock(owner.pk)
+        owner_lock(owner.pk)
         shared = sorted({str(item.shared_with.pk) for item in items if item.shared_with})
         for project_id in shared:  # members of one project write into one space
             _project_lock(project_id)

@@ -78,6 +78,7 @@ from .remembering import (
     NewMemory,
     embedded_ahead,
     new_memory_errors,
+    owner_lock,
     remember_many,
     without_secrets,
 )
@@ -717,6 +718,9 @@ def _restore_memories(owner, lines: list[ImportLine], ids: dict, new: set,
     restores it once, and one its owner deleted since comes back (_undelete)."""
     if not lines:
         return
+    # Two imports of one file at once (a double click, a CLI run again) each found
+    # nothing stored and stored it all: the second now waits, then finds the first's.
+    owner_lock(owner.pk)
     lines = [_without_secrets(line) for line in lines]
     hashes = [content_hash(line.item.content) for line in lines]
     stored, deleted = {}, {}

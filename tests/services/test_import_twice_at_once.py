@@ -2,7 +2,6 @@
 first still runs) store it once: the second waits for the first and finds its memories
 and contradictions stored."""
 
-import json
 import threading
 
 import pytest

@@ -19,11 +19,16 @@ def memory_vectors(provider, contents: Sequence[str]):
     return provider.embed_documents([glossed(content) for content in contents])
 
 
+EDITED_MEANWHILE_PASSES = 3  # embeddings again of texts edited while they were embedded
+
+
 def embed_memories(memory_ids: Sequence[str], *, new_content: bool = True,
                    again: bool = False) -> int:
     """Fill in embeddings that were deferred; returns how many were embedded. New
-    content is then checked for contradictions (a re-embedding changes no content).
-    With `again`, memories already on the active model are embedded anew too.
+    content is then checked for contradictions, and so is a memory embedded for the
+    first time (a re-embedding changes no content, but one never embedded was never
+    checked either). With `again`, memories already on the active model are embedded
+    anew too.
 
     Raises ProviderError while the provider is still down, so the task retries.
     """
@@ -34,13 +39,23 @@ def embed_memories(memory_ids: Sequence[str], *, new_content: bool = True,
     memories = list(memories)
     if not memories:
         return 0
-    vectors = memory_vectors(provider, [m.content for m in memories])
-    for memory, vector in zip(memories, vectors, strict=True):
-        memory.embedding, memory.embedding_model = vector, provider.model_id
-    Memory.objects.bulk_update(memories, ["embedding", "embedding_model"])
-    if new_content:
-        queue.check_contradictions([m.pk for m in memories], interactive=len(memories) == 1)
-    return len(memories)
+    count = len(memories)
+    unchecked = [m.pk for m in memories if new_content or m.embedding is None]
+    for _ in range(EDITED_MEANWHILE_PASSES):
+        embedded = {m.pk: m.content_hash for m in memories}
+        vectors = memory_vectors(provider, [m.content for m in memories])
+        for memory, vector in zip(memories, vectors, strict=True):
+            memory.embedding, memory.embedding_model = vector, provider.model_id
+        Memory.objects.bulk_update(memories, ["embedding", "embedding_model"])
+        # An edit that committed while these were embedded stored its own vector, and the
+        # update above put the old text's over it: those are embedded again, as they are.
+        memories = [m for m in Memory.objects.filter(pk__in=embedded)
+                    if m.content_hash != embedded[m.pk]]
+        if not memories:
+            break
+    if unchecked:
+        queue.check_contradictions(unchecked, interactive=len(unchecked) == 1)
+    return count
 
 
 def reembed(*, batch_size: int = 256, every: bool = False,

@@ -2,14 +2,17 @@
 
 import numpy as np
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 
 from memories import selectors
+from memories.models import Contradiction, Memory
+from memories.providers.embeddings import get_provider
+from memories.services import embeddings
+from memories.services.editing import update_memory
 from memories.services.embeddings import count_to_reembed
 from memories.services.recall import recall
 from memories.services.remembering import remember
-from memories.models import Memory
 from tests.helpers import Reply
 
 
@@ -76,3 +79,41 @@ def test_a_new_embedding_model_gets_its_index_on_first_use(alice, settings, fake
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
         assert cursor.fetchone()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_edit_made_while_reembed_embeds_keeps_the_vector_of_its_new_text(alice,
+                                                                             monkeypatch):
+    memory = remember(owner=alice, content="The quarterly tax filing is due in April").memory
+    real, edited = embeddings.memory_vectors, []
+
+    def edited_while_embedding(provider, contents):
+        vectors = real(provider, contents)
+        if not edited:  # the person's edit commits while the batch is being embedded
+            edited.append(memory.pk)
+            update_memory(Memory.objects.get(pk=memory.pk), by=alice,
+                          content="Our office dog Biscuit loves tennis balls")
+        return vectors
+
+    monkeypatch.setattr(embeddings, "memory_vectors", edited_while_embedding)
+    embeddings.reembed(every=True)
+    stored = np.array(Memory.objects.get(pk=memory.pk).embedding)
+    expected = real(get_provider(), ["Our office dog Biscuit loves tennis balls"])[0]
+    assert float(stored @ expected) > 0.999
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_memory_reembed_embeds_for_the_first_time_is_checked_for_contradictions(alice):
+    remember(owner=alice, content="The orders API listens on port 8080")
+    waiting = remember(owner=alice, content="The orders API listens on port 9090").memory
+    # as if stored while the provider was down: never embedded, so never checked
+    Memory.objects.filter(pk=waiting.pk).update(embedding=None, embedding_model="")
+    Contradiction.objects.all().delete()
+    embeddings.reembed()
+    assert Contradiction.objects.filter(memory_b=waiting).exists()
+
+
+@pytest.mark.parametrize("size", ["0", "-5", "many"])
+def test_a_batch_size_under_one_is_refused(size):
+    with pytest.raises(CommandError, match="batch.size"):
+        call_command("reembed", "--batch-size", size)

@@ -1,3 +1,5 @@
+import argparse
+
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
@@ -10,7 +12,7 @@ class Command(BaseCommand):
             "keeping all memories; recall only compares vectors of one model.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--batch-size", type=int, default=256)
+        parser.add_argument("--batch-size", type=_at_least_one, default=256)
         parser.add_argument("--all", action="store_true", dest="every",
                             help="embed every memory anew, also those on the active model "
                                  "(after an upgrade changes what a memory is embedded as)")
@@ -23,3 +25,13 @@ class Command(BaseCommand):
             done = embeddings.reembed(batch_size=batch_size, every=every,
                                       on_progress=bar.update)
         self.stdout.write(self.style.SUCCESS(f"Re-embedded {done} memories."))
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+    return number

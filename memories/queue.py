@@ -138,7 +138,10 @@ def backlog(*, owner=None, now=None, sample: int = 1000) -> dict:
                          "oldest_seconds": _age(observations["oldest"], now)},
     }
     try:
-        tasks = Counter(task.name.rpartition(".")[2] for task in HUEY.pending(limit=sample))
+        # by the names the messages carry: HUEY.pending() rebuilds each task from this
+        # process's registry, and a web process has not imported every app's tasks
+        tasks = Counter(HUEY.serializer.deserialize(data).name.rpartition(".")[2]
+                        for data in HUEY.storage.enqueued_items(sample))
         report["tasks"] = {"pending": HUEY.pending_count(), "by_kind": dict(tasks)}
     except Exception as exc:  # the queue may be down while the database is up
         report["tasks"] = {"error": str(exc).splitlines()[0]}

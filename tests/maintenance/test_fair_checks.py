@@ -8,9 +8,11 @@ goes before bulk.
 
 import pytest
 from helpers import run_on_redis, service_answers
+from huey.registry import Message
 
 from memories.maintenance import contradictions
 from memories.models import CheckDrain, Contradiction, PendingCheck
+from memories.queue import backlog
 from memories.services.remembering import NewMemory, remember, remember_many
 
 pytestmark = pytest.mark.django_db
@@ -144,3 +146,12 @@ HUEY.flush()
 @pytest.mark.skipif(not service_answers(6379), reason="no Redis answers on 127.0.0.1:6379")
 def test_on_redis_too_interactive_work_is_taken_first():
     assert run_on_redis(REDIS_ORDER).strip() == "PriorityRedisHuey [9, 1, 2, 3]"
+
+
+def test_the_backlog_counts_tasks_this_process_never_imported(stopped_worker, caplog):
+    # a task of an app whose tasks module this process (a web worker) never imported
+    elsewhere = Message(id="t-1", name="work.tasks.sweep_elsewhere", args=(), kwargs={})
+    stopped_worker.storage.enqueue(stopped_worker.serializer.serialize(elsewhere), 0)
+    tasks = backlog()["tasks"]
+    assert tasks["by_kind"].get("sweep_elsewhere") == 1, tasks
+    assert "Unable to deserialize" not in caplog.text

@@ -892,7 +892,7 @@ def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
         for line in restored for pk in line.restored.entities if pk in entities],
         ignore_conflicts=True)
     _restore_insights(owner, restored, ids, new)
-    _restore_version_references(ids, new)
+    _restore_version_references(restored, ids, new)
     now = timezone.now()
     report.relationships = add_relationships(owner, [
         Relationship(source=entities[edge["source"]], target=entities[edge["target"]],
@@ -905,16 +905,18 @@ def _restore_graph(owner, parsed: EngramFile, ids: dict, new: set,
     _restore_contradictions(owner, parsed, ids, report)
 
 
-def _restore_version_references(ids: dict, new: set) -> None:
+def _restore_version_references(lines: list[ImportLine], ids: dict, new: set) -> None:
     """The successors the restored versions name ("superseded_by" before and after a
     change), as the memories of the file were stored here: the exported ids mean nothing
     to the importer, who would read a change from nothing to nothing. One not in the
     file is left as exported."""
+    naming = {ids[line.restored.id] for line in lines if ids[line.restored.id] in new
+              and any("superseded_by" in side for version in line.restored.versions
+                      for side in (version["before"], version["after"]))}
     named = {str(pk): str(stored) for pk, stored in ids.items()}
     changed = []
-    for version in (MemoryVersion.objects.filter(memory__in=new).filter(
-            Q(before__has_key="superseded_by") | Q(after__has_key="superseded_by"))
-            .only("before", "after").iterator(chunk_size=IMPORT_BATCH)):
+    for version in (MemoryVersion.objects.filter(memory__in=naming)
+                    .only("before", "after").iterator(chunk_size=IMPORT_BATCH)):
         for side in (version.before, version.after):
             if side.get("superseded_by") in named:
                 side["superseded_by"] = named[side["superseded_by"]]
@@ -940,20 +942,22 @@ def _restore_contradictions(owner, parsed: EngramFile, ids: dict,
     recorded = {frozenset((c.memory_a_id, c.memory_b_id)): c for c in
                 Contradiction.objects.select_for_update().filter(memory_a__in=stored,
                                                                  memory_b__in=stored)}
-    now, new, decided = timezone.now(), [], []
+    now, new, decided, taken = timezone.now(), [], [], set()
     for contradiction in found:
         a, b = (stored[ids[contradiction[side]]] for side in sides)
-        older, newer = sorted((a, b), key=lambda m: (m.created_at, str(m.pk)))
+        pair = frozenset((a.pk, b.pk))
         resolved = contradiction["status"] == ContradictionStatus.RESOLVED
+        there = recorded.get(pair)
+        older, newer = sorted((a, b), key=lambda m: (m.created_at, str(m.pk)))
+        first = there.memory_a_id if there else older.pk
         decision = {
             "status": contradiction["status"], "note": contradiction["note"],
-            "resolution": _as_recorded(contradiction["resolution"], swapped=older is b),
+            "resolution": _as_recorded(contradiction["resolution"], swapped=a.pk != first),
             "resolved_by": owner if resolved else None,
             "resolved_at": (contradiction["resolved_at"] or now) if resolved else None,
             "merged_into_id": ids.get(contradiction["merged_into"])}
-        there = recorded.get(frozenset((a.pk, b.pk)), False)
-        if there is False:
-            recorded[frozenset((a.pk, b.pk))] = None
+        if there is None and pair not in taken:
+            taken.add(pair)
             new.append(Contradiction(
                 owner=owner, memory_a=older, memory_b=newer,
                 shared_with_id=older.shared_with_id
@@ -962,8 +966,6 @@ def _restore_contradictions(owner, parsed: EngramFile, ids: dict,
                 detected_by=contradiction["detected_by"], reason=contradiction["reason"],
                 confidence=contradiction["confidence"], **decision))
         elif there is not None and there.status == ContradictionStatus.OPEN and resolved:
-            if there.memory_a_id != older.pk:  # recorded the other way round
-                decision["resolution"] = _as_recorded(decision["resolution"], swapped=True)
             for name, value in decision.items():
                 setattr(there, name, value)
             decided.append(there)

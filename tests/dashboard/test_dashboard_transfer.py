@@ -188,12 +188,17 @@ def test_a_date_that_does_not_exist_is_a_bad_line_not_an_error(signed_in, alice)
     assert not Memory.objects.filter(owner=alice).exists()
 
 
+def exported_with_a_contradiction(client, owner) -> list[dict]:
+    """`owner`'s export of two memories and the open contradiction between them."""
+    old = remember(owner=owner, content="The orders API listens on port 8080").memory
+    new = remember(owner=owner, content="The orders API listens on port 9090").memory
+    Contradiction.objects.create(owner=owner, memory_a=old, memory_b=new)
+    client.force_login(owner)
+    return exported(client)
+
+
 def test_the_report_counts_the_contradictions_imported_with_the_memories(client, alice, bob):
-    old = remember(owner=alice, content="The orders API listens on port 8080").memory
-    new = remember(owner=alice, content="The orders API listens on port 9090").memory
-    Contradiction.objects.create(owner=alice, memory_a=old, memory_b=new)
-    client.force_login(alice)
-    records = exported(client)
+    records = exported_with_a_contradiction(client, alice)
     client.force_login(bob)
     page = client.post(TRANSFER, {"file": jsonl(*records)}).content.decode()
     assert "<strong>1 contradiction</strong> as exported" in page
@@ -203,11 +208,7 @@ def test_the_report_counts_the_contradictions_imported_with_the_memories(client,
 
 def test_an_htmx_import_updates_the_badge_with_the_contradictions_it_brought(client, alice,
                                                                               bob):
-    old = remember(owner=alice, content="The orders API listens on port 8080").memory
-    new = remember(owner=alice, content="The orders API listens on port 9090").memory
-    Contradiction.objects.create(owner=alice, memory_a=old, memory_b=new)
-    client.force_login(alice)
-    records = exported(client)
+    records = exported_with_a_contradiction(client, alice)
     client.force_login(bob)
     part = client.post(TRANSFER, {"file": jsonl(*records)}, headers={"HX-Request": "true"})
     badge = re.search(r'<span id="contradictions-badge"[^>]*>.*?</span></span>',
